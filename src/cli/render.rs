@@ -1,0 +1,102 @@
+//! `shotty render`: raw terminal bytes or an asciicast recording → text or a JSON snapshot.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use shotty::input::{CastReader, MAX_DIMENSION, looks_like_cast, play_raw};
+use shotty::term::Terminal;
+
+use super::output::write_output;
+
+/// Output formats of `render`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The screen as plain text.
+    Txt,
+    /// The structured snapshot (schema version 1).
+    Json,
+}
+
+/// Arguments of `shotty render`.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Input file: raw terminal output or an asciicast (.cast) recording; `-` or nothing for
+    /// stdin.
+    file: Option<PathBuf>,
+    /// Terminal columns (default: the recording's, else 100).
+    #[arg(long, value_parser = dimension)]
+    width: Option<usize>,
+    /// Terminal rows (default: the recording's, else 24).
+    #[arg(long, value_parser = dimension)]
+    height: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Txt)]
+    format: Format,
+    /// Render the screen as it was this many seconds into an asciicast recording.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    at: Option<f64>,
+    /// Write to this file instead of stdout.
+    #[arg(short, long, value_name = "PATH")]
+    out: Option<PathBuf>,
+}
+
+fn dimension(s: &str) -> Result<usize, String> {
+    let n: usize = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if n == 0 || n > MAX_DIMENSION {
+        return Err(format!("{n} is outside 1–{MAX_DIMENSION}"));
+    }
+    Ok(n)
+}
+
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err(format!("{s:?} is not a non-negative number of seconds")),
+    }
+}
+
+pub fn run(args: RenderArgs) -> Result<i32, String> {
+    let (name, reader): (String, Box<dyn Read>) = match &args.file {
+        None => ("stdin".into(), Box::new(io::stdin())),
+        Some(p) if p.as_os_str() == "-" => ("stdin".into(), Box::new(io::stdin())),
+        Some(p) => {
+            let file = File::open(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            (p.display().to_string(), Box::new(file))
+        }
+    };
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let first = reader
+        .fill_buf()
+        .map_err(|e| format!("cannot read {name}: {e}"))?;
+    let first_line = first.split(|&b| b == b'\n').next().unwrap_or_default();
+    let is_cast = looks_like_cast(first_line);
+    if args.at.is_some() && !is_cast {
+        return Err(format!("--at needs an asciicast recording, but {name} is raw output"));
+    }
+
+    let term = if is_cast {
+        let mut cast = CastReader::new(reader).map_err(|e| format!("{name}: {e}"))?;
+        let width = args.width.unwrap_or(cast.header().width);
+        let height = args.height.unwrap_or(cast.header().height);
+        let mut term = Terminal::new(width, height);
+        cast.play(&mut term, args.at)
+            .map_err(|e| format!("{name}: {e}"))?;
+        term
+    } else {
+        let mut term = Terminal::new(args.width.unwrap_or(100), args.height.unwrap_or(24));
+        play_raw(&mut reader, &mut term).map_err(|e| format!("cannot read {name}: {e}"))?;
+        term
+    };
+
+    let mut bytes = match args.format {
+        Format::Txt => term.text().into_bytes(),
+        Format::Json => serde_json::to_vec(&term.snapshot())
+            .map_err(|e| format!("cannot encode the snapshot: {e}"))?,
+    };
+    bytes.push(b'\n');
+    write_output(args.out.as_deref(), &bytes)?;
+    Ok(0)
+}

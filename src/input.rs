@@ -1,0 +1,336 @@
+//! Reading what gets rendered: raw terminal bytes or an asciicast recording (v2, and v3's
+//! relative timestamps), streamed into a [`Terminal`] with bounded buffers.
+
+use std::fmt;
+use std::io::{self, BufRead};
+
+use serde_json::Value;
+
+use crate::term::Terminal;
+
+/// The longest line an asciicast file may have (one event's JSON).
+pub const MAX_CAST_LINE: usize = 16 * 1024 * 1024;
+/// The largest terminal size accepted from a recording header or resize event.
+pub const MAX_DIMENSION: usize = 1000;
+
+/// Why a recording could not be read.
+#[derive(Debug)]
+pub enum InputError {
+    /// Reading failed.
+    Io(io::Error),
+    /// The asciicast content is malformed; `line` is 1-based.
+    Cast {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::Io(e) => write!(f, "{e}"),
+            InputError::Cast { line, message } => {
+                write!(f, "asciicast line {line}: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+impl From<io::Error> for InputError {
+    fn from(e: io::Error) -> Self {
+        InputError::Io(e)
+    }
+}
+
+/// Header fields of an asciicast recording.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CastHeader {
+    /// Format version (2 or 3).
+    pub version: u64,
+    /// Terminal columns.
+    pub width: usize,
+    /// Terminal rows.
+    pub height: usize,
+    /// Recording title, if any.
+    pub title: Option<String>,
+}
+
+/// Whether `first_line` is an asciicast header (a JSON object with a `version` of 2 or 3).
+pub fn looks_like_cast(first_line: &[u8]) -> bool {
+    let trimmed = first_line.trim_ascii_start();
+    trimmed.first() == Some(&b'{') && parse_header(trimmed).is_ok()
+}
+
+fn cast_error(line: usize, message: impl Into<String>) -> InputError {
+    InputError::Cast {
+        line,
+        message: message.into(),
+    }
+}
+
+fn dimension(v: Option<&Value>, what: &str) -> Result<usize, String> {
+    let n = v
+        .and_then(Value::as_u64)
+        .ok_or_else(|| format!("header has no numeric {what}"))?;
+    if n == 0 || n as usize > MAX_DIMENSION {
+        return Err(format!("{what} {n} is outside 1–{MAX_DIMENSION}"));
+    }
+    Ok(n as usize)
+}
+
+fn parse_header(line: &[u8]) -> Result<CastHeader, String> {
+    let value: Value = serde_json::from_slice(line).map_err(|e| format!("header: {e}"))?;
+    let version = value
+        .get("version")
+        .and_then(Value::as_u64)
+        .ok_or("header has no version")?;
+    let (width, height) = match version {
+        2 => (
+            dimension(value.get("width"), "width")?,
+            dimension(value.get("height"), "height")?,
+        ),
+        3 => {
+            let term = value.get("term");
+            (
+                dimension(term.and_then(|t| t.get("cols")), "term.cols")?,
+                dimension(term.and_then(|t| t.get("rows")), "term.rows")?,
+            )
+        }
+        v => return Err(format!("unsupported asciicast version {v}")),
+    };
+    Ok(CastHeader {
+        version,
+        width,
+        height,
+        title: value
+            .get("title")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    })
+}
+
+/// Reads one line of at most `max` bytes (without the newline) into `buf`. Returns false at
+/// end of input.
+fn read_line_bounded(reader: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<bool> {
+    buf.clear();
+    loop {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Ok(!buf.is_empty());
+        }
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], Some(i + 1)),
+            None => (available, None),
+        };
+        if buf.len() + chunk.len() > max {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("line longer than {max} bytes"),
+            ));
+        }
+        buf.extend_from_slice(chunk);
+        let consumed = done.unwrap_or(chunk.len());
+        reader.consume(consumed);
+        if done.is_some() {
+            return Ok(true);
+        }
+    }
+}
+
+/// An asciicast recording being read event by event.
+pub struct CastReader<R> {
+    reader: R,
+    header: CastHeader,
+    line: usize,
+    clock: f64,
+    buf: Vec<u8>,
+}
+
+/// One event of a recording that affects the screen.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CastEvent {
+    /// Output (`"o"`) at `time` seconds.
+    Output {
+        /// Seconds since the start.
+        time: f64,
+        /// The bytes written.
+        data: String,
+    },
+    /// A resize (`"r"`, `"COLSxROWS"`) at `time` seconds.
+    Resize {
+        /// Seconds since the start.
+        time: f64,
+        /// New columns.
+        width: usize,
+        /// New rows.
+        height: usize,
+    },
+}
+
+impl<R: BufRead> CastReader<R> {
+    /// Reads the header line.
+    pub fn new(mut reader: R) -> Result<CastReader<R>, InputError> {
+        let mut buf = Vec::new();
+        if !read_line_bounded(&mut reader, &mut buf, MAX_CAST_LINE)? {
+            return Err(cast_error(1, "empty file"));
+        }
+        let header = parse_header(&buf).map_err(|m| cast_error(1, m))?;
+        Ok(CastReader {
+            reader,
+            header,
+            line: 1,
+            clock: 0.0,
+            buf,
+        })
+    }
+
+    /// The header.
+    pub fn header(&self) -> &CastHeader {
+        &self.header
+    }
+
+    /// The next screen-affecting event, skipping input, marker and unknown events.
+    pub fn next_event(&mut self) -> Result<Option<CastEvent>, InputError> {
+        loop {
+            if !read_line_bounded(&mut self.reader, &mut self.buf, MAX_CAST_LINE)? {
+                return Ok(None);
+            }
+            self.line += 1;
+            let line = self.line;
+            if self.buf.trim_ascii().is_empty() {
+                continue;
+            }
+            let value: Value =
+                serde_json::from_slice(&self.buf).map_err(|e| cast_error(line, e.to_string()))?;
+            let Some([time, code, data]) = value.as_array().map(Vec::as_slice) else {
+                return Err(cast_error(line, "an event must be [time, code, data]"));
+            };
+            let time = time
+                .as_f64()
+                .filter(|t| t.is_finite() && *t >= 0.0)
+                .ok_or_else(|| cast_error(line, "event time must be a non-negative number"))?;
+            // v3 stores the interval since the previous event.
+            let time = if self.header.version >= 3 {
+                self.clock += time;
+                self.clock
+            } else {
+                time
+            };
+            let (Some(code), Some(data)) = (code.as_str(), data.as_str()) else {
+                return Err(cast_error(line, "event code and data must be strings"));
+            };
+            match code {
+                "o" => {
+                    return Ok(Some(CastEvent::Output {
+                        time,
+                        data: data.to_owned(),
+                    }));
+                }
+                "r" => {
+                    let (w, h) = data
+                        .split_once('x')
+                        .and_then(|(w, h)| Some((w.parse::<usize>().ok()?, h.parse::<usize>().ok()?)))
+                        .filter(|&(w, h)| (1..=MAX_DIMENSION).contains(&w) && (1..=MAX_DIMENSION).contains(&h))
+                        .ok_or_else(|| cast_error(line, format!("bad resize {data:?}")))?;
+                    return Ok(Some(CastEvent::Resize {
+                        time,
+                        width: w,
+                        height: h,
+                    }));
+                }
+                _ => continue,
+            }
+        }
+    }
+
+    /// Plays events into `term` up to and including time `until` (all when `None`).
+    pub fn play(&mut self, term: &mut Terminal, until: Option<f64>) -> Result<(), InputError> {
+        while let Some(event) = self.next_event()? {
+            let time = match &event {
+                CastEvent::Output { time, .. } | CastEvent::Resize { time, .. } => *time,
+            };
+            if until.is_some_and(|t| time > t) {
+                break;
+            }
+            match event {
+                CastEvent::Output { data, .. } => term.advance(data.as_bytes()),
+                CastEvent::Resize { width, height, .. } => term.resize(width, height),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Streams raw bytes from `reader` into `term` in bounded chunks.
+pub fn play_raw(reader: &mut impl io::Read, term: &mut Terminal) -> io::Result<()> {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => term.advance(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CAST: &str = r#"{"version": 2, "width": 20, "height": 3, "title": "demo"}
+[0.5, "o", "hello"]
+[1.0, "i", "ignored"]
+[1.5, "o", "\r\nworld"]
+[2.0, "r", "10x2"]
+"#;
+
+    #[test]
+    fn cast_plays_until_a_moment() {
+        let mut reader = CastReader::new(CAST.as_bytes()).unwrap();
+        assert_eq!(reader.header().width, 20);
+        assert_eq!(reader.header().title.as_deref(), Some("demo"));
+        let mut term = Terminal::new(20, 3);
+        reader.play(&mut term, Some(1.0)).unwrap();
+        assert_eq!(term.text(), "hello\n\n");
+    }
+
+    #[test]
+    fn cast_resize_event_applies() {
+        let mut reader = CastReader::new(CAST.as_bytes()).unwrap();
+        let mut term = Terminal::new(20, 3);
+        reader.play(&mut term, None).unwrap();
+        assert_eq!((term.width(), term.height()), (10, 2));
+        assert_eq!(term.text(), "hello\nworld");
+    }
+
+    #[test]
+    fn v3_times_are_intervals() {
+        let cast = "{\"version\":3,\"term\":{\"cols\":10,\"rows\":2}}\n[1.0,\"o\",\"a\"]\n[1.0,\"o\",\"b\"]\n";
+        let mut reader = CastReader::new(cast.as_bytes()).unwrap();
+        let mut term = Terminal::new(10, 2);
+        reader.play(&mut term, Some(1.5)).unwrap();
+        assert_eq!(term.text(), "a\n");
+    }
+
+    #[test]
+    fn malformed_events_name_their_line() {
+        let cast = "{\"version\":2,\"width\":10,\"height\":2}\n[0.1,\"o\",\"a\"]\n[oops]\n";
+        let mut reader = CastReader::new(cast.as_bytes()).unwrap();
+        let err = reader.play(&mut Terminal::new(10, 2), None).unwrap_err();
+        assert!(err.to_string().starts_with("asciicast line 3:"), "{err}");
+        assert!(CastReader::new("{\"version\":2,\"width\":0,\"height\":2}\n".as_bytes()).is_err());
+        assert!(CastReader::new("".as_bytes()).is_err());
+    }
+
+    #[test]
+    fn header_detection() {
+        assert!(looks_like_cast(br#"{"version": 2, "width": 80, "height": 24}"#));
+        assert!(!looks_like_cast(b"\x1b[31mred"));
+        assert!(!looks_like_cast(b"{not json"));
+    }
+}

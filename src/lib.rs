@@ -1,0 +1,10 @@
+//! shotty: terminal screenshots and terminal automation, built on its own emulator.
+//!
+//! Data flows one way: bytes → [`term::Terminal`] → [`term::Snapshot`] → text, JSON or an
+//! image. The [`input`] module reads recordings; the CLI in `src/cli/` is a thin layer on top.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod input;
+pub mod term;

@@ -1,0 +1,448 @@
+//! Rows, the visible grid and the scrollback ring.
+
+use std::collections::VecDeque;
+
+use super::cell::{Cell, CellFlags};
+
+/// Zero-width characters kept per cell at most (more are dropped).
+pub const MAX_EXTRA_CHARS: usize = 16;
+
+/// Zero-width characters attached to one cell of a row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Extra {
+    col: u16,
+    text: String,
+}
+
+/// Shell-integration marks (OSC 133) recorded on the row where they were received.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PromptMark {
+    /// No mark.
+    #[default]
+    None,
+    /// `OSC 133;A`: a prompt starts.
+    PromptStart,
+    /// `OSC 133;B`: the command line starts.
+    CommandStart,
+    /// `OSC 133;C`: the command's output starts.
+    OutputStart,
+    /// `OSC 133;D`: the command finished.
+    CommandEnd,
+}
+
+/// One line of cells. Every row holds exactly the grid's width in cells.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    cells: Vec<Cell>,
+    /// The line continues on the next row (it was soft-wrapped by autowrap).
+    pub wrapped: bool,
+    /// The last shell-integration mark received on this row.
+    pub mark: PromptMark,
+    extras: Vec<Extra>,
+}
+
+impl Row {
+    /// A row of `width` cells, each `fill`.
+    pub fn new(width: usize, fill: Cell) -> Row {
+        Row {
+            cells: vec![fill; width],
+            wrapped: false,
+            mark: PromptMark::None,
+            extras: Vec::new(),
+        }
+    }
+
+    /// Number of cells.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Whether the row has no cells (only for a zero-width grid, which the terminal prevents).
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// The cells.
+    #[inline]
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    /// Mutable access to the cells. Callers must keep the `EXTRA` flags consistent: use
+    /// [`Row::set`] or [`Row::clear_extra`] when replacing a cell that may have extras.
+    #[inline]
+    pub fn cells_mut(&mut self) -> &mut [Cell] {
+        &mut self.cells
+    }
+
+    /// Resets every cell to `fill` and clears the row's flags, keeping its allocation.
+    pub fn reset(&mut self, fill: Cell) {
+        self.cells.fill(fill);
+        self.wrapped = false;
+        self.mark = PromptMark::None;
+        self.extras.clear();
+    }
+
+    /// Resizes to `width` cells, padding with `fill`. A wide character cut in half by
+    /// shrinking is blanked.
+    pub fn resize(&mut self, width: usize, fill: Cell) {
+        if width < self.cells.len() {
+            self.extras.retain(|e| (e.col as usize) < width);
+            self.cells.truncate(width);
+            if let Some(last) = self.cells.last_mut() {
+                if last.is_wide() {
+                    *last = Cell::blank(last.style);
+                }
+            }
+            self.sync_extras();
+        } else {
+            self.cells.resize(width, fill);
+        }
+    }
+
+    /// Drops side-table entries whose cell lost its `EXTRA` flag.
+    fn sync_extras(&mut self) {
+        let cells = &self.cells;
+        self.extras.retain(|e| {
+            cells
+                .get(e.col as usize)
+                .is_some_and(|c| c.flags.contains(CellFlags::EXTRA))
+        });
+    }
+
+    /// Writes `cell` at `col`, dropping any zero-width characters the old cell had.
+    #[inline]
+    pub fn set(&mut self, col: usize, cell: Cell) {
+        if let Some(slot) = self.cells.get_mut(col) {
+            let had_extra = slot.flags.contains(CellFlags::EXTRA);
+            *slot = cell;
+            if had_extra {
+                self.remove_extra(col);
+            }
+        }
+    }
+
+    fn remove_extra(&mut self, col: usize) {
+        self.extras.retain(|e| e.col as usize != col);
+    }
+
+    /// Removes the zero-width characters of the cell at `col`.
+    pub fn clear_extra(&mut self, col: usize) {
+        if let Some(cell) = self.cells.get_mut(col) {
+            if cell.flags.contains(CellFlags::EXTRA) {
+                cell.flags.set(CellFlags::EXTRA, false);
+                self.remove_extra(col);
+            }
+        }
+    }
+
+    /// Fills `range` with `fill`, dropping zero-width characters in it.
+    pub fn fill(&mut self, start: usize, end: usize, fill: Cell) {
+        let end = end.min(self.cells.len());
+        if start >= end {
+            return;
+        }
+        let had_extra = self.cells[start..end]
+            .iter()
+            .any(|c| c.flags.contains(CellFlags::EXTRA));
+        self.cells[start..end].fill(fill);
+        if had_extra {
+            self.extras
+                .retain(|e| (e.col as usize) < start || (e.col as usize) >= end);
+        }
+    }
+
+    /// Appends a zero-width character to the cell at `col`.
+    pub fn push_extra(&mut self, col: usize, c: char) {
+        let Some(cell) = self.cells.get_mut(col) else {
+            return;
+        };
+        if cell.flags.contains(CellFlags::EXTRA) {
+            if let Some(e) = self.extras.iter_mut().find(|e| e.col as usize == col) {
+                if e.text.chars().count() < MAX_EXTRA_CHARS {
+                    e.text.push(c);
+                }
+                return;
+            }
+        }
+        cell.flags.set(CellFlags::EXTRA, true);
+        self.extras.push(Extra {
+            col: col as u16,
+            text: c.to_string(),
+        });
+    }
+
+    /// The zero-width characters attached to the cell at `col`, if any.
+    #[inline]
+    pub fn extra(&self, col: usize) -> Option<&str> {
+        if !self.cells.get(col)?.flags.contains(CellFlags::EXTRA) {
+            return None;
+        }
+        self.extras
+            .iter()
+            .find(|e| e.col as usize == col)
+            .map(|e| e.text.as_str())
+    }
+
+    /// Moves cells `src..src+len` to start at `dst` (within the row), carrying zero-width
+    /// characters along. Cells left behind keep their old content; callers overwrite them.
+    pub fn copy_within(&mut self, src: usize, len: usize, dst: usize) {
+        let width = self.cells.len();
+        if src >= width || dst >= width {
+            return;
+        }
+        let len = len.min(width - src).min(width - dst);
+        self.cells.copy_within(src..src + len, dst);
+        if !self.extras.is_empty() {
+            for e in &mut self.extras {
+                let c = e.col as usize;
+                if c >= src && c < src + len {
+                    e.col = (c + dst - src) as u16;
+                } else if c >= dst && c < dst + len {
+                    // Overwritten by the move.
+                    e.col = u16::MAX;
+                }
+            }
+            self.extras.retain(|e| e.col != u16::MAX);
+            self.sync_extras();
+        }
+    }
+
+    /// The text of the row: characters with their zero-width followers, spacers skipped,
+    /// trailing blanks removed.
+    pub fn text(&self) -> String {
+        let mut out = String::with_capacity(self.cells.len());
+        self.write_text(&mut out);
+        out
+    }
+
+    /// Appends the row's text (see [`Row::text`]) to `out`.
+    pub fn write_text(&self, out: &mut String) {
+        let start = out.len();
+        for (col, cell) in self.cells.iter().enumerate() {
+            if cell.is_spacer() {
+                continue;
+            }
+            out.push(cell.ch);
+            if let Some(extra) = self.extra(col) {
+                out.push_str(extra);
+            }
+        }
+        let trimmed = out[start..].trim_end_matches(' ').len();
+        out.truncate(start + trimmed);
+    }
+
+    /// Index one past the last cell that is not a default blank.
+    pub fn occupied_len(&self) -> usize {
+        self.cells
+            .iter()
+            .rposition(|c| *c != Cell::BLANK)
+            .map_or(0, |i| i + 1)
+    }
+}
+
+/// The visible grid of one screen buffer (primary or alternate).
+#[derive(Clone, Debug)]
+pub struct Grid {
+    rows: Vec<Row>,
+    width: usize,
+}
+
+impl Grid {
+    /// A blank grid of `width × height`.
+    pub fn new(width: usize, height: usize) -> Grid {
+        Grid {
+            rows: (0..height).map(|_| Row::new(width, Cell::BLANK)).collect(),
+            width,
+        }
+    }
+
+    /// Columns.
+    #[inline]
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Rows.
+    #[inline]
+    pub fn height(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The rows, top to bottom.
+    #[inline]
+    pub fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+
+    /// Mutable rows.
+    #[inline]
+    pub fn rows_mut(&mut self) -> &mut [Row] {
+        &mut self.rows
+    }
+
+    /// Row `row` (callers keep `row < height`).
+    #[inline]
+    pub fn row(&self, row: usize) -> &Row {
+        &self.rows[row]
+    }
+
+    /// Mutable row `row` (callers keep `row < height`).
+    #[inline]
+    pub fn row_mut(&mut self, row: usize) -> &mut Row {
+        &mut self.rows[row]
+    }
+
+    /// Scrolls rows `top..=bottom` up by `n`: the top `n` rows leave the region and are
+    /// returned through `evict` in order (it receives each row to keep and gives back a row to
+    /// reuse), the freed bottom rows are reset to `fill`.
+    pub fn scroll_up(
+        &mut self,
+        top: usize,
+        bottom: usize,
+        n: usize,
+        fill: Cell,
+        mut evict: impl FnMut(Row) -> Option<Row>,
+    ) {
+        let n = n.min(bottom + 1 - top);
+        self.rows[top..=bottom].rotate_left(n);
+        let width = self.width;
+        for row in &mut self.rows[bottom + 1 - n..=bottom] {
+            let old = std::mem::replace(row, Row::new(0, fill));
+            *row = match evict(old) {
+                Some(mut reused) => {
+                    if reused.len() != width {
+                        reused.resize(width, fill);
+                    }
+                    reused.reset(fill);
+                    reused
+                }
+                None => Row::new(width, fill),
+            };
+        }
+    }
+
+    /// Scrolls rows `top..=bottom` down by `n`, resetting the freed top rows to `fill`.
+    pub fn scroll_down(&mut self, top: usize, bottom: usize, n: usize, fill: Cell) {
+        let n = n.min(bottom + 1 - top);
+        self.rows[top..=bottom].rotate_right(n);
+        for row in &mut self.rows[top..top + n] {
+            row.reset(fill);
+        }
+    }
+
+    /// Replaces all rows (used by resize).
+    pub fn set_rows(&mut self, rows: Vec<Row>, width: usize) {
+        self.rows = rows;
+        self.width = width;
+    }
+
+    /// Takes the rows out, leaving the grid empty (used by resize).
+    pub fn take_rows(&mut self) -> Vec<Row> {
+        std::mem::take(&mut self.rows)
+    }
+
+    /// Resizes without reflow: rows are truncated or padded on the right, removed or added at
+    /// the bottom.
+    pub fn resize_clip(&mut self, width: usize, height: usize) {
+        for row in &mut self.rows {
+            row.resize(width, Cell::BLANK);
+            if row.wrapped && width != self.width {
+                row.wrapped = false;
+            }
+        }
+        self.rows.resize_with(height, || Row::new(width, Cell::BLANK));
+        self.width = width;
+    }
+}
+
+/// Lines that scrolled off the top of the primary screen, oldest first, bounded.
+#[derive(Clone, Debug)]
+pub struct Scrollback {
+    rows: VecDeque<Row>,
+    limit: usize,
+    dropped: u64,
+}
+
+impl Scrollback {
+    /// An empty scrollback keeping at most `limit` lines.
+    pub fn new(limit: usize) -> Scrollback {
+        Scrollback {
+            rows: VecDeque::new(),
+            limit,
+            dropped: 0,
+        }
+    }
+
+    /// Lines kept.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether no line is kept.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The bound on kept lines.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Lines discarded because the ring was full (or cleared); the global index of the oldest
+    /// kept line.
+    #[inline]
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// The kept lines, oldest first.
+    pub fn rows(&self) -> &VecDeque<Row> {
+        &self.rows
+    }
+
+    /// Mutable kept lines (used by table compaction).
+    pub fn rows_mut(&mut self) -> &mut VecDeque<Row> {
+        &mut self.rows
+    }
+
+    /// Appends `row`; when full, returns the oldest line for reuse.
+    #[inline]
+    pub fn push(&mut self, row: Row) -> Option<Row> {
+        if self.limit == 0 {
+            self.dropped += 1;
+            return Some(row);
+        }
+        let evicted = if self.rows.len() >= self.limit {
+            self.dropped += 1;
+            self.rows.pop_front()
+        } else {
+            None
+        };
+        self.rows.push_back(row);
+        evicted
+    }
+
+    /// Removes the newest line (used when a taller screen pulls lines back).
+    pub fn pop_newest(&mut self) -> Option<Row> {
+        self.rows.pop_back()
+    }
+
+    /// Discards every line (ED 3).
+    pub fn clear(&mut self) {
+        self.dropped += self.rows.len() as u64;
+        self.rows.clear();
+    }
+
+    /// Replaces the content (used by reflow), keeping the newest `limit` lines.
+    pub fn replace(&mut self, rows: Vec<Row>) {
+        let mut rows: VecDeque<Row> = rows.into();
+        while rows.len() > self.limit {
+            rows.pop_front();
+            self.dropped += 1;
+        }
+        self.rows = rows;
+    }
+}

@@ -1,0 +1,166 @@
+//! The terminal emulator: bytes in, screen state out.
+//!
+//! [`Terminal`] feeds bytes through `vte`'s parser; `parser.rs` decodes each sequence into a
+//! [`Handler`] call; [`Screen`] holds the state those calls change. Downstream code reads the
+//! state through [`Terminal::snapshot`] and [`Terminal::text`], never by poking at the grid.
+//!
+//! Character widths follow `wcwidth` per code point (`unicode-width`), as xterm and the
+//! programs running in it compute them: a wide character takes two cells (the second is a
+//! spacer), zero-width characters (combining marks, ZWJ, variation selectors) join the
+//! preceding cell. This keeps the cursor where applications expect it.
+
+mod cell;
+mod charset;
+mod grid;
+mod handler;
+mod link;
+mod modes;
+mod palette;
+mod parser;
+mod reflow;
+mod screen;
+mod snapshot;
+mod style;
+
+pub use cell::{Cell, CellFlags};
+pub use charset::{Charset, CharsetSlot};
+pub use grid::{Grid, MAX_EXTRA_CHARS, PromptMark, Row, Scrollback};
+pub use handler::{CursorShape, DynamicColor, Erase, Handler, OscTerminator, Report, Sgr, TabClear};
+pub use link::{Link, LinkId, LinkTable, MAX_LINKS, MAX_URI_LEN};
+pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};
+pub use palette::{Rgb, XTERM_ANSI, indexed_color};
+pub use screen::{Cursor, MAX_REPLY_BYTES, MAX_TITLE_LEN, Screen, TerminalOptions};
+pub use snapshot::{
+    CellSnapshot, ColorValue, CursorSnapshot, LinkSnapshot, RowSnapshot, SCHEMA_VERSION,
+    Snapshot, StyleSnapshot,
+};
+pub use style::{Attrs, Color, MAX_STYLES, Style, StyleId, StyleTable, Underline};
+
+use parser::Dispatcher;
+
+/// Bytes fed per parser call; also the granularity of the unterminated-string guard.
+const CHUNK: usize = 4096;
+/// A stretch of input this long without a single parser event means an OSC string is being
+/// buffered without end; it is cut off so memory stays bounded.
+const MAX_SILENT_BYTES: usize = 64 * 1024;
+
+/// A terminal emulator: a screen fed with bytes.
+pub struct Terminal {
+    parser: vte::Parser,
+    screen: Screen,
+    silent_bytes: usize,
+    /// Discarding the rest of an over-long OSC string up to its terminator.
+    skipping_osc: bool,
+}
+
+impl std::fmt::Debug for Terminal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Terminal")
+            .field("screen", &self.screen)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Terminal {
+    /// A blank terminal of `width × height` cells (each at least 1) with default options.
+    pub fn new(width: usize, height: usize) -> Terminal {
+        Terminal::with_options(width, height, TerminalOptions::default())
+    }
+
+    /// A blank terminal with explicit options.
+    pub fn with_options(width: usize, height: usize, options: TerminalOptions) -> Terminal {
+        Terminal {
+            parser: vte::Parser::new(),
+            screen: Screen::new(width, height, options),
+            silent_bytes: 0,
+            skipping_osc: false,
+        }
+    }
+
+    /// Feeds program output. Sequences may be split across calls at any byte.
+    pub fn advance(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            if self.skipping_osc {
+                match bytes.iter().position(|&b| b == 0x07 || b == 0x1b) {
+                    Some(i) => {
+                        self.skipping_osc = false;
+                        // BEL ends the string; ESC may start ST (`ESC \`), which the parser
+                        // then consumes as an ordinary escape.
+                        bytes = if bytes[i] == 0x07 {
+                            &bytes[i + 1..]
+                        } else {
+                            &bytes[i..]
+                        };
+                        continue;
+                    }
+                    None => return,
+                }
+            }
+            let n = bytes.len().min(CHUNK);
+            let mut dispatcher = Dispatcher::new(&mut self.screen);
+            self.parser.advance(&mut dispatcher, &bytes[..n]);
+            if dispatcher.active {
+                self.silent_bytes = 0;
+            } else {
+                self.silent_bytes += n;
+                if self.silent_bytes >= MAX_SILENT_BYTES {
+                    self.silent_bytes = 0;
+                    self.cut_unterminated_string();
+                }
+            }
+            bytes = &bytes[n..];
+        }
+    }
+
+    /// Terminates whatever string the parser is collecting with a BEL. If that ended an OSC,
+    /// its (truncated) content is dropped and the rest of it is skipped.
+    fn cut_unterminated_string(&mut self) {
+        let mut dispatcher = Dispatcher::new(&mut self.screen);
+        dispatcher.injecting = true;
+        self.parser.advance(&mut dispatcher, b"\x07");
+        self.skipping_osc = dispatcher.osc_truncated;
+    }
+
+    /// Resizes the screen (see [`Screen::resize`]).
+    pub fn resize(&mut self, width: usize, height: usize) {
+        self.screen.resize(width, height);
+    }
+
+    /// The emulator state.
+    pub fn screen(&self) -> &Screen {
+        &self.screen
+    }
+
+    /// Columns.
+    pub fn width(&self) -> usize {
+        self.screen.width()
+    }
+
+    /// Rows.
+    pub fn height(&self) -> usize {
+        self.screen.height()
+    }
+
+    /// Takes the replies the terminal generated for the program (DA, CPR, DECRPM, colour
+    /// reports …) since the last call. The PTY layer writes them back to the child.
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        self.screen.take_replies()
+    }
+
+    /// The visible screen as text: one line per row, trailing spaces removed, spacers skipped.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for (i, row) in self.screen.grid().rows().iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            row.write_text(&mut out);
+        }
+        out
+    }
+
+    /// The structured snapshot (schema version 1) of the visible screen.
+    pub fn snapshot(&self) -> Snapshot {
+        snapshot::build(&self.screen)
+    }
+}

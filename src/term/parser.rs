@@ -1,0 +1,521 @@
+//! Glue between `vte`'s state machine and the [`Handler`] trait: decodes parameters, applies
+//! defaults and maps every control sequence onto a named operation.
+
+use vte::{Params, Perform};
+
+use super::charset::{Charset, CharsetSlot};
+use super::grid::PromptMark;
+use super::handler::{
+    CursorShape, DynamicColor, Erase, Handler, OscTerminator, Report, Sgr, TabClear,
+};
+use super::modes::Mode;
+use super::style::{Color, Underline};
+
+/// Adapts a [`Handler`] to `vte::Perform`.
+pub(crate) struct Dispatcher<'a, H: Handler> {
+    pub handler: &'a mut H,
+    /// Set by every callback; lets the caller notice a long silent stretch (an unterminated
+    /// string sequence the parser is buffering).
+    pub active: bool,
+    /// The BEL being fed is the caller's synthetic terminator, not program output.
+    pub injecting: bool,
+    /// An OSC was cut short by the synthetic terminator.
+    pub osc_truncated: bool,
+}
+
+impl<'a, H: Handler> Dispatcher<'a, H> {
+    pub fn new(handler: &'a mut H) -> Self {
+        Dispatcher {
+            handler,
+            active: false,
+            injecting: false,
+            osc_truncated: false,
+        }
+    }
+}
+
+/// The `i`th parameter (its first value), or `default` when absent or zero.
+#[inline]
+fn param(params: &Params, i: usize, default: u16) -> u16 {
+    match params.iter().nth(i).and_then(|p| p.first().copied()) {
+        Some(0) | None => default,
+        Some(v) => v,
+    }
+}
+
+/// The `i`th parameter with no default substitution (0 when absent).
+#[inline]
+fn raw_param(params: &Params, i: usize) -> u16 {
+    params
+        .iter()
+        .nth(i)
+        .and_then(|p| p.first().copied())
+        .unwrap_or(0)
+}
+
+impl<H: Handler> Perform for Dispatcher<'_, H> {
+    #[inline]
+    fn print(&mut self, c: char) {
+        self.active = true;
+        self.handler.print(c);
+    }
+
+    fn execute(&mut self, byte: u8) {
+        self.active = true;
+        match byte {
+            0x07 if self.injecting => {}
+            0x07 => self.handler.bell(),
+            0x08 => self.handler.backspace(),
+            0x09 => self.handler.tab_forward(1),
+            0x0A..=0x0C => self.handler.linefeed(),
+            0x0D => self.handler.carriage_return(),
+            0x0E => self.handler.invoke_charset(CharsetSlot::G1),
+            0x0F => self.handler.invoke_charset(CharsetSlot::G0),
+            // C1 controls arriving as UTF-8 code points.
+            0x84 => self.handler.index(),
+            0x85 => self.handler.next_line(),
+            0x88 => self.handler.set_tab_stop(),
+            0x8D => self.handler.reverse_index(),
+            0x8E => self.handler.single_shift(CharsetSlot::G2),
+            0x8F => self.handler.single_shift(CharsetSlot::G3),
+            _ => {}
+        }
+    }
+
+    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
+        // DCS strings (DECRQSS, XTGETTCAP, sixel) are not supported; vte passes their bytes
+        // through `put` without buffering, so ignoring them costs no memory.
+        self.active = true;
+    }
+
+    fn put(&mut self, _byte: u8) {
+        self.active = true;
+    }
+
+    fn unhook(&mut self) {
+        self.active = true;
+    }
+
+    fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
+        self.active = true;
+        if self.injecting {
+            self.osc_truncated = true;
+            return;
+        }
+        let terminator = if bell_terminated {
+            OscTerminator::Bel
+        } else {
+            OscTerminator::St
+        };
+        dispatch_osc(self.handler, params, terminator);
+    }
+
+    fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        self.active = true;
+        if ignore {
+            return;
+        }
+        dispatch_csi(self.handler, params, intermediates, action);
+    }
+
+    fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+        self.active = true;
+        if ignore {
+            return;
+        }
+        let h = &mut *self.handler;
+        match (intermediates, byte) {
+            ([], b'D') => h.index(),
+            ([], b'E') => h.next_line(),
+            ([], b'H') => h.set_tab_stop(),
+            ([], b'M') => h.reverse_index(),
+            ([], b'N') => h.single_shift(CharsetSlot::G2),
+            ([], b'O') => h.single_shift(CharsetSlot::G3),
+            ([], b'7') => h.save_cursor(),
+            ([], b'8') => h.restore_cursor(),
+            ([], b'c') => h.full_reset(),
+            ([], b'=') => h.set_keypad_application(true),
+            ([], b'>') => h.set_keypad_application(false),
+            ([], b'n') => h.invoke_charset(CharsetSlot::G2),
+            ([], b'o') => h.invoke_charset(CharsetSlot::G3),
+            ([b'#'], b'8') => h.screen_alignment_test(),
+            ([b'('], f) => h.designate_charset(CharsetSlot::G0, Charset::from_designator(f)),
+            ([b')'], f) => h.designate_charset(CharsetSlot::G1, Charset::from_designator(f)),
+            ([b'*'], f) => h.designate_charset(CharsetSlot::G2, Charset::from_designator(f)),
+            ([b'+'], f) => h.designate_charset(CharsetSlot::G3, Charset::from_designator(f)),
+            _ => {}
+        }
+    }
+}
+
+fn dispatch_csi<H: Handler>(h: &mut H, params: &Params, intermediates: &[u8], action: char) {
+    let p1 = |d| param(params, 0, d);
+    match (intermediates, action) {
+        ([], '@') => h.insert_blank(p1(1)),
+        ([], 'A') => h.move_up(p1(1)),
+        ([], 'B') => h.move_down(p1(1)),
+        ([], 'C') | ([], 'a') => h.move_forward(p1(1)),
+        ([], 'D') => h.move_backward(p1(1)),
+        ([], 'E') => h.move_down_to_start(p1(1)),
+        ([], 'F') => h.move_up_to_start(p1(1)),
+        ([], 'G') | ([], '`') => h.goto_col(p1(1) - 1),
+        ([], 'H') | ([], 'f') => h.goto(p1(1) - 1, param(params, 1, 1) - 1),
+        ([], 'I') => h.tab_forward(p1(1)),
+        ([], 'J') | ([b'?'], 'J') => {
+            if let Some(which) = erase_kind(raw_param(params, 0), true) {
+                h.erase_display(which);
+            }
+        }
+        ([], 'K') | ([b'?'], 'K') => {
+            if let Some(which) = erase_kind(raw_param(params, 0), false) {
+                h.erase_line(which);
+            }
+        }
+        ([], 'L') => h.insert_lines(p1(1)),
+        ([], 'M') => h.delete_lines(p1(1)),
+        ([], 'P') => h.delete_chars(p1(1)),
+        ([], 'S') => h.scroll_up(p1(1)),
+        // `CSI Ps ; Ps ; Ps ; Ps ; Ps T` with several parameters is xterm's mouse tracking.
+        ([], 'T') if params.len() <= 1 => h.scroll_down(p1(1)),
+        ([], 'X') => h.erase_chars(p1(1)),
+        ([], 'Z') => h.tab_backward(p1(1)),
+        ([], 'b') => h.repeat_last(p1(1)),
+        ([], 'c') if raw_param(params, 0) == 0 => h.report(Report::PrimaryAttributes),
+        ([b'>'], 'c') if raw_param(params, 0) == 0 => h.report(Report::SecondaryAttributes),
+        ([], 'd') => h.goto_row(p1(1) - 1),
+        ([], 'e') => h.move_down_keep_col(p1(1)),
+        ([], 'g') => match raw_param(params, 0) {
+            0 => h.clear_tab_stops(TabClear::Current),
+            3 => h.clear_tab_stops(TabClear::All),
+            _ => {}
+        },
+        ([], 'h') | ([], 'l') => {
+            for p in params.iter() {
+                if let Some(mode) = p.first().and_then(|&n| Mode::from_ansi(n)) {
+                    h.set_mode(mode, action == 'h');
+                }
+            }
+        }
+        ([b'?'], 'h') | ([b'?'], 'l') => {
+            for p in params.iter() {
+                if let Some(mode) = p.first().and_then(|&n| Mode::from_dec(n)) {
+                    h.set_mode(mode, action == 'h');
+                }
+            }
+        }
+        ([], 'm') => dispatch_sgr(h, params),
+        ([], 'n') => match raw_param(params, 0) {
+            5 => h.report(Report::Status),
+            6 => h.report(Report::CursorPosition),
+            _ => {}
+        },
+        ([b'?'], 'n') if raw_param(params, 0) == 6 => h.report(Report::ExtendedCursorPosition),
+        ([b'>'], 'q') if raw_param(params, 0) == 0 => h.report(Report::Version),
+        ([b' '], 'q') => {
+            let n = raw_param(params, 0);
+            let shape = match n {
+                0 => None,
+                1 | 2 => Some(CursorShape::Block),
+                3 | 4 => Some(CursorShape::Underline),
+                5 | 6 => Some(CursorShape::Bar),
+                _ => return,
+            };
+            h.set_cursor_style(shape, n == 0 || n % 2 == 1);
+        }
+        ([b'!'], 'p') => h.soft_reset(),
+        ([b'$'], 'p') => h.report_mode(raw_param(params, 0), false),
+        ([b'?', b'$'], 'p') => h.report_mode(raw_param(params, 0), true),
+        ([], 'r') => {
+            let top = raw_param(params, 0);
+            let bottom = raw_param(params, 1);
+            h.set_scroll_region(
+                (top != 0).then_some(top),
+                (bottom != 0).then_some(bottom),
+            );
+        }
+        ([], 's') => h.save_cursor(),
+        ([], 't') => match raw_param(params, 0) {
+            18 => h.report(Report::TextAreaSize),
+            22 => h.push_title(),
+            23 => h.pop_title(),
+            _ => {}
+        },
+        ([], 'u') => h.restore_cursor(),
+        // `CSI ? u` (kitty keyboard query) deliberately gets no answer: the protocol is not
+        // implemented, and programs read the DA1 reply that follows as "unsupported".
+        _ => {}
+    }
+}
+
+fn erase_kind(n: u16, display: bool) -> Option<Erase> {
+    Some(match n {
+        0 => Erase::ToEnd,
+        1 => Erase::ToStart,
+        2 => Erase::All,
+        3 if display => Erase::Scrollback,
+        _ => return None,
+    })
+}
+
+fn dispatch_sgr<H: Handler>(h: &mut H, params: &Params) {
+    if params.is_empty() {
+        h.sgr(Sgr::Reset);
+        return;
+    }
+    let mut iter = params.iter();
+    while let Some(group) = iter.next() {
+        let Some(&code) = group.first() else {
+            continue;
+        };
+        let attr = match code {
+            0 => Sgr::Reset,
+            1 => Sgr::Bold,
+            2 => Sgr::Dim,
+            3 => Sgr::Italic(true),
+            4 => match group.get(1) {
+                None | Some(1) => Sgr::Underline(Underline::Single),
+                Some(0) => Sgr::Underline(Underline::None),
+                Some(2) => Sgr::Underline(Underline::Double),
+                Some(3) => Sgr::Underline(Underline::Curly),
+                Some(4) => Sgr::Underline(Underline::Dotted),
+                Some(5) => Sgr::Underline(Underline::Dashed),
+                Some(_) => continue,
+            },
+            5 | 6 => Sgr::Blink(true),
+            7 => Sgr::Inverse(true),
+            8 => Sgr::Hidden(true),
+            9 => Sgr::Strike(true),
+            21 => Sgr::Underline(Underline::Double),
+            22 => Sgr::NormalIntensity,
+            23 => Sgr::Italic(false),
+            24 => Sgr::Underline(Underline::None),
+            25 => Sgr::Blink(false),
+            27 => Sgr::Inverse(false),
+            28 => Sgr::Hidden(false),
+            29 => Sgr::Strike(false),
+            30..=37 => Sgr::Foreground(Color::Indexed((code - 30) as u8)),
+            39 => Sgr::Foreground(Color::Default),
+            40..=47 => Sgr::Background(Color::Indexed((code - 40) as u8)),
+            49 => Sgr::Background(Color::Default),
+            53 => Sgr::Overline(true),
+            55 => Sgr::Overline(false),
+            59 => Sgr::UnderlineColor(Color::Default),
+            90..=97 => Sgr::Foreground(Color::Indexed((code - 90 + 8) as u8)),
+            100..=107 => Sgr::Background(Color::Indexed((code - 100 + 8) as u8)),
+            38 | 48 | 58 => {
+                let color = if group.len() > 1 {
+                    extended_color_colon(&group[1..])
+                } else {
+                    extended_color_semicolon(&mut iter)
+                };
+                let Some(color) = color else {
+                    continue;
+                };
+                match code {
+                    38 => Sgr::Foreground(color),
+                    48 => Sgr::Background(color),
+                    _ => Sgr::UnderlineColor(color),
+                }
+            }
+            _ => continue,
+        };
+        h.sgr(attr);
+    }
+}
+
+fn to_u8(v: u16) -> Option<u8> {
+    u8::try_from(v).ok()
+}
+
+/// `38:5:N`, `38:2:R:G:B` and `38:2:CS:R:G:B` (the sub-parameters after 38).
+fn extended_color_colon(sub: &[u16]) -> Option<Color> {
+    match sub {
+        [5, n, ..] => Some(Color::Indexed(to_u8(*n)?)),
+        [2, _cs, r, g, b, ..] => Some(Color::Rgb(to_u8(*r)?, to_u8(*g)?, to_u8(*b)?)),
+        [2, r, g, b] => Some(Color::Rgb(to_u8(*r)?, to_u8(*g)?, to_u8(*b)?)),
+        _ => None,
+    }
+}
+
+/// `38;5;N` and `38;2;R;G;B`, consuming the parameters that follow 38.
+fn extended_color_semicolon<'a>(iter: &mut impl Iterator<Item = &'a [u16]>) -> Option<Color> {
+    let mut next = || iter.next().and_then(|g| g.first().copied());
+    match next()? {
+        5 => Some(Color::Indexed(to_u8(next()?)?)),
+        2 => {
+            let (r, g, b) = (next()?, next()?, next()?);
+            Some(Color::Rgb(to_u8(r)?, to_u8(g)?, to_u8(b)?))
+        }
+        _ => None,
+    }
+}
+
+fn dispatch_osc<H: Handler>(h: &mut H, params: &[&[u8]], terminator: OscTerminator) {
+    let Some((&command, rest)) = params.split_first() else {
+        return;
+    };
+    let Some(command) = std::str::from_utf8(command)
+        .ok()
+        .and_then(|s| s.parse::<u16>().ok())
+    else {
+        return;
+    };
+    match command {
+        0 | 2 => {
+            let title = join_lossy(rest);
+            h.set_title(&title);
+        }
+        4 => {
+            for pair in rest.chunks(2) {
+                let [index, spec] = pair else { break };
+                let Some(index) = parse_number(index).and_then(|i| u8::try_from(i).ok()) else {
+                    continue;
+                };
+                if *spec == b"?" {
+                    h.query_palette_color(index, terminator);
+                } else if let Some(rgb) = parse_color(spec) {
+                    h.set_palette_color(index, rgb);
+                }
+            }
+        }
+        10..=12 => {
+            // `OSC 10 ; fg ; bg ; cursor`: each further value addresses the next colour.
+            for (offset, spec) in rest.iter().enumerate() {
+                let which = match command as usize + offset {
+                    10 => DynamicColor::Foreground,
+                    11 => DynamicColor::Background,
+                    12 => DynamicColor::Cursor,
+                    _ => break,
+                };
+                if *spec == b"?" {
+                    h.query_dynamic_color(which, terminator);
+                } else if let Some(rgb) = parse_color(spec) {
+                    h.set_dynamic_color(which, rgb);
+                }
+            }
+        }
+        104 => {
+            let indices: Vec<u8> = rest
+                .iter()
+                .filter_map(|p| parse_number(p).and_then(|i| u8::try_from(i).ok()))
+                .collect();
+            if indices.is_empty() {
+                h.reset_palette_color(None);
+            }
+            for i in indices {
+                h.reset_palette_color(Some(i));
+            }
+        }
+        110 => h.reset_dynamic_color(DynamicColor::Foreground),
+        111 => h.reset_dynamic_color(DynamicColor::Background),
+        112 => h.reset_dynamic_color(DynamicColor::Cursor),
+        8 => dispatch_hyperlink(h, rest),
+        133 => {
+            let mark = match rest.first().and_then(|p| p.first()) {
+                Some(b'A') => PromptMark::PromptStart,
+                Some(b'B') => PromptMark::CommandStart,
+                Some(b'C') => PromptMark::OutputStart,
+                Some(b'D') => PromptMark::CommandEnd,
+                _ => return,
+            };
+            h.prompt_mark(mark);
+        }
+        // OSC 52 (clipboard) and everything else is ignored.
+        _ => {}
+    }
+}
+
+/// `OSC 8 ; params ; URI`: params are `key=value` pairs separated by `:`; the URI may itself
+/// contain `;`, which vte splits on, so the pieces are joined back. An empty URI ends the link.
+fn dispatch_hyperlink<H: Handler>(h: &mut H, rest: &[&[u8]]) {
+    let Some((link_params, uri_parts)) = rest.split_first() else {
+        h.set_hyperlink(None);
+        return;
+    };
+    let uri = join_lossy(uri_parts);
+    if uri.is_empty() {
+        h.set_hyperlink(None);
+        return;
+    }
+    let link_params = String::from_utf8_lossy(link_params);
+    let id = link_params
+        .split(':')
+        .find_map(|kv| kv.strip_prefix("id="))
+        .filter(|id| !id.is_empty());
+    h.set_hyperlink(Some((id, &uri)));
+}
+
+fn join_lossy(parts: &[&[u8]]) -> String {
+    let mut bytes = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            bytes.push(b';');
+        }
+        bytes.extend_from_slice(part);
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn parse_number(bytes: &[u8]) -> Option<u32> {
+    std::str::from_utf8(bytes).ok()?.parse().ok()
+}
+
+/// Parses an X11 colour spec: `rgb:R/G/B` (1–4 hex digits each) or `#RGB`/`#RRGGBB`/
+/// `#RRRGGGBBB`/`#RRRRGGGGBBBB`.
+pub(crate) fn parse_color(spec: &[u8]) -> Option<(u8, u8, u8)> {
+    let spec = std::str::from_utf8(spec).ok()?;
+    if let Some(rest) = spec.strip_prefix("rgb:") {
+        let mut parts = rest.split('/');
+        let r = scale_hex(parts.next()?)?;
+        let g = scale_hex(parts.next()?)?;
+        let b = scale_hex(parts.next()?)?;
+        if parts.next().is_some() {
+            return None;
+        }
+        return Some((r, g, b));
+    }
+    let hex = spec.strip_prefix('#')?;
+    if hex.is_empty() || hex.len() % 3 != 0 || hex.len() > 12 {
+        return None;
+    }
+    let n = hex.len() / 3;
+    // In the `#` form the digits are the most significant bits (xterm), not a scaled value.
+    let take = |i: usize| -> Option<u8> {
+        let digits = hex.get(i * n..(i + 1) * n)?;
+        let v = u16::from_str_radix(digits, 16).ok()?;
+        Some(match n {
+            1 => (v << 4) as u8,
+            2 => v as u8,
+            3 => (v >> 4) as u8,
+            _ => (v >> 8) as u8,
+        })
+    };
+    Some((take(0)?, take(1)?, take(2)?))
+}
+
+/// Scales a 1–4 digit hex component to 8 bits (`rgb:` form).
+fn scale_hex(digits: &str) -> Option<u8> {
+    if digits.is_empty() || digits.len() > 4 {
+        return None;
+    }
+    let v = u32::from_str_radix(digits, 16).ok()?;
+    let max = (1u32 << (4 * digits.len())) - 1;
+    Some(((v * 255 + max / 2) / max) as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_color;
+
+    #[test]
+    fn colour_specs() {
+        assert_eq!(parse_color(b"rgb:ff/80/00"), Some((255, 128, 0)));
+        assert_eq!(parse_color(b"rgb:ffff/0000/8080"), Some((255, 0, 128)));
+        assert_eq!(parse_color(b"rgb:f/0/8"), Some((255, 0, 136)));
+        assert_eq!(parse_color(b"#ff8000"), Some((255, 128, 0)));
+        assert_eq!(parse_color(b"#f80"), Some((240, 128, 0)));
+        assert_eq!(parse_color(b"rgb:ff/80"), None);
+        assert_eq!(parse_color(b"red"), None);
+        assert_eq!(parse_color(b"#12345"), None);
+    }
+}

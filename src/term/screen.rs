@@ -1,0 +1,1194 @@
+//! The terminal state machine: grids, cursor, modes and everything a [`Handler`] call changes.
+
+use unicode_width::UnicodeWidthChar;
+
+use super::cell::{Cell, CellFlags};
+use super::charset::{Charset, CharsetSlot, Charsets};
+use super::grid::{Grid, PromptMark, Row, Scrollback};
+use super::handler::{
+    CursorShape, DynamicColor, Erase, Handler, OscTerminator, Report, Sgr, TabClear,
+};
+use super::link::{Link, LinkId, LinkTable, MAX_LINK_ID_LEN, MAX_URI_LEN};
+use super::modes::{Mode, Modes};
+use super::palette::{Rgb, XTERM_ANSI, indexed_color, xparse_color_string};
+use super::reflow;
+use super::style::{Attrs, Style, StyleId, StyleTable};
+
+/// Titles longer than this (in bytes) are truncated.
+pub const MAX_TITLE_LEN: usize = 4096;
+/// Depth of the XTWINOPS title stack.
+pub const MAX_TITLE_STACK: usize = 10;
+/// Pending reply bytes kept at most; a reader that never drains them loses the excess.
+pub const MAX_REPLY_BYTES: usize = 64 * 1024;
+
+/// Options fixed when a terminal is created.
+#[derive(Clone, Debug)]
+pub struct TerminalOptions {
+    /// Lines of scrollback kept for the primary screen.
+    pub scrollback: usize,
+    /// Default foreground reported to OSC 10 queries.
+    pub foreground: Rgb,
+    /// Default background reported to OSC 11 queries.
+    pub background: Rgb,
+    /// Default cursor colour reported to OSC 12 queries.
+    pub cursor_color: Rgb,
+    /// The 16 ANSI colours reported to OSC 4 queries.
+    pub ansi: [Rgb; 16],
+}
+
+impl Default for TerminalOptions {
+    fn default() -> Self {
+        TerminalOptions {
+            scrollback: 10_000,
+            foreground: (0xe5, 0xe5, 0xe5),
+            background: (0x00, 0x00, 0x00),
+            cursor_color: (0xe5, 0xe5, 0xe5),
+            ansi: XTERM_ANSI,
+        }
+    }
+}
+
+/// The cursor position; `pending_wrap` is xterm's "last column flag".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cursor {
+    /// 0-based row in the visible grid.
+    pub row: usize,
+    /// 0-based column.
+    pub col: usize,
+    /// A character was printed in the last column; the next one wraps first.
+    pub pending_wrap: bool,
+}
+
+/// What DECSC saves.
+#[derive(Clone, Copy, Debug, Default)]
+struct SavedCursor {
+    cursor: Cursor,
+    pen: Style,
+    link: LinkId,
+    origin: bool,
+    charsets: Charsets,
+}
+
+/// The complete emulator state behind a [`super::Terminal`].
+#[derive(Debug)]
+pub struct Screen {
+    grid: Grid,
+    inactive_grid: Grid,
+    alt_active: bool,
+    scrollback: Scrollback,
+    cursor: Cursor,
+    /// Saved cursors of the primary (0) and alternate (1) buffers.
+    saved: [Option<SavedCursor>; 2],
+    pen: Style,
+    pen_id: StyleId,
+    erase_id: StyleId,
+    pen_dirty: bool,
+    link: LinkId,
+    styles: StyleTable,
+    links: LinkTable,
+    intern_failures: u32,
+    modes: Modes,
+    charsets: Charsets,
+    tabs: Vec<bool>,
+    scroll_top: usize,
+    scroll_bottom: usize,
+    title: String,
+    title_stack: Vec<String>,
+    cursor_shape: CursorShape,
+    palette: Box<[Option<Rgb>; 256]>,
+    dynamic: [Option<Rgb>; 3],
+    last_char: Option<char>,
+    replies: Vec<u8>,
+    bells: u64,
+    options: TerminalOptions,
+}
+
+fn default_tabs(width: usize) -> Vec<bool> {
+    (0..width).map(|c| c % 8 == 0 && c != 0).collect()
+}
+
+impl Screen {
+    /// A blank screen of `width × height` (both at least 1).
+    pub fn new(width: usize, height: usize, options: TerminalOptions) -> Screen {
+        let width = width.max(1);
+        let height = height.max(1);
+        Screen {
+            grid: Grid::new(width, height),
+            inactive_grid: Grid::new(width, height),
+            alt_active: false,
+            scrollback: Scrollback::new(options.scrollback),
+            cursor: Cursor::default(),
+            saved: [None, None],
+            pen: Style::default(),
+            pen_id: StyleId::DEFAULT,
+            erase_id: StyleId::DEFAULT,
+            pen_dirty: false,
+            link: LinkId::NONE,
+            styles: StyleTable::new(),
+            links: LinkTable::default(),
+            intern_failures: 0,
+            modes: Modes::default(),
+            charsets: Charsets::default(),
+            tabs: default_tabs(width),
+            scroll_top: 0,
+            scroll_bottom: height - 1,
+            title: String::new(),
+            title_stack: Vec::new(),
+            cursor_shape: CursorShape::Block,
+            palette: Box::new([None; 256]),
+            dynamic: [None; 3],
+            last_char: None,
+            replies: Vec::new(),
+            bells: 0,
+            options,
+        }
+    }
+
+    // ----- read access -------------------------------------------------------------------
+
+    /// Columns.
+    #[inline]
+    pub fn width(&self) -> usize {
+        self.grid.width()
+    }
+
+    /// Rows.
+    #[inline]
+    pub fn height(&self) -> usize {
+        self.grid.height()
+    }
+
+    /// The visible grid (primary or alternate, whichever is active).
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// The primary screen's grid, whether or not it is the active one.
+    pub fn primary_grid(&self) -> &Grid {
+        if self.alt_active {
+            &self.inactive_grid
+        } else {
+            &self.grid
+        }
+    }
+
+    /// The primary screen's scrollback.
+    pub fn scrollback(&self) -> &Scrollback {
+        &self.scrollback
+    }
+
+    /// The cursor.
+    pub fn cursor(&self) -> Cursor {
+        self.cursor
+    }
+
+    /// The cursor shape set by DECSCUSR.
+    pub fn cursor_shape(&self) -> CursorShape {
+        self.cursor_shape
+    }
+
+    /// Every tracked mode.
+    pub fn modes(&self) -> &Modes {
+        &self.modes
+    }
+
+    /// Whether the alternate screen is shown.
+    pub fn is_alternate_screen(&self) -> bool {
+        self.alt_active
+    }
+
+    /// The window title (OSC 0/2).
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+
+    /// The interned styles.
+    pub fn styles(&self) -> &StyleTable {
+        &self.styles
+    }
+
+    /// The interned hyperlinks.
+    pub fn links(&self) -> &LinkTable {
+        &self.links
+    }
+
+    /// Palette entries set by OSC 4 (`None` where the default applies).
+    pub fn palette_overrides(&self) -> &[Option<Rgb>; 256] {
+        &self.palette
+    }
+
+    /// The colour of palette entry `index` as the program sees it (OSC 4 overrides included).
+    pub fn palette_color(&self, index: u8) -> Rgb {
+        self.palette[index as usize].unwrap_or_else(|| indexed_color(index, &self.options.ansi))
+    }
+
+    /// Foreground / background / cursor colours set by OSC 10/11/12.
+    pub fn dynamic_color(&self, which: DynamicColor) -> Option<Rgb> {
+        self.dynamic[which as usize]
+    }
+
+    /// How many times BEL was received.
+    pub fn bell_count(&self) -> u64 {
+        self.bells
+    }
+
+    /// The scroll region as 0-based inclusive rows.
+    pub fn scroll_region(&self) -> (usize, usize) {
+        (self.scroll_top, self.scroll_bottom)
+    }
+
+    /// Takes the replies generated since the last call (DA, CPR, colour reports …), in order.
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.replies)
+    }
+
+    /// Whether replies are waiting to be taken.
+    pub fn has_replies(&self) -> bool {
+        !self.replies.is_empty()
+    }
+
+    // ----- internals ---------------------------------------------------------------------
+
+    fn reply(&mut self, bytes: &[u8]) {
+        if self.replies.len() + bytes.len() <= MAX_REPLY_BYTES {
+            self.replies.extend_from_slice(bytes);
+        }
+    }
+
+    #[inline]
+    fn refresh_pen(&mut self) {
+        if self.pen_dirty {
+            self.pen_dirty = false;
+            self.pen_id = self.intern_style(self.pen);
+            self.erase_id = self.intern_style(self.pen.erase_style());
+        }
+    }
+
+    fn intern_style(&mut self, style: Style) -> StyleId {
+        if let Some(id) = self.styles.intern(style) {
+            return id;
+        }
+        // Compacting scans every row, so after a compaction that freed little, wait for a
+        // batch of failures before trying again: cost stays amortised in pathological input.
+        if self.intern_failures % 4096 == 0 {
+            self.compact_tables();
+            if let Some(id) = self.styles.intern(style) {
+                self.intern_failures = 0;
+                return id;
+            }
+        }
+        self.intern_failures = self.intern_failures.wrapping_add(1);
+        StyleId::DEFAULT
+    }
+
+    fn intern_link(&mut self, link: Link) -> LinkId {
+        if let Some(id) = self.links.intern(link.clone()) {
+            return id;
+        }
+        self.compact_tables();
+        self.links.intern(link).unwrap_or(LinkId::NONE)
+    }
+
+    fn all_rows_mut(&mut self) -> impl Iterator<Item = &mut Row> {
+        self.grid
+            .rows_mut()
+            .iter_mut()
+            .chain(self.inactive_grid.rows_mut().iter_mut())
+            .chain(self.scrollback.rows_mut().iter_mut())
+    }
+
+    /// Drops styles and links no cell refers to any more and renumbers the rest.
+    fn compact_tables(&mut self) {
+        let mut used_styles = vec![false; self.styles.len()];
+        let mut used_links = vec![false; self.links.len() + 1];
+        used_links[self.link.0 as usize] = true;
+        for saved in self.saved.iter().flatten() {
+            if let Some(slot) = used_links.get_mut(saved.link.0 as usize) {
+                *slot = true;
+            }
+        }
+        for row in self.all_rows_mut() {
+            for cell in row.cells() {
+                if let Some(slot) = used_styles.get_mut(cell.style.0 as usize) {
+                    *slot = true;
+                }
+                if let Some(slot) = used_links.get_mut(cell.link.0 as usize) {
+                    *slot = true;
+                }
+            }
+        }
+        let style_map = self.styles.compact(&used_styles);
+        let link_map = self.links.compact(&used_links);
+        for row in self.all_rows_mut() {
+            for cell in row.cells_mut() {
+                cell.style = style_map
+                    .get(cell.style.0 as usize)
+                    .copied()
+                    .unwrap_or_default();
+                cell.link = link_map.get(cell.link.0 as usize).copied().unwrap_or_default();
+            }
+        }
+        self.link = link_map.get(self.link.0 as usize).copied().unwrap_or_default();
+        for saved in self.saved.iter_mut().flatten() {
+            saved.link = link_map.get(saved.link.0 as usize).copied().unwrap_or_default();
+        }
+        self.pen_id = self.styles.intern(self.pen).unwrap_or_default();
+        self.erase_id = self.styles.intern(self.pen.erase_style()).unwrap_or_default();
+    }
+
+    #[inline]
+    fn erase_cell(&mut self) -> Cell {
+        self.refresh_pen();
+        Cell::blank(self.erase_id)
+    }
+
+    /// If `col` is the right half of a wide character, blanks both halves: a range starting or
+    /// ending there would otherwise cut the character in two.
+    fn split_wide_at(&mut self, row: usize, col: usize) {
+        let r = self.grid.row_mut(row);
+        let Some(cell) = r.cells().get(col).copied() else {
+            return;
+        };
+        if cell.is_spacer() && col > 0 {
+            let wide = r.cells()[col - 1];
+            r.set(col - 1, Cell::blank(wide.style));
+            r.set(col, Cell::blank(cell.style));
+        }
+    }
+
+    /// Blanks the spacer after the wide character at `col` (which is being overwritten).
+    fn drop_spacer_after(&mut self, row: usize, col: usize) {
+        let r = self.grid.row_mut(row);
+        if let Some(spacer) = r.cells().get(col + 1).copied() {
+            if spacer.is_spacer() {
+                r.set(col + 1, Cell::blank(spacer.style));
+            }
+        }
+    }
+
+    /// Erases `start..end` of `row` with the erase style, splitting wide characters cut at
+    /// either edge.
+    fn erase_cells(&mut self, row: usize, start: usize, end: usize) {
+        let end = end.min(self.width());
+        if start >= end {
+            return;
+        }
+        self.split_wide_at(row, start);
+        if end < self.width() {
+            self.split_wide_at(row, end);
+        }
+        let fill = self.erase_cell();
+        let width = self.width();
+        let r = self.grid.row_mut(row);
+        r.fill(start, end, fill);
+        if end == width {
+            r.wrapped = false;
+        }
+    }
+
+    fn erase_rows(&mut self, start: usize, end: usize) {
+        let fill = self.erase_cell();
+        for r in &mut self.grid.rows_mut()[start..end] {
+            r.reset(fill);
+        }
+    }
+
+    /// Scrolls the scroll region up by `n`; full-screen scrolls of the primary screen feed the
+    /// scrollback.
+    fn scroll_region_up(&mut self, n: usize) {
+        let fill = self.erase_cell();
+        let (top, bottom) = (self.scroll_top, self.scroll_bottom);
+        if !self.alt_active && top == 0 && bottom + 1 == self.height() {
+            let scrollback = &mut self.scrollback;
+            self.grid
+                .scroll_up(top, bottom, n, fill, |row| scrollback.push(row));
+        } else {
+            self.grid.scroll_up(top, bottom, n, fill, Some);
+        }
+    }
+
+    fn scroll_region_down(&mut self, n: usize) {
+        let fill = self.erase_cell();
+        self.grid
+            .scroll_down(self.scroll_top, self.scroll_bottom, n, fill);
+    }
+
+    /// Soft-wraps: marks the row as continued and moves to the start of the next line.
+    fn wrap_line(&mut self) {
+        self.grid.row_mut(self.cursor.row).wrapped = true;
+        self.cursor.col = 0;
+        self.index();
+    }
+
+    fn attach_zero_width(&mut self, c: char) {
+        let Cursor {
+            row,
+            col,
+            pending_wrap,
+        } = self.cursor;
+        let target = if pending_wrap {
+            col
+        } else if col > 0 {
+            col - 1
+        } else {
+            return;
+        };
+        let r = self.grid.row_mut(row);
+        let target = if r.cells()[target].is_spacer() && target > 0 {
+            target - 1
+        } else {
+            target
+        };
+        r.push_extra(target, c);
+    }
+
+    fn enter_alt_screen(&mut self, clear: bool) {
+        if !self.alt_active {
+            std::mem::swap(&mut self.grid, &mut self.inactive_grid);
+            self.alt_active = true;
+        }
+        if clear {
+            self.erase_rows(0, self.height());
+        }
+    }
+
+    fn leave_alt_screen(&mut self, clear: bool) {
+        if self.alt_active {
+            if clear {
+                self.erase_rows(0, self.height());
+            }
+            std::mem::swap(&mut self.grid, &mut self.inactive_grid);
+            self.alt_active = false;
+        }
+    }
+
+    fn clamp_cursor(&mut self) {
+        self.cursor.row = self.cursor.row.min(self.height() - 1);
+        self.cursor.col = self.cursor.col.min(self.width() - 1);
+    }
+
+    /// The lowest row the cursor may move to with CUD from its current row.
+    fn lower_limit(&self) -> usize {
+        if self.cursor.row <= self.scroll_bottom {
+            self.scroll_bottom
+        } else {
+            self.height() - 1
+        }
+    }
+
+    fn upper_limit(&self) -> usize {
+        if self.cursor.row >= self.scroll_top {
+            self.scroll_top
+        } else {
+            0
+        }
+    }
+
+    fn reset_state(&mut self) {
+        let (w, h) = (self.width(), self.height());
+        let options = self.options.clone();
+        let scrollback = std::mem::replace(&mut self.scrollback, Scrollback::new(0));
+        let title = std::mem::take(&mut self.title);
+        let bells = self.bells;
+        *self = Screen::new(w, h, options);
+        self.scrollback = scrollback;
+        self.title = title;
+        self.bells = bells;
+    }
+
+    // ----- resize ------------------------------------------------------------------------
+
+    /// Resizes both buffers. The primary screen reflows soft-wrapped lines when the width
+    /// changes; the alternate screen is clipped. The cursor stays on the same character.
+    pub fn resize(&mut self, width: usize, height: usize) {
+        let width = width.max(1);
+        let height = height.max(1);
+        if width == self.width() && height == self.height() {
+            return;
+        }
+        let fill = Cell::BLANK;
+        let (primary, alternate) = if self.alt_active {
+            (&mut self.inactive_grid, &mut self.grid)
+        } else {
+            (&mut self.grid, &mut self.inactive_grid)
+        };
+        // The primary cursor: the live one, or the one saved by 1049 while the alternate
+        // screen is up.
+        let primary_cursor = if self.alt_active {
+            self.saved[0].map(|s| s.cursor).unwrap_or_default()
+        } else {
+            self.cursor
+        };
+        let new_cursor = reflow::resize_primary(
+            primary,
+            &mut self.scrollback,
+            primary_cursor,
+            width,
+            height,
+            fill,
+        );
+        alternate.resize_clip(width, height);
+        if self.alt_active {
+            if let Some(saved) = &mut self.saved[0] {
+                saved.cursor = new_cursor;
+            }
+            self.cursor.row = self.cursor.row.min(height - 1);
+            self.cursor.col = self.cursor.col.min(width - 1);
+            self.cursor.pending_wrap = false;
+        } else {
+            self.cursor = new_cursor;
+        }
+        for saved in self.saved.iter_mut().flatten() {
+            saved.cursor.row = saved.cursor.row.min(height - 1);
+            saved.cursor.col = saved.cursor.col.min(width - 1);
+        }
+        let old_tabs = std::mem::take(&mut self.tabs);
+        self.tabs = default_tabs(width);
+        let keep = old_tabs.len().min(width);
+        self.tabs[..keep].copy_from_slice(&old_tabs[..keep]);
+        self.scroll_top = 0;
+        self.scroll_bottom = height - 1;
+    }
+}
+
+impl Handler for Screen {
+    #[inline]
+    fn print(&mut self, c: char) {
+        let width = if (' '..'\x7f').contains(&c) {
+            1
+        } else {
+            match c.width() {
+                Some(w) => w,
+                None => return,
+            }
+        };
+        let c = if self.charsets.is_identity() {
+            c
+        } else {
+            self.charsets.map(c)
+        };
+        if width == 0 {
+            self.attach_zero_width(c);
+            return;
+        }
+        self.refresh_pen();
+        let cols = self.width();
+        if self.cursor.pending_wrap {
+            self.wrap_line();
+        }
+        if width == 2 && self.cursor.col + 1 >= cols {
+            if !self.modes.autowrap || cols < 2 {
+                return;
+            }
+            let col = self.cursor.col;
+            self.split_wide_at(self.cursor.row, col);
+            let mut pad = Cell::blank(self.erase_id);
+            pad.flags = CellFlags::LEADING_SPACER;
+            self.grid.row_mut(self.cursor.row).set(col, pad);
+            self.wrap_line();
+        }
+        let (row, col) = (self.cursor.row, self.cursor.col);
+        if self.modes.insert {
+            self.split_wide_at(row, col);
+            let r = self.grid.row_mut(row);
+            r.copy_within(col, cols - col - width, col + width);
+            if let Some(last) = r.cells().last().copied() {
+                if last.is_wide() {
+                    r.set(cols - 1, Cell::blank(last.style));
+                }
+            }
+        }
+        // Overwriting half of a wide character blanks the other half.
+        let cells = self.grid.row(row).cells();
+        let (old, next) = (cells[col], cells.get(col + 1).copied());
+        if old.is_spacer() {
+            self.split_wide_at(row, col);
+        } else if old.is_wide() && width == 1 {
+            self.drop_spacer_after(row, col);
+        }
+        if width == 2 && next.is_some_and(|n| n.is_wide()) {
+            self.drop_spacer_after(row, col + 1);
+        }
+        let r = self.grid.row_mut(row);
+        if width == 1 {
+            r.set(
+                col,
+                Cell {
+                    ch: c,
+                    style: self.pen_id,
+                    link: self.link,
+                    flags: CellFlags::empty(),
+                },
+            );
+        } else {
+            r.set(
+                col,
+                Cell {
+                    ch: c,
+                    style: self.pen_id,
+                    link: self.link,
+                    flags: CellFlags::WIDE,
+                },
+            );
+            r.set(
+                col + 1,
+                Cell {
+                    ch: ' ',
+                    style: self.pen_id,
+                    link: self.link,
+                    flags: CellFlags::WIDE_SPACER,
+                },
+            );
+        }
+        if col + width >= cols {
+            r.wrapped = false;
+            self.cursor.col = cols - 1;
+            self.cursor.pending_wrap = self.modes.autowrap;
+        } else {
+            self.cursor.col = col + width;
+        }
+        self.last_char = Some(c);
+    }
+
+    fn bell(&mut self) {
+        self.bells += 1;
+    }
+
+    fn backspace(&mut self) {
+        self.cursor.pending_wrap = false;
+        self.cursor.col = self.cursor.col.saturating_sub(1);
+    }
+
+    fn tab_forward(&mut self, n: u16) {
+        let last = self.width() - 1;
+        for _ in 0..n {
+            match (self.cursor.col + 1..=last).find(|&c| self.tabs[c]) {
+                Some(c) => self.cursor.col = c,
+                None => {
+                    self.cursor.col = last;
+                    break;
+                }
+            }
+        }
+    }
+
+    fn tab_backward(&mut self, n: u16) {
+        self.cursor.pending_wrap = false;
+        for _ in 0..n {
+            match (0..self.cursor.col).rev().find(|&c| self.tabs[c]) {
+                Some(c) => self.cursor.col = c,
+                None => {
+                    self.cursor.col = 0;
+                    break;
+                }
+            }
+        }
+    }
+
+    fn linefeed(&mut self) {
+        if self.modes.linefeed_newline {
+            self.cursor.col = 0;
+        }
+        self.index();
+    }
+
+    fn carriage_return(&mut self) {
+        self.cursor.col = 0;
+        self.cursor.pending_wrap = false;
+    }
+
+    fn index(&mut self) {
+        self.cursor.pending_wrap = false;
+        if self.cursor.row == self.scroll_bottom {
+            self.scroll_region_up(1);
+        } else if self.cursor.row + 1 < self.height() {
+            self.cursor.row += 1;
+        }
+    }
+
+    fn next_line(&mut self) {
+        self.cursor.col = 0;
+        self.index();
+    }
+
+    fn reverse_index(&mut self) {
+        self.cursor.pending_wrap = false;
+        if self.cursor.row == self.scroll_top {
+            self.scroll_region_down(1);
+        } else if self.cursor.row > 0 {
+            self.cursor.row -= 1;
+        }
+    }
+
+    fn set_tab_stop(&mut self) {
+        if let Some(t) = self.tabs.get_mut(self.cursor.col) {
+            *t = true;
+        }
+    }
+
+    fn clear_tab_stops(&mut self, which: TabClear) {
+        match which {
+            TabClear::Current => {
+                if let Some(t) = self.tabs.get_mut(self.cursor.col) {
+                    *t = false;
+                }
+            }
+            TabClear::All => self.tabs.fill(false),
+        }
+    }
+
+    fn save_cursor(&mut self) {
+        self.saved[self.alt_active as usize] = Some(SavedCursor {
+            cursor: self.cursor,
+            pen: self.pen,
+            link: self.link,
+            origin: self.modes.origin,
+            charsets: self.charsets,
+        });
+    }
+
+    fn restore_cursor(&mut self) {
+        let saved = self.saved[self.alt_active as usize].unwrap_or_default();
+        self.cursor = saved.cursor;
+        self.pen = saved.pen;
+        self.pen_dirty = true;
+        self.link = saved.link;
+        self.modes.origin = saved.origin;
+        self.charsets = saved.charsets;
+        self.clamp_cursor();
+    }
+
+    fn full_reset(&mut self) {
+        self.reset_state();
+    }
+
+    fn soft_reset(&mut self) {
+        self.modes.insert = false;
+        self.modes.origin = false;
+        self.modes.autowrap = true;
+        self.modes.cursor_visible = true;
+        self.modes.cursor_keys_application = false;
+        self.modes.keypad_application = false;
+        self.scroll_top = 0;
+        self.scroll_bottom = self.height() - 1;
+        self.charsets = Charsets::default();
+        self.pen = Style::default();
+        self.pen_dirty = true;
+        self.link = LinkId::NONE;
+        self.saved[self.alt_active as usize] = None;
+        self.cursor.pending_wrap = false;
+    }
+
+    fn screen_alignment_test(&mut self) {
+        self.scroll_top = 0;
+        self.scroll_bottom = self.height() - 1;
+        let fill = Cell {
+            ch: 'E',
+            ..Cell::BLANK
+        };
+        for row in self.grid.rows_mut() {
+            row.reset(fill);
+        }
+        self.cursor = Cursor::default();
+    }
+
+    fn designate_charset(&mut self, slot: CharsetSlot, charset: Charset) {
+        self.charsets.designate(slot, charset);
+    }
+
+    fn invoke_charset(&mut self, slot: CharsetSlot) {
+        self.charsets.invoke(slot);
+    }
+
+    fn single_shift(&mut self, slot: CharsetSlot) {
+        self.charsets.single_shift(slot);
+    }
+
+    fn move_up(&mut self, n: u16) {
+        let limit = self.upper_limit();
+        self.cursor.row = self.cursor.row.saturating_sub(n as usize).max(limit);
+        self.cursor.pending_wrap = false;
+    }
+
+    fn move_down(&mut self, n: u16) {
+        let limit = self.lower_limit();
+        self.cursor.row = (self.cursor.row + n as usize).min(limit);
+        self.cursor.pending_wrap = false;
+    }
+
+    fn move_forward(&mut self, n: u16) {
+        self.cursor.col = (self.cursor.col + n as usize).min(self.width() - 1);
+        self.cursor.pending_wrap = false;
+    }
+
+    fn move_backward(&mut self, n: u16) {
+        self.cursor.col = self.cursor.col.saturating_sub(n as usize);
+        self.cursor.pending_wrap = false;
+    }
+
+    fn move_down_to_start(&mut self, n: u16) {
+        self.move_down(n);
+        self.cursor.col = 0;
+    }
+
+    fn move_up_to_start(&mut self, n: u16) {
+        self.move_up(n);
+        self.cursor.col = 0;
+    }
+
+    fn goto_col(&mut self, col: u16) {
+        self.cursor.col = (col as usize).min(self.width() - 1);
+        self.cursor.pending_wrap = false;
+    }
+
+    fn goto_row(&mut self, row: u16) {
+        let col = self.cursor.col as u16;
+        self.goto(row, col);
+    }
+
+    fn move_down_keep_col(&mut self, n: u16) {
+        self.move_down(n);
+    }
+
+    fn goto(&mut self, row: u16, col: u16) {
+        let (top, bottom) = if self.modes.origin {
+            (self.scroll_top, self.scroll_bottom)
+        } else {
+            (0, self.height() - 1)
+        };
+        self.cursor.row = (top + row as usize).min(bottom);
+        self.cursor.col = (col as usize).min(self.width() - 1);
+        self.cursor.pending_wrap = false;
+    }
+
+    fn erase_display(&mut self, which: Erase) {
+        let Cursor { row, col, .. } = self.cursor;
+        match which {
+            Erase::ToEnd => {
+                self.erase_cells(row, col, self.width());
+                self.erase_rows(row + 1, self.height());
+            }
+            Erase::ToStart => {
+                self.erase_rows(0, row);
+                self.erase_cells(row, 0, col + 1);
+            }
+            Erase::All => self.erase_rows(0, self.height()),
+            Erase::Scrollback => self.scrollback.clear(),
+        }
+        self.cursor.pending_wrap = false;
+    }
+
+    fn erase_line(&mut self, which: Erase) {
+        let Cursor { row, col, .. } = self.cursor;
+        match which {
+            Erase::ToEnd => self.erase_cells(row, col, self.width()),
+            Erase::ToStart => self.erase_cells(row, 0, col + 1),
+            Erase::All | Erase::Scrollback => self.erase_cells(row, 0, self.width()),
+        }
+        self.cursor.pending_wrap = false;
+    }
+
+    fn insert_blank(&mut self, n: u16) {
+        let Cursor { row, col, .. } = self.cursor;
+        let cols = self.width();
+        let n = (n as usize).min(cols - col);
+        self.split_wide_at(row, col);
+        let fill = self.erase_cell();
+        let r = self.grid.row_mut(row);
+        r.copy_within(col, cols - col - n, col + n);
+        r.fill(col, col + n, fill);
+        if let Some(last) = r.cells().last().copied() {
+            if last.is_wide() {
+                r.set(cols - 1, Cell::blank(last.style));
+            }
+        }
+        self.cursor.pending_wrap = false;
+    }
+
+    fn delete_chars(&mut self, n: u16) {
+        let Cursor { row, col, .. } = self.cursor;
+        let cols = self.width();
+        let n = (n as usize).min(cols - col);
+        self.split_wide_at(row, col);
+        if col + n < cols {
+            self.split_wide_at(row, col + n);
+        }
+        let fill = self.erase_cell();
+        let r = self.grid.row_mut(row);
+        r.copy_within(col + n, cols - col - n, col);
+        r.fill(cols - n, cols, fill);
+        self.cursor.pending_wrap = false;
+    }
+
+    fn erase_chars(&mut self, n: u16) {
+        let Cursor { row, col, .. } = self.cursor;
+        self.erase_cells(row, col, col + n as usize);
+        self.cursor.pending_wrap = false;
+    }
+
+    fn insert_lines(&mut self, n: u16) {
+        let row = self.cursor.row;
+        if row < self.scroll_top || row > self.scroll_bottom {
+            return;
+        }
+        let fill = self.erase_cell();
+        self.grid
+            .scroll_down(row, self.scroll_bottom, n as usize, fill);
+        self.cursor.col = 0;
+        self.cursor.pending_wrap = false;
+    }
+
+    fn delete_lines(&mut self, n: u16) {
+        let row = self.cursor.row;
+        if row < self.scroll_top || row > self.scroll_bottom {
+            return;
+        }
+        let fill = self.erase_cell();
+        self.grid
+            .scroll_up(row, self.scroll_bottom, n as usize, fill, Some);
+        self.cursor.col = 0;
+        self.cursor.pending_wrap = false;
+    }
+
+    fn scroll_up(&mut self, n: u16) {
+        self.scroll_region_up(n as usize);
+    }
+
+    fn scroll_down(&mut self, n: u16) {
+        self.scroll_region_down(n as usize);
+    }
+
+    fn repeat_last(&mut self, n: u16) {
+        if let Some(c) = self.last_char {
+            // Bounded by the screen size: repeating more only overwrites the same cells.
+            let n = (n as usize).min(self.width() * self.height());
+            for _ in 0..n {
+                self.print(c);
+            }
+        }
+    }
+
+    fn set_scroll_region(&mut self, top: Option<u16>, bottom: Option<u16>) {
+        let height = self.height();
+        let top = top.map_or(0, |t| t as usize - 1);
+        let bottom = bottom.map_or(height - 1, |b| (b as usize).min(height) - 1);
+        if top < bottom {
+            self.scroll_top = top;
+            self.scroll_bottom = bottom;
+            self.goto(0, 0);
+        }
+    }
+
+    fn set_mode(&mut self, mode: Mode, on: bool) {
+        match mode {
+            Mode::AltScreen => {
+                if on {
+                    self.enter_alt_screen(false)
+                } else {
+                    self.leave_alt_screen(false)
+                }
+            }
+            Mode::AltScreenClear => {
+                if on {
+                    self.enter_alt_screen(false)
+                } else {
+                    self.leave_alt_screen(true)
+                }
+            }
+            Mode::SaveCursor => {
+                if on {
+                    self.save_cursor()
+                } else {
+                    self.restore_cursor()
+                }
+            }
+            Mode::AltScreenSaveCursor => {
+                if on {
+                    if !self.alt_active {
+                        self.save_cursor();
+                    }
+                    self.enter_alt_screen(true);
+                } else if self.alt_active {
+                    self.leave_alt_screen(false);
+                    self.restore_cursor();
+                }
+            }
+            Mode::Origin => {
+                self.modes.origin = on;
+                self.goto(0, 0);
+            }
+            _ => {
+                self.modes.set(mode, on);
+            }
+        }
+    }
+
+    fn report_mode(&mut self, number: u16, private: bool) {
+        let mode = if private {
+            Mode::from_dec(number)
+        } else {
+            Mode::from_ansi(number)
+        };
+        // DECRPM values: 0 not recognised, 1 set, 2 reset.
+        let value = match mode {
+            None => 0,
+            Some(Mode::AltScreen | Mode::AltScreenClear | Mode::AltScreenSaveCursor) => {
+                if self.alt_active { 1 } else { 2 }
+            }
+            Some(Mode::SaveCursor) => 2,
+            Some(m) => match self.modes.get(m) {
+                Some(true) => 1,
+                Some(false) => 2,
+                None => 0,
+            },
+        };
+        let marker = if private { "?" } else { "" };
+        let reply = format!("\x1b[{marker}{number};{value}$y");
+        self.reply(reply.as_bytes());
+    }
+
+    fn set_keypad_application(&mut self, on: bool) {
+        self.modes.keypad_application = on;
+    }
+
+    fn set_cursor_style(&mut self, shape: Option<CursorShape>, blink: bool) {
+        self.cursor_shape = shape.unwrap_or_default();
+        self.modes.cursor_blink = blink;
+    }
+
+    fn sgr(&mut self, attr: Sgr) {
+        let pen = &mut self.pen;
+        match attr {
+            Sgr::Reset => *pen = Style::default(),
+            Sgr::Bold => pen.attrs.set(Attrs::BOLD, true),
+            Sgr::Dim => pen.attrs.set(Attrs::DIM, true),
+            Sgr::NormalIntensity => {
+                pen.attrs.set(Attrs::BOLD, false);
+                pen.attrs.set(Attrs::DIM, false);
+            }
+            Sgr::Italic(on) => pen.attrs.set(Attrs::ITALIC, on),
+            Sgr::Underline(u) => pen.underline = u,
+            Sgr::Blink(on) => pen.attrs.set(Attrs::BLINK, on),
+            Sgr::Inverse(on) => pen.attrs.set(Attrs::INVERSE, on),
+            Sgr::Hidden(on) => pen.attrs.set(Attrs::HIDDEN, on),
+            Sgr::Strike(on) => pen.attrs.set(Attrs::STRIKE, on),
+            Sgr::Overline(on) => pen.attrs.set(Attrs::OVERLINE, on),
+            Sgr::Foreground(c) => pen.fg = c,
+            Sgr::Background(c) => pen.bg = c,
+            Sgr::UnderlineColor(c) => pen.underline_color = c,
+        }
+        self.pen_dirty = true;
+    }
+
+    fn set_title(&mut self, title: &str) {
+        let mut end = title.len().min(MAX_TITLE_LEN);
+        while !title.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.title.clear();
+        self.title
+            .extend(title[..end].chars().filter(|c| !c.is_control()));
+    }
+
+    fn push_title(&mut self) {
+        if self.title_stack.len() >= MAX_TITLE_STACK {
+            self.title_stack.remove(0);
+        }
+        self.title_stack.push(self.title.clone());
+    }
+
+    fn pop_title(&mut self) {
+        if let Some(t) = self.title_stack.pop() {
+            self.title = t;
+        }
+    }
+
+    fn set_palette_color(&mut self, index: u8, rgb: Rgb) {
+        self.palette[index as usize] = Some(rgb);
+    }
+
+    fn query_palette_color(&mut self, index: u8, terminator: OscTerminator) {
+        let color = xparse_color_string(self.palette_color(index));
+        let reply = format!("\x1b]4;{index};{color}{}", st(terminator));
+        self.reply(reply.as_bytes());
+    }
+
+    fn reset_palette_color(&mut self, index: Option<u8>) {
+        match index {
+            Some(i) => self.palette[i as usize] = None,
+            None => self.palette.fill(None),
+        }
+    }
+
+    fn set_dynamic_color(&mut self, which: DynamicColor, rgb: Rgb) {
+        self.dynamic[which as usize] = Some(rgb);
+    }
+
+    fn query_dynamic_color(&mut self, which: DynamicColor, terminator: OscTerminator) {
+        let default = match which {
+            DynamicColor::Foreground => self.options.foreground,
+            DynamicColor::Background => self.options.background,
+            DynamicColor::Cursor => self.options.cursor_color,
+        };
+        let rgb = self.dynamic[which as usize].unwrap_or(default);
+        let code = 10 + which as u8;
+        let reply = format!(
+            "\x1b]{code};{}{}",
+            xparse_color_string(rgb),
+            st(terminator)
+        );
+        self.reply(reply.as_bytes());
+    }
+
+    fn reset_dynamic_color(&mut self, which: DynamicColor) {
+        self.dynamic[which as usize] = None;
+    }
+
+    fn set_hyperlink(&mut self, link: Option<(Option<&str>, &str)>) {
+        self.link = match link {
+            Some((id, uri)) if uri.len() <= MAX_URI_LEN && id.is_none_or(|id| id.len() <= MAX_LINK_ID_LEN) => {
+                self.intern_link(Link {
+                    uri: uri.to_owned(),
+                    id: id.map(str::to_owned),
+                })
+            }
+            _ => LinkId::NONE,
+        };
+    }
+
+    fn prompt_mark(&mut self, mark: PromptMark) {
+        self.grid.row_mut(self.cursor.row).mark = mark;
+    }
+
+    fn report(&mut self, report: Report) {
+        let reply = match report {
+            // VT220 with ANSI colour; the same class xterm reports in its VT220 mode.
+            Report::PrimaryAttributes => "\x1b[?62;22c".to_owned(),
+            Report::SecondaryAttributes => "\x1b[>1;10;0c".to_owned(),
+            Report::Status => "\x1b[0n".to_owned(),
+            Report::CursorPosition | Report::ExtendedCursorPosition => {
+                let row = if self.modes.origin {
+                    self.cursor.row.saturating_sub(self.scroll_top)
+                } else {
+                    self.cursor.row
+                };
+                let (r, c) = (row + 1, self.cursor.col + 1);
+                if report == Report::CursorPosition {
+                    format!("\x1b[{r};{c}R")
+                } else {
+                    format!("\x1b[?{r};{c};1R")
+                }
+            }
+            Report::Version => format!("\x1bP>|shotty {}\x1b\\", env!("CARGO_PKG_VERSION")),
+            Report::TextAreaSize => format!("\x1b[8;{};{}t", self.height(), self.width()),
+        };
+        self.reply(reply.as_bytes());
+    }
+}
+
+fn st(terminator: OscTerminator) -> &'static str {
+    match terminator {
+        OscTerminator::Bel => "\x07",
+        OscTerminator::St => "\x1b\\",
+    }
+}

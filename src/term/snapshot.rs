@@ -1,0 +1,364 @@
+//! Snapshots: the visible screen as plain text, and the structured snapshot (schema version 1),
+//! a public contract shared by `render --format json`, `session read --structured` and the SVG
+//! metadata. These serde types are its single definition.
+
+use serde::{Deserialize, Serialize};
+
+use super::grid::Row;
+use super::link::{LinkId, LinkTable};
+use super::screen::Screen;
+use super::style::{Attrs, Color, Style, StyleId, StyleTable, Underline};
+
+/// The schema version written into every structured snapshot.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A colour in a snapshot: a palette index or a `#rrggbb` string. Absent means default.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ColorValue {
+    /// Palette entry 0–255.
+    Index(u8),
+    /// True colour as `#rrggbb`.
+    Rgb(String),
+}
+
+impl ColorValue {
+    fn from_color(color: Color) -> Option<ColorValue> {
+        match color {
+            Color::Default => None,
+            Color::Indexed(i) => Some(ColorValue::Index(i)),
+            Color::Rgb(r, g, b) => Some(ColorValue::Rgb(format!("#{r:02x}{g:02x}{b:02x}"))),
+        }
+    }
+
+    /// The colour this value denotes (`Default` for a malformed string).
+    pub fn to_color(&self) -> Color {
+        match self {
+            ColorValue::Index(i) => Color::Indexed(*i),
+            ColorValue::Rgb(s) => {
+                let hex = s.strip_prefix('#').unwrap_or(s);
+                let channel = |i: usize| {
+                    hex.get(i..i + 2)
+                        .and_then(|h| u8::from_str_radix(h, 16).ok())
+                };
+                match (hex.len(), channel(0), channel(2), channel(4)) {
+                    (6, Some(r), Some(g), Some(b)) => Color::Rgb(r, g, b),
+                    _ => Color::Default,
+                }
+            }
+        }
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One style of the snapshot's style table. Flags appear only when true.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StyleSnapshot {
+    /// Foreground colour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fg: Option<ColorValue>,
+    /// Background colour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bg: Option<ColorValue>,
+    /// Bold.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bold: bool,
+    /// Dim (faint).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub dim: bool,
+    /// Italic.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub italic: bool,
+    /// Underline style: `single`, `double`, `curly`, `dotted` or `dashed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub underline: Option<String>,
+    /// Underline colour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub underline_color: Option<ColorValue>,
+    /// Blink.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub blink: bool,
+    /// Inverse video.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub inverse: bool,
+    /// Hidden (concealed).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub hidden: bool,
+    /// Strikethrough.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub strike: bool,
+    /// Overline.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub overline: bool,
+}
+
+impl StyleSnapshot {
+    /// The snapshot form of a style.
+    pub fn from_style(style: &Style) -> StyleSnapshot {
+        let a = style.attrs;
+        StyleSnapshot {
+            fg: ColorValue::from_color(style.fg),
+            bg: ColorValue::from_color(style.bg),
+            bold: a.contains(Attrs::BOLD),
+            dim: a.contains(Attrs::DIM),
+            italic: a.contains(Attrs::ITALIC),
+            underline: style.underline.name().map(str::to_owned),
+            underline_color: ColorValue::from_color(style.underline_color),
+            blink: a.contains(Attrs::BLINK),
+            inverse: a.contains(Attrs::INVERSE),
+            hidden: a.contains(Attrs::HIDDEN),
+            strike: a.contains(Attrs::STRIKE),
+            overline: a.contains(Attrs::OVERLINE),
+        }
+    }
+
+    /// The style this snapshot entry describes.
+    pub fn to_style(&self) -> Style {
+        let mut attrs = Attrs::empty();
+        attrs.set(Attrs::BOLD, self.bold);
+        attrs.set(Attrs::DIM, self.dim);
+        attrs.set(Attrs::ITALIC, self.italic);
+        attrs.set(Attrs::BLINK, self.blink);
+        attrs.set(Attrs::INVERSE, self.inverse);
+        attrs.set(Attrs::HIDDEN, self.hidden);
+        attrs.set(Attrs::STRIKE, self.strike);
+        attrs.set(Attrs::OVERLINE, self.overline);
+        let color = |c: &Option<ColorValue>| c.as_ref().map_or(Color::Default, |v| v.to_color());
+        Style {
+            fg: color(&self.fg),
+            bg: color(&self.bg),
+            underline_color: color(&self.underline_color),
+            attrs,
+            underline: self
+                .underline
+                .as_deref()
+                .and_then(Underline::from_name)
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// One hyperlink of the snapshot's link table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSnapshot {
+    /// Target URI.
+    pub uri: String,
+    /// The OSC 8 `id=` parameter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+fn is_one(w: &u8) -> bool {
+    *w == 1
+}
+
+fn one() -> u8 {
+    1
+}
+
+fn is_zero(s: &u32) -> bool {
+    *s == 0
+}
+
+/// One cell. `w` is omitted when 1, `s` when 0, `l` when the cell has no link.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CellSnapshot {
+    /// The character and any zero-width characters after it; `" "` when empty, `""` for the
+    /// right half of a wide character.
+    pub t: String,
+    /// Width in columns: 2 for wide, 0 for a wide character's spacer.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub w: u8,
+    /// Index into `styles`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub s: u32,
+    /// Index into `links`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l: Option<u32>,
+}
+
+/// One row: exactly `width` cells.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RowSnapshot {
+    /// The row continues on the next one (soft wrap).
+    pub wrapped: bool,
+    /// The cells, left to right.
+    pub cells: Vec<CellSnapshot>,
+}
+
+/// The cursor.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CursorSnapshot {
+    /// 0-based row.
+    pub row: u32,
+    /// 0-based column.
+    pub col: u32,
+    /// DECTCEM.
+    pub visible: bool,
+    /// `block`, `underline` or `bar`.
+    pub shape: String,
+}
+
+/// The structured snapshot, schema version 1.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Snapshot {
+    /// Always [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// Columns.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+    /// The cursor.
+    pub cursor: CursorSnapshot,
+    /// Whether the alternate screen is shown.
+    pub alternate_screen: bool,
+    /// The window title (empty when none was set).
+    pub title: String,
+    /// Lines in the scrollback.
+    pub scrollback_lines: u64,
+    /// Styles used by the cells; entry 0 is always the empty style.
+    pub styles: Vec<StyleSnapshot>,
+    /// Hyperlinks used by the cells.
+    pub links: Vec<LinkSnapshot>,
+    /// The visible rows, top to bottom.
+    pub rows: Vec<RowSnapshot>,
+}
+
+/// Renumbers interned ids into a snapshot's dense tables in order of first use, so the same
+/// screen always gives the same snapshot whatever the interning history.
+struct Renumber {
+    ids: Vec<u32>,
+    order: Vec<usize>,
+}
+
+impl Renumber {
+    fn new(table_len: usize, reserve_zero: bool) -> Renumber {
+        let mut r = Renumber {
+            ids: vec![u32::MAX; table_len],
+            order: Vec::new(),
+        };
+        if reserve_zero && table_len > 0 {
+            r.ids[0] = 0;
+            r.order.push(0);
+        }
+        r
+    }
+
+    fn get(&mut self, id: usize) -> u32 {
+        match self.ids.get(id) {
+            Some(&n) if n != u32::MAX => n,
+            Some(_) => {
+                let n = self.order.len() as u32;
+                self.ids[id] = n;
+                self.order.push(id);
+                n
+            }
+            None => 0,
+        }
+    }
+}
+
+/// Builds the structured snapshot of `rows` (the visible screen) with the screen's metadata.
+pub(crate) fn build(screen: &Screen) -> Snapshot {
+    let styles: &StyleTable = screen.styles();
+    let links: &LinkTable = screen.links();
+    let mut style_ids = Renumber::new(styles.len(), true);
+    let mut link_ids = Renumber::new(links.len() + 1, false);
+    let rows = screen
+        .grid()
+        .rows()
+        .iter()
+        .map(|row| row_snapshot(row, &mut style_ids, &mut link_ids))
+        .collect();
+    let cursor = screen.cursor();
+    Snapshot {
+        schema_version: SCHEMA_VERSION,
+        width: screen.width() as u32,
+        height: screen.height() as u32,
+        cursor: CursorSnapshot {
+            row: cursor.row as u32,
+            col: cursor.col as u32,
+            visible: screen.modes().cursor_visible,
+            shape: screen.cursor_shape().name().to_owned(),
+        },
+        alternate_screen: screen.is_alternate_screen(),
+        title: screen.title().to_owned(),
+        scrollback_lines: screen.scrollback().len() as u64,
+        styles: style_ids
+            .order
+            .iter()
+            .map(|&id| StyleSnapshot::from_style(styles.get(StyleId(id as u16))))
+            .collect(),
+        links: link_ids
+            .order
+            .iter()
+            .filter_map(|&id| links.get(LinkId(id as u16)))
+            .map(|l| LinkSnapshot {
+                uri: l.uri.clone(),
+                id: l.id.clone(),
+            })
+            .collect(),
+        rows,
+    }
+}
+
+fn row_snapshot(row: &Row, styles: &mut Renumber, links: &mut Renumber) -> RowSnapshot {
+    let cells = row
+        .cells()
+        .iter()
+        .enumerate()
+        .map(|(col, cell)| {
+            let t = if cell.is_spacer() {
+                String::new()
+            } else {
+                let mut t = String::with_capacity(4);
+                t.push(cell.ch);
+                if let Some(extra) = row.extra(col) {
+                    t.push_str(extra);
+                }
+                t
+            };
+            CellSnapshot {
+                t,
+                w: cell.width(),
+                s: styles.get(cell.style.0 as usize),
+                l: cell
+                    .link
+                    .is_some()
+                    .then(|| links.get(cell.link.0 as usize)),
+            }
+        })
+        .collect();
+    RowSnapshot {
+        wrapped: row.wrapped,
+        cells,
+    }
+}
+
+impl Snapshot {
+    /// The screen as text: one line per row, trailing spaces removed, spacers skipped.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for (i, row) in self.rows.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            let start = out.len();
+            for cell in &row.cells {
+                out.push_str(&cell.t);
+            }
+            let trimmed = out[start..].trim_end_matches(' ').len();
+            out.truncate(start + trimmed);
+        }
+        out
+    }
+}
