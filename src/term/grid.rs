@@ -38,6 +38,9 @@ pub struct Row {
     pub wrapped: bool,
     /// The last shell-integration mark received on this row.
     pub mark: PromptMark,
+    /// Every cell at or after this index is `Cell::BLANK` without extras, so clearing a
+    /// recycled row only touches what was written.
+    occ: usize,
     extras: Vec<Extra>,
 }
 
@@ -48,6 +51,7 @@ impl Row {
             cells: vec![fill; width],
             wrapped: false,
             mark: PromptMark::None,
+            occ: if fill == Cell::BLANK { 0 } else { width },
             extras: Vec::new(),
         }
     }
@@ -73,12 +77,19 @@ impl Row {
     /// [`Row::set`] or [`Row::clear_extra`] when replacing a cell that may have extras.
     #[inline]
     pub fn cells_mut(&mut self) -> &mut [Cell] {
+        self.occ = self.cells.len();
         &mut self.cells
     }
 
     /// Resets every cell to `fill` and clears the row's flags, keeping its allocation.
     pub fn reset(&mut self, fill: Cell) {
-        self.cells.fill(fill);
+        if fill == Cell::BLANK {
+            self.cells[..self.occ].fill(fill);
+            self.occ = 0;
+        } else {
+            self.cells.fill(fill);
+            self.occ = self.cells.len();
+        }
         self.wrapped = false;
         self.mark = PromptMark::None;
         self.extras.clear();
@@ -96,8 +107,12 @@ impl Row {
                 }
             }
             self.sync_extras();
+            self.occ = self.occ.min(width);
         } else {
             self.cells.resize(width, fill);
+            if fill != Cell::BLANK {
+                self.occ = width;
+            }
         }
     }
 
@@ -117,6 +132,9 @@ impl Row {
         if let Some(slot) = self.cells.get_mut(col) {
             let had_extra = slot.flags.contains(CellFlags::EXTRA);
             *slot = cell;
+            if col >= self.occ {
+                self.occ = col + 1;
+            }
             if had_extra {
                 self.remove_extra(col);
             }
@@ -125,6 +143,22 @@ impl Row {
 
     fn remove_extra(&mut self, col: usize) {
         self.extras.retain(|e| e.col as usize != col);
+    }
+
+    /// Writes a plain (narrow, extra-free) cell over a plain cell: the print fast path.
+    /// Returns false, changing nothing, when either cell needs the general path.
+    #[inline(always)]
+    pub(crate) fn write_plain(&mut self, col: usize, cell: Cell) -> bool {
+        match self.cells.get_mut(col) {
+            Some(slot) if slot.flags == CellFlags::empty() => {
+                *slot = cell;
+                if col >= self.occ {
+                    self.occ = col + 1;
+                }
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Removes the zero-width characters of the cell at `col`.
@@ -147,6 +181,9 @@ impl Row {
             .iter()
             .any(|c| c.flags.contains(CellFlags::EXTRA));
         self.cells[start..end].fill(fill);
+        if fill != Cell::BLANK && end > self.occ {
+            self.occ = end;
+        }
         if had_extra {
             self.extras
                 .retain(|e| (e.col as usize) < start || (e.col as usize) >= end);
@@ -167,6 +204,7 @@ impl Row {
             }
         }
         cell.flags.set(CellFlags::EXTRA, true);
+        self.occ = self.occ.max(col + 1);
         self.extras.push(Extra {
             col: col as u16,
             text: c.to_string(),
@@ -194,6 +232,7 @@ impl Row {
         }
         let len = len.min(width - src).min(width - dst);
         self.cells.copy_within(src..src + len, dst);
+        self.occ = self.occ.max(dst + len);
         if !self.extras.is_empty() {
             for e in &mut self.extras {
                 let c = e.col as usize;
@@ -235,7 +274,7 @@ impl Row {
 
     /// Index one past the last cell that is not a default blank.
     pub fn occupied_len(&self) -> usize {
-        self.cells
+        self.cells[..self.occ]
             .iter()
             .rposition(|c| *c != Cell::BLANK)
             .map_or(0, |i| i + 1)

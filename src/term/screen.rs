@@ -496,64 +496,9 @@ impl Screen {
         self.bells = bells;
     }
 
-    // ----- resize ------------------------------------------------------------------------
-
-    /// Resizes both buffers. The primary screen reflows soft-wrapped lines when the width
-    /// changes; the alternate screen is clipped. The cursor stays on the same character.
-    pub fn resize(&mut self, width: usize, height: usize) {
-        let width = width.max(1);
-        let height = height.max(1);
-        if width == self.width() && height == self.height() {
-            return;
-        }
-        let fill = Cell::BLANK;
-        let (primary, alternate) = if self.alt_active {
-            (&mut self.inactive_grid, &mut self.grid)
-        } else {
-            (&mut self.grid, &mut self.inactive_grid)
-        };
-        // The primary cursor: the live one, or the one saved by 1049 while the alternate
-        // screen is up.
-        let primary_cursor = if self.alt_active {
-            self.saved[0].map(|s| s.cursor).unwrap_or_default()
-        } else {
-            self.cursor
-        };
-        let new_cursor = reflow::resize_primary(
-            primary,
-            &mut self.scrollback,
-            primary_cursor,
-            width,
-            height,
-            fill,
-        );
-        alternate.resize_clip(width, height);
-        if self.alt_active {
-            if let Some(saved) = &mut self.saved[0] {
-                saved.cursor = new_cursor;
-            }
-            self.cursor.row = self.cursor.row.min(height - 1);
-            self.cursor.col = self.cursor.col.min(width - 1);
-            self.cursor.pending_wrap = false;
-        } else {
-            self.cursor = new_cursor;
-        }
-        for saved in self.saved.iter_mut().flatten() {
-            saved.cursor.row = saved.cursor.row.min(height - 1);
-            saved.cursor.col = saved.cursor.col.min(width - 1);
-        }
-        let old_tabs = std::mem::take(&mut self.tabs);
-        self.tabs = default_tabs(width);
-        let keep = old_tabs.len().min(width);
-        self.tabs[..keep].copy_from_slice(&old_tabs[..keep]);
-        self.scroll_top = 0;
-        self.scroll_bottom = height - 1;
-    }
-}
-
-impl Handler for Screen {
-    #[inline]
-    fn print(&mut self, c: char) {
+    /// Prints one character: widths, wrapping, wide-character halves, insert mode, charsets.
+    #[inline(never)]
+    fn print_general(&mut self, c: char) {
         let width = if (' '..'\x7f').contains(&c) {
             1
         } else {
@@ -648,6 +593,90 @@ impl Handler for Screen {
             self.cursor.col = col + width;
         }
         self.last_char = Some(c);
+    }
+
+    // ----- resize ------------------------------------------------------------------------
+
+    /// Resizes both buffers. The primary screen reflows soft-wrapped lines when the width
+    /// changes; the alternate screen is clipped. The cursor stays on the same character.
+    pub fn resize(&mut self, width: usize, height: usize) {
+        let width = width.max(1);
+        let height = height.max(1);
+        if width == self.width() && height == self.height() {
+            return;
+        }
+        let fill = Cell::BLANK;
+        let (primary, alternate) = if self.alt_active {
+            (&mut self.inactive_grid, &mut self.grid)
+        } else {
+            (&mut self.grid, &mut self.inactive_grid)
+        };
+        // The primary cursor: the live one, or the one saved by 1049 while the alternate
+        // screen is up.
+        let primary_cursor = if self.alt_active {
+            self.saved[0].map(|s| s.cursor).unwrap_or_default()
+        } else {
+            self.cursor
+        };
+        let new_cursor = reflow::resize_primary(
+            primary,
+            &mut self.scrollback,
+            primary_cursor,
+            width,
+            height,
+            fill,
+        );
+        alternate.resize_clip(width, height);
+        if self.alt_active {
+            if let Some(saved) = &mut self.saved[0] {
+                saved.cursor = new_cursor;
+            }
+            self.cursor.row = self.cursor.row.min(height - 1);
+            self.cursor.col = self.cursor.col.min(width - 1);
+            self.cursor.pending_wrap = false;
+        } else {
+            self.cursor = new_cursor;
+        }
+        for saved in self.saved.iter_mut().flatten() {
+            saved.cursor.row = saved.cursor.row.min(height - 1);
+            saved.cursor.col = saved.cursor.col.min(width - 1);
+        }
+        let old_tabs = std::mem::take(&mut self.tabs);
+        self.tabs = default_tabs(width);
+        let keep = old_tabs.len().min(width);
+        self.tabs[..keep].copy_from_slice(&old_tabs[..keep]);
+        self.scroll_top = 0;
+        self.scroll_bottom = height - 1;
+    }
+}
+
+impl Handler for Screen {
+    #[inline(always)]
+    fn print(&mut self, c: char) {
+        // Fast path for the overwhelmingly common case: printable ASCII over a plain cell,
+        // not in the last column, with nothing pending. Everything else takes `print_general`.
+        if (' '..'\x7f').contains(&c)
+            && !self.cursor.pending_wrap
+            && !self.pen_dirty
+            && !self.modes.insert
+            && self.charsets.is_identity()
+        {
+            let Cursor { row, col, .. } = self.cursor;
+            if col + 1 < self.grid.width() {
+                let cell = Cell {
+                    ch: c,
+                    style: self.pen_id,
+                    link: self.link,
+                    flags: CellFlags::empty(),
+                };
+                if self.grid.row_mut(row).write_plain(col, cell) {
+                    self.cursor.col = col + 1;
+                    self.last_char = Some(c);
+                    return;
+                }
+            }
+        }
+        self.print_general(c);
     }
 
     fn bell(&mut self) {
@@ -1003,12 +1032,12 @@ impl Handler for Screen {
                 }
             }
             Mode::AltScreenSaveCursor => {
+                // As xterm: the save, clear and restore are unconditional; only the buffer
+                // switch depends on the current buffer (a `1049l` on the primary restores).
                 if on {
-                    if !self.alt_active {
-                        self.save_cursor();
-                    }
+                    self.save_cursor();
                     self.enter_alt_screen(true);
-                } else if self.alt_active {
+                } else {
                     self.leave_alt_screen(false);
                     self.restore_cursor();
                 }
