@@ -24,9 +24,32 @@ impl Rng {
 }
 
 const WORDS: &[&str] = &[
-    "the", "terminal", "renders", "every", "cell", "exactly", "where", "programs", "expect",
-    "it", "scrollback", "keeps", "history", "while", "alternate", "screens", "hold", "editors",
-    "cargo", "build", "--release", "src/main.rs", "warning:", "unused", "variable", "ok",
+    "the",
+    "terminal",
+    "renders",
+    "every",
+    "cell",
+    "exactly",
+    "where",
+    "programs",
+    "expect",
+    "it",
+    "scrollback",
+    "keeps",
+    "history",
+    "while",
+    "alternate",
+    "screens",
+    "hold",
+    "editors",
+    "cargo",
+    "build",
+    "--release",
+    "src/main.rs",
+    "warning:",
+    "unused",
+    "variable",
+    "ok",
 ];
 
 fn words(rng: &mut Rng, out: &mut String, n: usize) {
@@ -123,7 +146,11 @@ pub fn tui_redraw(size: usize, width: usize, height: usize) -> Vec<u8> {
                 s.push_str("\x1b[K");
             }
         }
-        s.push_str(&format!("\x1b[{};{}H", 1 + rng.below(height as u64), 1 + rng.below(width as u64)));
+        s.push_str(&format!(
+            "\x1b[{};{}H",
+            1 + rng.below(height as u64),
+            1 + rng.below(width as u64)
+        ));
     }
     s.push_str("\x1b[?1049l");
     s.into_bytes()
@@ -151,8 +178,20 @@ pub fn scroll_region(size: usize, height: usize) -> Vec<u8> {
 pub fn unicode(size: usize) -> Vec<u8> {
     let mut rng = Rng::new(6);
     let pieces = [
-        "日本語の文章", "中文字符", "한국어", "😀", "👍🏽", "❤\u{fe0f}", "👨\u{200d}👩\u{200d}👧",
-        "e\u{301}", "naïve", "café", "─│┌┐", "ＡＢＣ", "🇺🇸", "text",
+        "日本語の文章",
+        "中文字符",
+        "한국어",
+        "😀",
+        "👍🏽",
+        "❤\u{fe0f}",
+        "👨\u{200d}👩\u{200d}👧",
+        "e\u{301}",
+        "naïve",
+        "café",
+        "─│┌┐",
+        "ＡＢＣ",
+        "🇺🇸",
+        "text",
     ];
     let mut s = String::with_capacity(size + 256);
     while s.len() < size {

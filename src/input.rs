@@ -233,8 +233,12 @@ impl<R: BufRead> CastReader<R> {
                 "r" => {
                     let (w, h) = data
                         .split_once('x')
-                        .and_then(|(w, h)| Some((w.parse::<usize>().ok()?, h.parse::<usize>().ok()?)))
-                        .filter(|&(w, h)| (1..=MAX_DIMENSION).contains(&w) && (1..=MAX_DIMENSION).contains(&h))
+                        .and_then(|(w, h)| {
+                            Some((w.parse::<usize>().ok()?, h.parse::<usize>().ok()?))
+                        })
+                        .filter(|&(w, h)| {
+                            (1..=MAX_DIMENSION).contains(&w) && (1..=MAX_DIMENSION).contains(&h)
+                        })
                         .ok_or_else(|| cast_error(line, format!("bad resize {data:?}")))?;
                     return Ok(Some(CastEvent::Resize {
                         time,
@@ -329,7 +333,9 @@ mod tests {
 
     #[test]
     fn header_detection() {
-        assert!(looks_like_cast(br#"{"version": 2, "width": 80, "height": 24}"#));
+        assert!(looks_like_cast(
+            br#"{"version": 2, "width": 80, "height": 24}"#
+        ));
         assert!(!looks_like_cast(b"\x1b[31mred"));
         assert!(!looks_like_cast(b"{not json"));
     }

@@ -74,7 +74,9 @@ pub fn run(args: RenderArgs) -> Result<i32, String> {
     let first_line = first.split(|&b| b == b'\n').next().unwrap_or_default();
     let is_cast = looks_like_cast(first_line);
     if args.at.is_some() && !is_cast {
-        return Err(format!("--at needs an asciicast recording, but {name} is raw output"));
+        return Err(format!(
+            "--at needs an asciicast recording, but {name} is raw output"
+        ));
     }
 
     let term = if is_cast {

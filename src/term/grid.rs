@@ -101,11 +101,7 @@ impl Row {
         if width < self.cells.len() {
             self.extras.retain(|e| (e.col as usize) < width);
             self.cells.truncate(width);
-            if let Some(last) = self.cells.last_mut() {
-                if last.is_wide() {
-                    *last = Cell::blank(last.style);
-                }
-            }
+            self.blank_cut_wide_at_end();
             self.sync_extras();
             self.occ = self.occ.min(width);
         } else {
@@ -161,29 +157,46 @@ impl Row {
         }
     }
 
+    /// Blanks a wide character in the last column: its spacer was pushed or cut off the row.
+    pub fn blank_cut_wide_at_end(&mut self) {
+        if let Some(last) = self.cells.last().copied()
+            && last.is_wide()
+        {
+            let col = self.cells.len() - 1;
+            self.set(col, Cell::blank(last.style));
+        }
+    }
+
     /// Removes the zero-width characters of the cell at `col`.
     pub fn clear_extra(&mut self, col: usize) {
-        if let Some(cell) = self.cells.get_mut(col) {
-            if cell.flags.contains(CellFlags::EXTRA) {
-                cell.flags.set(CellFlags::EXTRA, false);
-                self.remove_extra(col);
-            }
+        if let Some(cell) = self.cells.get_mut(col)
+            && cell.flags.contains(CellFlags::EXTRA)
+        {
+            cell.flags.set(CellFlags::EXTRA, false);
+            self.remove_extra(col);
         }
     }
 
     /// Fills `range` with `fill`, dropping zero-width characters in it.
     pub fn fill(&mut self, start: usize, end: usize, fill: Cell) {
-        let end = end.min(self.cells.len());
+        let mut end = end.min(self.cells.len());
+        if fill == Cell::BLANK {
+            // Cells from `occ` on are blank already.
+            if end >= self.occ {
+                end = self.occ;
+                self.occ = self.occ.min(start);
+            }
+        } else if end > self.occ {
+            self.occ = end;
+        }
         if start >= end {
             return;
         }
-        let had_extra = self.cells[start..end]
-            .iter()
-            .any(|c| c.flags.contains(CellFlags::EXTRA));
+        let had_extra = !self.extras.is_empty()
+            && self.cells[start..end]
+                .iter()
+                .any(|c| c.flags.contains(CellFlags::EXTRA));
         self.cells[start..end].fill(fill);
-        if fill != Cell::BLANK && end > self.occ {
-            self.occ = end;
-        }
         if had_extra {
             self.extras
                 .retain(|e| (e.col as usize) < start || (e.col as usize) >= end);
@@ -195,13 +208,13 @@ impl Row {
         let Some(cell) = self.cells.get_mut(col) else {
             return;
         };
-        if cell.flags.contains(CellFlags::EXTRA) {
-            if let Some(e) = self.extras.iter_mut().find(|e| e.col as usize == col) {
-                if e.text.chars().count() < MAX_EXTRA_CHARS {
-                    e.text.push(c);
-                }
-                return;
+        if cell.flags.contains(CellFlags::EXTRA)
+            && let Some(e) = self.extras.iter_mut().find(|e| e.col as usize == col)
+        {
+            if e.text.chars().count() < MAX_EXTRA_CHARS {
+                e.text.push(c);
             }
+            return;
         }
         cell.flags.set(CellFlags::EXTRA, true);
         self.occ = self.occ.max(col + 1);
@@ -391,7 +404,8 @@ impl Grid {
                 row.wrapped = false;
             }
         }
-        self.rows.resize_with(height, || Row::new(width, Cell::BLANK));
+        self.rows
+            .resize_with(height, || Row::new(width, Cell::BLANK));
         self.width = width;
     }
 }

@@ -214,6 +214,9 @@ impl Modes {
                 *slot = off;
             }
         }
+        fn tracking(mode: MouseTracking, on: bool) -> MouseTracking {
+            if on { mode } else { MouseTracking::Off }
+        }
         match mode {
             Mode::Insert => self.insert = on,
             Mode::LineFeedNewLine => self.linefeed_newline = on,
@@ -224,30 +227,13 @@ impl Modes {
             Mode::CursorBlink => self.cursor_blink = on,
             Mode::ShowCursor => self.cursor_visible = on,
             Mode::KeypadApplication => self.keypad_application = on,
-            Mode::MouseX10 => pick(
-                &mut self.mouse_tracking,
-                MouseTracking::X10,
-                MouseTracking::Off,
-                on,
-            ),
-            Mode::MouseNormal => pick(
-                &mut self.mouse_tracking,
-                MouseTracking::Normal,
-                MouseTracking::Off,
-                on,
-            ),
-            Mode::MouseButtonEvent => pick(
-                &mut self.mouse_tracking,
-                MouseTracking::ButtonEvent,
-                MouseTracking::Off,
-                on,
-            ),
-            Mode::MouseAnyEvent => pick(
-                &mut self.mouse_tracking,
-                MouseTracking::AnyEvent,
-                MouseTracking::Off,
-                on,
-            ),
+            // xterm: a DECRST of any tracking mode turns reporting off, whichever was active.
+            Mode::MouseX10 => self.mouse_tracking = tracking(MouseTracking::X10, on),
+            Mode::MouseNormal => self.mouse_tracking = tracking(MouseTracking::Normal, on),
+            Mode::MouseButtonEvent => {
+                self.mouse_tracking = tracking(MouseTracking::ButtonEvent, on)
+            }
+            Mode::MouseAnyEvent => self.mouse_tracking = tracking(MouseTracking::AnyEvent, on),
             Mode::FocusEvents => self.focus_events = on,
             Mode::MouseUtf8 => pick(
                 &mut self.mouse_encoding,

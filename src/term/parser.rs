@@ -228,10 +228,7 @@ fn dispatch_csi<H: Handler>(h: &mut H, params: &Params, intermediates: &[u8], ac
         ([], 'r') => {
             let top = raw_param(params, 0);
             let bottom = raw_param(params, 1);
-            h.set_scroll_region(
-                (top != 0).then_some(top),
-                (bottom != 0).then_some(bottom),
-            );
+            h.set_scroll_region((top != 0).then_some(top), (bottom != 0).then_some(bottom));
         }
         ([], 's') => h.save_cursor(),
         ([], 't') => match raw_param(params, 0) {

@@ -85,11 +85,8 @@ fn rewrap(
     let total = rows.len();
     for (abs, row) in rows.into_iter().enumerate() {
         let n = row.len();
-        let padded = row.wrapped
-            && n > 0
-            && row.cells()[n - 1]
-                .flags
-                .contains(CellFlags::LEADING_SPACER);
+        let padded =
+            row.wrapped && n > 0 && row.cells()[n - 1].flags.contains(CellFlags::LEADING_SPACER);
         let take = if padded { n - 1 } else { n };
         let base = line.cells.len();
         for col in 0..take {

@@ -12,7 +12,7 @@ use super::link::{Link, LinkId, LinkTable, MAX_LINK_ID_LEN, MAX_URI_LEN};
 use super::modes::{Mode, Modes};
 use super::palette::{Rgb, XTERM_ANSI, indexed_color, xparse_color_string};
 use super::reflow;
-use super::style::{Attrs, Style, StyleId, StyleTable};
+use super::style::{Attrs, Color, Style, StyleId, StyleTable};
 
 /// Titles longer than this (in bytes) are truncated.
 pub const MAX_TITLE_LEN: usize = 4096;
@@ -81,7 +81,9 @@ pub struct Screen {
     saved: [Option<SavedCursor>; 2],
     pen: Style,
     pen_id: StyleId,
+    /// The style of erased cells: `erase_bg` only (back-colour erase), interned lazily.
     erase_id: StyleId,
+    erase_bg: Color,
     pen_dirty: bool,
     link: LinkId,
     styles: StyleTable,
@@ -122,6 +124,7 @@ impl Screen {
             pen: Style::default(),
             pen_id: StyleId::DEFAULT,
             erase_id: StyleId::DEFAULT,
+            erase_bg: Color::Default,
             pen_dirty: false,
             link: LinkId::NONE,
             styles: StyleTable::new(),
@@ -260,7 +263,6 @@ impl Screen {
         if self.pen_dirty {
             self.pen_dirty = false;
             self.pen_id = self.intern_style(self.pen);
-            self.erase_id = self.intern_style(self.pen.erase_style());
         }
     }
 
@@ -270,7 +272,7 @@ impl Screen {
         }
         // Compacting scans every row, so after a compaction that freed little, wait for a
         // batch of failures before trying again: cost stays amortised in pathological input.
-        if self.intern_failures % 4096 == 0 {
+        if self.intern_failures.is_multiple_of(4096) {
             self.compact_tables();
             if let Some(id) = self.styles.intern(style) {
                 self.intern_failures = 0;
@@ -325,20 +327,38 @@ impl Screen {
                     .get(cell.style.0 as usize)
                     .copied()
                     .unwrap_or_default();
-                cell.link = link_map.get(cell.link.0 as usize).copied().unwrap_or_default();
+                cell.link = link_map
+                    .get(cell.link.0 as usize)
+                    .copied()
+                    .unwrap_or_default();
             }
         }
-        self.link = link_map.get(self.link.0 as usize).copied().unwrap_or_default();
+        self.link = link_map
+            .get(self.link.0 as usize)
+            .copied()
+            .unwrap_or_default();
         for saved in self.saved.iter_mut().flatten() {
-            saved.link = link_map.get(saved.link.0 as usize).copied().unwrap_or_default();
+            saved.link = link_map
+                .get(saved.link.0 as usize)
+                .copied()
+                .unwrap_or_default();
         }
         self.pen_id = self.styles.intern(self.pen).unwrap_or_default();
-        self.erase_id = self.styles.intern(self.pen.erase_style()).unwrap_or_default();
+        self.erase_id = self
+            .styles
+            .intern(Style {
+                bg: self.erase_bg,
+                ..Style::default()
+            })
+            .unwrap_or_default();
     }
 
     #[inline]
     fn erase_cell(&mut self) -> Cell {
-        self.refresh_pen();
+        if self.pen.bg != self.erase_bg {
+            self.erase_bg = self.pen.bg;
+            self.erase_id = self.intern_style(self.pen.erase_style());
+        }
         Cell::blank(self.erase_id)
     }
 
@@ -359,10 +379,10 @@ impl Screen {
     /// Blanks the spacer after the wide character at `col` (which is being overwritten).
     fn drop_spacer_after(&mut self, row: usize, col: usize) {
         let r = self.grid.row_mut(row);
-        if let Some(spacer) = r.cells().get(col + 1).copied() {
-            if spacer.is_spacer() {
-                r.set(col + 1, Cell::blank(spacer.style));
-            }
+        if let Some(spacer) = r.cells().get(col + 1).copied()
+            && spacer.is_spacer()
+        {
+            r.set(col + 1, Cell::blank(spacer.style));
         }
     }
 
@@ -518,7 +538,8 @@ impl Screen {
         }
         self.refresh_pen();
         let cols = self.width();
-        if self.cursor.pending_wrap {
+        // xterm wraps only if DECAWM is still set when the next character arrives.
+        if self.cursor.pending_wrap && self.modes.autowrap {
             self.wrap_line();
         }
         if width == 2 && self.cursor.col + 1 >= cols {
@@ -527,7 +548,7 @@ impl Screen {
             }
             let col = self.cursor.col;
             self.split_wide_at(self.cursor.row, col);
-            let mut pad = Cell::blank(self.erase_id);
+            let mut pad = self.erase_cell();
             pad.flags = CellFlags::LEADING_SPACER;
             self.grid.row_mut(self.cursor.row).set(col, pad);
             self.wrap_line();
@@ -537,11 +558,7 @@ impl Screen {
             self.split_wide_at(row, col);
             let r = self.grid.row_mut(row);
             r.copy_within(col, cols - col - width, col + width);
-            if let Some(last) = r.cells().last().copied() {
-                if last.is_wide() {
-                    r.set(cols - 1, Cell::blank(last.style));
-                }
-            }
+            r.blank_cut_wide_at_end();
         }
         // Overwriting half of a wide character blanks the other half.
         let cells = self.grid.row(row).cells();
@@ -926,11 +943,7 @@ impl Handler for Screen {
         let r = self.grid.row_mut(row);
         r.copy_within(col, cols - col - n, col + n);
         r.fill(col, col + n, fill);
-        if let Some(last) = r.cells().last().copied() {
-            if last.is_wide() {
-                r.set(cols - 1, Cell::blank(last.style));
-            }
-        }
+        r.blank_cut_wide_at_end();
         self.cursor.pending_wrap = false;
     }
 
@@ -1161,11 +1174,7 @@ impl Handler for Screen {
         };
         let rgb = self.dynamic[which as usize].unwrap_or(default);
         let code = 10 + which as u8;
-        let reply = format!(
-            "\x1b]{code};{}{}",
-            xparse_color_string(rgb),
-            st(terminator)
-        );
+        let reply = format!("\x1b]{code};{}{}", xparse_color_string(rgb), st(terminator));
         self.reply(reply.as_bytes());
     }
 
@@ -1175,7 +1184,9 @@ impl Handler for Screen {
 
     fn set_hyperlink(&mut self, link: Option<(Option<&str>, &str)>) {
         self.link = match link {
-            Some((id, uri)) if uri.len() <= MAX_URI_LEN && id.is_none_or(|id| id.len() <= MAX_LINK_ID_LEN) => {
+            Some((id, uri))
+                if uri.len() <= MAX_URI_LEN && id.is_none_or(|id| id.len() <= MAX_LINK_ID_LEN) =>
+            {
                 self.intern_link(Link {
                     uri: uri.to_owned(),
                     id: id.map(str::to_owned),

@@ -331,10 +331,7 @@ fn row_snapshot(row: &Row, styles: &mut Renumber, links: &mut Renumber) -> RowSn
                 t,
                 w: cell.width(),
                 s: styles.get(cell.style.0 as usize),
-                l: cell
-                    .link
-                    .is_some()
-                    .then(|| links.get(cell.link.0 as usize)),
+                l: cell.link.is_some().then(|| links.get(cell.link.0 as usize)),
             }
         })
         .collect();

@@ -1,0 +1,369 @@
+//! Property test: several megabytes of random, grammar-generated and mutated input (fixed
+//! seed) must never panic the emulator or break its invariants: cursor in bounds, every row
+//! exactly `width` cells, wide characters always paired with their spacer, bounded tables.
+
+use shotty::term::{MAX_LINKS, MAX_STYLES, MAX_TITLE_LEN, Terminal, TerminalOptions};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}
+
+const CSI_FINALS: &[u8] = b"@ABCDEFGHIJKLMPSTXZ`abcdefghlmnpqrstu";
+const INTERMEDIATES: &[&[u8]] = &[b"", b"", b"", b"?", b">", b" ", b"!", b"$", b"?$", b"="];
+const TEXT: &[&str] = &[
+    "a",
+    "hello",
+    " ",
+    "日本",
+    "😀",
+    "👍🏽",
+    "e\u{301}",
+    "\u{200d}",
+    "\u{fe0f}",
+    "│",
+    "ＡＢ",
+    "\u{301}",
+    "\u{7f}",
+    "\u{fffd}",
+    "\u{85}",
+    "🇺🇸",
+    "x\u{308}\u{308}\u{308}",
+];
+
+fn number(rng: &mut Rng) -> String {
+    match rng.below(10) {
+        0 => String::new(),
+        1 => "65535".into(),
+        2 => "99999999".into(),
+        3..=5 => rng.below(4).to_string(),
+        _ => rng.below(300).to_string(),
+    }
+}
+
+/// One syntactically plausible piece of terminal output.
+fn piece(rng: &mut Rng, out: &mut Vec<u8>) {
+    match rng.below(12) {
+        0..=3 => out.extend_from_slice(TEXT[rng.below(TEXT.len())].as_bytes()),
+        4 => out.push(b"\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"[rng.below(9)]),
+        5..=7 => {
+            out.extend_from_slice(b"\x1b[");
+            out.extend_from_slice(INTERMEDIATES[rng.below(INTERMEDIATES.len())]);
+            for i in 0..rng.below(6) {
+                if i > 0 {
+                    out.push(if rng.chance(20) { b':' } else { b';' });
+                }
+                out.extend_from_slice(number(rng).as_bytes());
+            }
+            out.push(CSI_FINALS[rng.below(CSI_FINALS.len())]);
+        }
+        8 => {
+            // SGR with extended colours in both forms.
+            let sgr = match rng.below(5) {
+                0 => format!(
+                    "\x1b[38;2;{};{};{}m",
+                    rng.below(256),
+                    rng.below(256),
+                    rng.below(256)
+                ),
+                1 => format!(
+                    "\x1b[48:2::{}:{}:{}m",
+                    rng.below(256),
+                    rng.below(256),
+                    rng.below(256)
+                ),
+                2 => format!("\x1b[4:{};58;5;{}m", rng.below(7), rng.below(300)),
+                3 => format!("\x1b[{};{}m", rng.below(110), rng.below(110)),
+                _ => "\x1b[m".into(),
+            };
+            out.extend_from_slice(sgr.as_bytes());
+        }
+        9 => {
+            let osc = match rng.below(7) {
+                0 => format!("\x1b]0;title {}\x07", rng.below(1000)),
+                1 => format!(
+                    "\x1b]8;id={};https://e.com/{}\x1b\\",
+                    rng.below(9),
+                    rng.next()
+                ),
+                2 => "\x1b]8;;\x1b\\".into(),
+                3 => format!(
+                    "\x1b]4;{};rgb:{:x}/00/ff\x07",
+                    rng.below(300),
+                    rng.below(256)
+                ),
+                4 => "\x1b]11;?\x07\x1b]4;1;?\x1b\\".into(),
+                5 => format!("\x1b]133;{}\x07", ["A", "B", "C", "D", "Z"][rng.below(5)]),
+                _ => "\x1b]52;c;aGVsbG8=\x07".into(),
+            };
+            out.extend_from_slice(osc.as_bytes());
+        }
+        10 => {
+            let esc: &[&[u8]] = &[
+                b"\x1b7",
+                b"\x1b8",
+                b"\x1bD",
+                b"\x1bE",
+                b"\x1bH",
+                b"\x1bM",
+                b"\x1bc",
+                b"\x1b#8",
+                b"\x1b(0",
+                b"\x1b(B",
+                b"\x1b)0",
+                b"\x1bN",
+                b"\x1b=",
+                b"\x1b>",
+                b"\x1bP1$r\x1b\\",
+                b"\x1b_apc\x1b\\",
+            ];
+            out.extend_from_slice(esc[rng.below(esc.len())]);
+        }
+        _ => {
+            let modes = [
+                1, 5, 6, 7, 25, 47, 1047, 1048, 1049, 2004, 2026, 1000, 1006, 4, 20,
+            ];
+            let m = modes[rng.below(modes.len())];
+            let private = if m == 4 || m == 20 { "" } else { "?" };
+            let hl = if rng.chance(50) { 'h' } else { 'l' };
+            out.extend_from_slice(format!("\x1b[{private}{m}{hl}").as_bytes());
+        }
+    }
+}
+
+fn random_bytes(rng: &mut Rng, out: &mut Vec<u8>, n: usize) {
+    for _ in 0..n {
+        // Bias towards ESC, controls and UTF-8 lead bytes, where parsers break.
+        let b = match rng.below(8) {
+            0 => 0x1b,
+            1 => rng.below(0x20) as u8,
+            2 => 0x80 + rng.below(0x80) as u8,
+            _ => rng.next() as u8,
+        };
+        out.push(b);
+    }
+}
+
+fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
+    let mut out = input.to_vec();
+    for _ in 0..1 + rng.below(16) {
+        if out.is_empty() {
+            break;
+        }
+        let i = rng.below(out.len());
+        match rng.below(4) {
+            0 => out[i] ^= 1 << rng.below(8),
+            1 => out[i] = rng.next() as u8,
+            2 => {
+                out.remove(i);
+            }
+            _ => {
+                let j = rng.below(out.len());
+                let (a, b) = (i.min(j), i.max(j));
+                let slice = out[a..b.min(a + 64)].to_vec();
+                out.splice(i..i, slice);
+            }
+        }
+    }
+    out
+}
+
+fn check_invariants(term: &Terminal, context: &str) {
+    let screen = term.screen();
+    let (w, h) = (term.width(), term.height());
+    let cursor = screen.cursor();
+    assert!(
+        cursor.row < h && cursor.col < w,
+        "{context}: cursor {cursor:?} outside {w}x{h}"
+    );
+    assert_eq!(screen.grid().height(), h, "{context}");
+    let (top, bottom) = screen.scroll_region();
+    assert!(
+        top <= bottom && bottom < h,
+        "{context}: region {top}..{bottom} in {h} rows"
+    );
+    for (r, row) in screen.grid().rows().iter().enumerate() {
+        assert_eq!(
+            row.len(),
+            w,
+            "{context}: row {r} has {} cells, width {w}",
+            row.len()
+        );
+        let cells = row.cells();
+        for (c, cell) in cells.iter().enumerate() {
+            if cell.is_wide() {
+                assert!(
+                    cells.get(c + 1).is_some_and(|n| n.is_spacer()),
+                    "{context}: wide char at {r},{c} without its spacer"
+                );
+            }
+            if cell.is_spacer() {
+                assert!(
+                    c > 0 && cells[c - 1].is_wide(),
+                    "{context}: spacer at {r},{c} without its wide char"
+                );
+            }
+        }
+    }
+    assert!(
+        screen.scrollback().len() <= screen.scrollback().limit(),
+        "{context}"
+    );
+    assert!(screen.styles().len() <= MAX_STYLES, "{context}");
+    assert!(screen.links().len() <= MAX_LINKS, "{context}");
+    assert!(screen.title().len() <= MAX_TITLE_LEN, "{context}");
+}
+
+fn check_snapshot(term: &Terminal, context: &str) {
+    let snap = term.snapshot();
+    assert_eq!(snap.rows.len(), term.height(), "{context}");
+    for row in &snap.rows {
+        assert_eq!(row.cells.len(), term.width(), "{context}");
+        for cell in &row.cells {
+            assert!(
+                (cell.s as usize) < snap.styles.len(),
+                "{context}: style index"
+            );
+            if let Some(l) = cell.l {
+                assert!((l as usize) < snap.links.len(), "{context}: link index");
+            }
+        }
+    }
+    let json = serde_json::to_string(&snap).expect("snapshot serialises");
+    let back: shotty::term::Snapshot = serde_json::from_str(&json).expect("snapshot parses");
+    assert_eq!(back, snap, "{context}: snapshot round trip");
+}
+
+const TOTAL_BYTES: usize = 8_000_000;
+
+#[test]
+fn random_generated_and_mutated_input_keeps_invariants() {
+    let mut rng = Rng(0x5eed_cafe_f00d_d00d);
+    let fixtures: Vec<Vec<u8>> =
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"))
+            .expect("fixtures directory")
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().extension().is_some_and(|x| x == "bin"))
+            .map(|e| std::fs::read(e.path()).expect("fixture readable"))
+            .collect();
+    assert!(!fixtures.is_empty());
+
+    let options = TerminalOptions {
+        scrollback: 200,
+        ..Default::default()
+    };
+    let mut term = Terminal::with_options(80, 24, options.clone());
+    let mut fed = 0;
+    let mut round = 0;
+    while fed < TOTAL_BYTES {
+        round += 1;
+        let mut input = Vec::new();
+        match rng.below(3) {
+            0 => random_bytes(&mut rng, &mut input, 2000),
+            1 => {
+                for _ in 0..400 {
+                    piece(&mut rng, &mut input);
+                }
+            }
+            _ => {
+                let f = &fixtures[rng.below(fixtures.len())];
+                input = mutate(&mut rng, f);
+            }
+        }
+        // Feed in random-sized chunks so sequences are split at every kind of boundary.
+        let mut rest = &input[..];
+        while !rest.is_empty() {
+            let n = (1 + rng.below(300)).min(rest.len());
+            term.advance(&rest[..n]);
+            rest = &rest[n..];
+        }
+        fed += input.len();
+        let context = format!("round {round}");
+        check_invariants(&term, &context);
+        let replies = term.take_replies();
+        assert!(replies.len() <= shotty::term::MAX_REPLY_BYTES);
+        if rng.chance(10) {
+            let (w, h) = (1 + rng.below(150), 1 + rng.below(60));
+            term.resize(w, h);
+            check_invariants(&term, &format!("{context} after resize to {w}x{h}"));
+        }
+        if round % 25 == 0 {
+            check_snapshot(&term, &context);
+        }
+        if rng.chance(2) {
+            term = Terminal::with_options(1 + rng.below(120), 1 + rng.below(40), options.clone());
+        }
+    }
+    assert!(fed >= 1_000_000);
+}
+
+#[test]
+fn unterminated_osc_is_cut_off_and_skipped() {
+    let mut term = Terminal::new(20, 2);
+    term.advance(b"\x1b]0;");
+    let junk = vec![b'x'; 1 << 20];
+    for _ in 0..4 {
+        term.advance(&junk);
+    }
+    // The rest of the string up to its terminator is dropped; text after it prints.
+    term.advance(b"\x07after");
+    assert_eq!(term.text(), "after\n");
+    assert_eq!(term.screen().title(), "");
+}
+
+#[test]
+fn apc_payloads_are_not_cut() {
+    // Long APC strings (kitty graphics) carry no memory cost in the parser; the guard must not
+    // turn their payload into text.
+    let mut term = Terminal::new(20, 2);
+    term.advance(b"\x1b_G");
+    term.advance(&vec![b'A'; 200 * 1024]);
+    term.advance(b"\x1b\\ok");
+    assert_eq!(term.text(), "ok\n");
+}
+
+#[test]
+fn a_style_per_cell_stays_bounded() {
+    // More distinct true-colour styles than the table can hold: it compacts and stays bounded.
+    let mut term = Terminal::with_options(
+        100,
+        10,
+        TerminalOptions {
+            scrollback: 50,
+            ..Default::default()
+        },
+    );
+    let mut bytes = Vec::new();
+    for i in 0..200_000u32 {
+        bytes.extend_from_slice(
+            format!("\x1b[38;2;{};{};{}mx", i & 0xff, (i >> 8) & 0xff, i >> 16).as_bytes(),
+        );
+    }
+    term.advance(&bytes);
+    check_invariants(&term, "styles");
+    let snap = term.snapshot();
+    // The last cell written keeps its exact colour.
+    let last = &snap.rows[term.screen().cursor().row].cells[term.screen().cursor().col];
+    let style = &snap.styles[last.s as usize];
+    assert_eq!(
+        style.fg,
+        Some(shotty::term::ColorValue::Rgb("#3f0d03".into())),
+        "{style:?}"
+    );
+}

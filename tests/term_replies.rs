@@ -1,0 +1,187 @@
+//! Answers the terminal sends back: DA1, DA2, DSR/CPR, DECRQM, colour queries, XTVERSION,
+//! XTWINOPS 18 — and requests that must get no answer.
+
+mod common;
+use common::*;
+
+/// The numeric parameters of a reply `prefix … final`.
+fn params(reply: &str, prefix: &str, fin: char) -> Vec<u32> {
+    let body = reply
+        .strip_prefix(prefix)
+        .and_then(|r| r.strip_suffix(fin))
+        .unwrap_or_else(|| panic!("malformed reply {reply:?}"));
+    body.split(';')
+        .map(|p| {
+            p.parse()
+                .unwrap_or_else(|_| panic!("bad parameter in {reply:?}"))
+        })
+        .collect()
+}
+
+#[test]
+fn da1_reports_a_vt_class_with_attributes() {
+    // ctlseqs: `CSI ? 6 2 ; Ps … c` (VT220) and up; xterm's first parameter is the class.
+    for req in [&b"\x1b[c"[..], b"\x1b[0c"] {
+        let mut t = term(10, 3, req);
+        let r = replies(&mut t);
+        let p = params(&r, "\x1b[?", 'c');
+        assert!((62..=65).contains(&p[0]), "{r:?}");
+    }
+}
+
+#[test]
+fn da2_reports_three_parameters() {
+    // ctlseqs: `CSI > Pp ; Pv ; Pc c`.
+    for req in [&b"\x1b[>c"[..], b"\x1b[>0c"] {
+        let mut t = term(10, 3, req);
+        let r = replies(&mut t);
+        assert_eq!(params(&r, "\x1b[>", 'c').len(), 3, "{r:?}");
+    }
+}
+
+#[test]
+fn dsr5_reports_ok() {
+    let mut t = term(10, 3, b"\x1b[5n");
+    assert_eq!(replies(&mut t), "\x1b[0n");
+}
+
+#[test]
+fn dsr6_reports_the_cursor_one_based() {
+    let mut t = term(10, 5, b"\x1b[3;7H\x1b[6n");
+    assert_eq!(replies(&mut t), "\x1b[3;7R");
+    t.advance(b"\x1b[H\x1b[6n");
+    assert_eq!(replies(&mut t), "\x1b[1;1R");
+}
+
+#[test]
+fn cpr_with_pending_wrap_reports_the_last_column() {
+    let mut t = term(5, 3, b"abcde\x1b[6n");
+    assert_eq!(replies(&mut t), "\x1b[1;5R");
+}
+
+#[test]
+fn cpr_in_origin_mode_is_relative_to_the_region() {
+    // DEC STD 070 / xterm CursorRow(): with DECOM set, the row is counted from the top margin.
+    let mut t = term(10, 8, b"\x1b[3;6r\x1b[?6h\x1b[2;4H\x1b[6n");
+    assert_eq!(replies(&mut t), "\x1b[2;4R");
+    t.advance(b"\x1b[?6l\x1b[4;4H\x1b[6n");
+    assert_eq!(replies(&mut t), "\x1b[4;4R");
+}
+
+#[test]
+fn decxcpr_reports_position_and_page() {
+    // ctlseqs: `CSI ? 6 n` → `CSI ? r ; c ; p R`.
+    let mut t = term(10, 5, b"\x1b[2;3H\x1b[?6n");
+    assert_eq!(replies(&mut t), "\x1b[?2;3;1R");
+}
+
+#[test]
+fn decrqm_ansi_modes() {
+    let mut t = term(10, 3, b"\x1b[4$p\x1b[20$p");
+    assert_eq!(replies(&mut t), "\x1b[4;2$y\x1b[20;2$y");
+    t.advance(b"\x1b[4h\x1b[20h\x1b[4$p\x1b[20$p");
+    assert_eq!(replies(&mut t), "\x1b[4;1$y\x1b[20;1$y");
+}
+
+#[test]
+fn decrqm_dec_modes() {
+    let mut t = term(10, 3, b"\x1b[?7$p\x1b[?25$p\x1b[?1$p\x1b[?2004$p\x1b[?6$p");
+    assert_eq!(
+        replies(&mut t),
+        "\x1b[?7;1$y\x1b[?25;1$y\x1b[?1;2$y\x1b[?2004;2$y\x1b[?6;2$y"
+    );
+    t.advance(b"\x1b[?7l\x1b[?25l\x1b[?1h\x1b[?2004h\x1b[?7$p\x1b[?25$p\x1b[?1$p\x1b[?2004$p");
+    assert_eq!(
+        replies(&mut t),
+        "\x1b[?7;2$y\x1b[?25;2$y\x1b[?1;1$y\x1b[?2004;1$y"
+    );
+}
+
+#[test]
+fn decrqm_alternate_screen_and_mouse() {
+    let mut t = term(
+        10,
+        3,
+        b"\x1b[?1049$p\x1b[?1049h\x1b[?1049$p\x1b[?1000h\x1b[?1000$p",
+    );
+    assert_eq!(
+        replies(&mut t),
+        "\x1b[?1049;2$y\x1b[?1049;1$y\x1b[?1000;1$y"
+    );
+}
+
+#[test]
+fn decrqm_synchronized_output() {
+    // The synchronized-output spec uses DECRQM ?2026 for feature detection: 1 or 2 when known.
+    let mut t = term(10, 3, b"\x1b[?2026$p\x1b[?2026h\x1b[?2026$p");
+    assert_eq!(replies(&mut t), "\x1b[?2026;2$y\x1b[?2026;1$y");
+}
+
+#[test]
+fn decrqm_unknown_modes_report_zero() {
+    let mut t = term(10, 3, b"\x1b[?9999$p\x1b[99$p");
+    assert_eq!(replies(&mut t), "\x1b[?9999;0$y\x1b[99;0$y");
+}
+
+#[test]
+fn osc_colour_queries() {
+    let mut t = term(10, 3, b"\x1b]11;#102030\x07\x1b]11;?\x07");
+    assert_eq!(replies(&mut t), "\x1b]11;rgb:1010/2020/3030\x07");
+    let mut t = term(10, 3, b"\x1b]10;?\x1b\\");
+    let r = replies(&mut t);
+    assert!(
+        r.starts_with("\x1b]10;rgb:") && r.ends_with("\x1b\\"),
+        "{r:?}"
+    );
+    assert_eq!(r.len(), "\x1b]10;rgb:0000/0000/0000\x1b\\".len(), "{r:?}");
+}
+
+#[test]
+fn xtversion_reports_a_dcs_string() {
+    // ctlseqs: `CSI > 0 q` → `DCS > | text ST`.
+    let mut t = term(10, 3, b"\x1b[>q");
+    let r = replies(&mut t);
+    assert!(r.starts_with("\x1bP>|") && r.ends_with("\x1b\\"), "{r:?}");
+    assert!(r.len() > 6);
+    let mut t = term(10, 3, b"\x1b[>0q");
+    assert!(replies(&mut t).starts_with("\x1bP>|"));
+}
+
+#[test]
+fn xtwinops_18_reports_text_area_in_characters() {
+    let mut t = term(80, 24, b"\x1b[18t");
+    assert_eq!(replies(&mut t), "\x1b[8;24;80t");
+    t.resize(100, 30);
+    t.advance(b"\x1b[18t");
+    assert_eq!(replies(&mut t), "\x1b[8;30;100t");
+}
+
+#[test]
+fn kitty_keyboard_query_gets_no_reply() {
+    let mut t = term(10, 3, b"\x1b[?u");
+    assert_eq!(replies(&mut t), "");
+    // Programs follow the query with DA1 and treat "only DA1 came back" as unsupported.
+    t.advance(b"\x1b[?u\x1b[c");
+    let r = replies(&mut t);
+    assert!(
+        r.starts_with("\x1b[?6") && r.ends_with('c') && !r.contains('u'),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn requests_that_are_not_queries_produce_nothing() {
+    let mut t = term(
+        10,
+        3,
+        b"hello\x1b[2J\x1b[1;31m\x1b[?25l\x1b]2;x\x07\x1b[3;1H",
+    );
+    assert_eq!(replies(&mut t), "");
+}
+
+#[test]
+fn replies_are_kept_in_order_and_drained() {
+    let mut t = term(10, 3, b"\x1b[5n\x1b[2;2H\x1b[6n");
+    assert_eq!(replies(&mut t), "\x1b[0n\x1b[2;2R");
+    assert_eq!(replies(&mut t), "");
+}
