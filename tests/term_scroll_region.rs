@@ -57,7 +57,7 @@ fn lf_at_bottom_margin_scrolls_only_the_region() {
     assert_eq!(cursor(&t), (3, 1));
     assert!(
         scrollback(&t).is_empty(),
-        "a partial region never feeds the scrollback"
+        "a region below the top row never feeds the scrollback"
     );
 }
 
@@ -219,4 +219,25 @@ fn scrollback_is_bounded_by_its_limit() {
     t.advance(b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7");
     assert_eq!(scrollback(&t), ["3", "4", "5"]);
     assert_eq!(lines(&t), ["6", "7"]);
+}
+
+#[test]
+fn region_with_top_margin_at_row_one_feeds_scrollback() {
+    // xterm (and alacritty) save lines scrolled off the top of the primary screen even when a
+    // bottom margin is set: a status line can stay fixed while output scrolls into history.
+    let mut t = five_lines();
+    t.advance(b"\x1b[1;4r\x1b[4;1H\nX");
+    assert_eq!(scrollback(&t), ["1"]);
+    assert_eq!(lines(&t), ["2", "3", "4", "X", "5"]);
+    // DL on the top row scrolls the same lines.
+    t.advance(b"\x1b[H\x1b[M");
+    assert_eq!(scrollback(&t), ["1", "2"]);
+    assert_eq!(lines(&t), ["3", "4", "X", "", "5"]);
+}
+
+#[test]
+fn alternate_screen_region_scrolls_never_feed_scrollback() {
+    let mut t = five_lines();
+    t.advance(b"\x1b[?1049h\x1b[1;4r\x1b[4;1H\n\n\n");
+    assert!(scrollback(&t).is_empty());
 }

@@ -416,9 +416,15 @@ impl Screen {
     /// Scrolls the scroll region up by `n`; full-screen scrolls of the primary screen feed the
     /// scrollback.
     fn scroll_region_up(&mut self, n: usize) {
+        self.scroll_up_from(self.scroll_top, n);
+    }
+
+    /// Scrolls rows `top..=scroll_bottom` up by `n`. Lines leaving the top row of the primary
+    /// screen go to the scrollback, as in xterm, even when a bottom margin is set.
+    fn scroll_up_from(&mut self, top: usize, n: usize) {
         let fill = self.erase_cell();
-        let (top, bottom) = (self.scroll_top, self.scroll_bottom);
-        if !self.alt_active && top == 0 && bottom + 1 == self.height() {
+        let bottom = self.scroll_bottom;
+        if !self.alt_active && top == 0 {
             let scrollback = &mut self.scrollback;
             self.grid
                 .scroll_up(top, bottom, n, fill, |row| scrollback.push(row));
@@ -985,9 +991,7 @@ impl Handler for Screen {
         if row < self.scroll_top || row > self.scroll_bottom {
             return;
         }
-        let fill = self.erase_cell();
-        self.grid
-            .scroll_up(row, self.scroll_bottom, n as usize, fill, Some);
+        self.scroll_up_from(row, n as usize);
         self.cursor.col = 0;
         self.cursor.pending_wrap = false;
     }
