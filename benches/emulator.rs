@@ -13,6 +13,7 @@ use alacritty_terminal::term::{Config, Term};
 use alacritty_terminal::vte::ansi::Processor;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
+#[path = "support/streams.rs"]
 mod streams;
 
 const SCROLLBACK: usize = 10_000;
