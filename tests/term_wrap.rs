@@ -91,9 +91,13 @@ fn exact_fit_then_newline_is_not_wrapped() {
 
 #[test]
 fn pending_wrap_with_decawm_off_never_wraps() {
-    let t = term(3, 2, b"\x1b[?7labcdef");
+    let mut t = term(3, 2, b"\x1b[?7labcdef");
     assert_eq!(lines(&t), ["abf", ""]);
-    assert!(!t.screen().cursor().pending_wrap);
+    assert_eq!(cursor(&t), (0, 2));
+    // xterm's dotext sets the last-column flag whatever DECAWM says; only the wrap itself
+    // depends on it, so re-enabling autowrap makes the next character wrap.
+    t.advance(b"\x1b[?7hg");
+    assert_eq!(lines(&t), ["abf", "g"]);
 }
 
 #[test]

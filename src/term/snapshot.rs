@@ -296,7 +296,7 @@ pub(crate) fn build(screen: &Screen) -> Snapshot {
         styles: style_ids
             .order
             .iter()
-            .map(|&id| StyleSnapshot::from_style(styles.get(StyleId(id as u16))))
+            .map(|&id| StyleSnapshot::from_style(styles.get(StyleId(id as u32))))
             .collect(),
         links: link_ids
             .order

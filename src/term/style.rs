@@ -129,24 +129,56 @@ impl Style {
     }
 }
 
+impl Color {
+    /// A 26-bit code: 2 tag bits and 24 value bits.
+    #[inline]
+    fn code(self) -> u128 {
+        match self {
+            Color::Default => 0,
+            Color::Indexed(i) => 1 << 24 | i as u128,
+            Color::Rgb(r, g, b) => 2 << 24 | (r as u128) << 16 | (g as u128) << 8 | b as u128,
+        }
+    }
+}
+
+impl Style {
+    /// The whole style packed into one integer: equal styles give equal keys, so interning
+    /// hashes and compares a single `u128` instead of walking the fields.
+    #[inline]
+    fn key(&self) -> u128 {
+        self.fg.code()
+            | self.bg.code() << 26
+            | self.underline_color.code() << 52
+            | (self.attrs.0 as u128) << 78
+            | (self.underline as u128) << 86
+    }
+}
+
 /// Index of a style in a [`StyleTable`]; `StyleId::DEFAULT` is the empty style.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StyleId(pub u16);
+pub struct StyleId(pub u32);
 
 impl StyleId {
     /// The empty style, always present at index 0.
     pub const DEFAULT: StyleId = StyleId(0);
 }
 
+/// The most styles a table holds. A screenful of true-colour art uses one style per cell,
+/// so the bound is generous; beyond it the table is compacted (see `Screen`).
+pub const MAX_STYLES: usize = 1 << 18;
+
+/// Recently interned styles, checked before the hash map: programs alternate between a few
+/// styles (text, highlight, reset), so most lookups end here.
+const RECENT: usize = 4;
+
 /// Interns styles: equal styles share one id.
 #[derive(Clone, Debug)]
 pub struct StyleTable {
     styles: Vec<Style>,
-    index: FxHashMap<Style, StyleId>,
+    index: FxHashMap<u128, StyleId>,
+    recent: [(u128, StyleId); RECENT],
+    recent_next: usize,
 }
-
-/// The most styles a table holds (ids are 16-bit).
-pub const MAX_STYLES: usize = u16::MAX as usize;
 
 impl Default for StyleTable {
     fn default() -> Self {
@@ -157,11 +189,14 @@ impl Default for StyleTable {
 impl StyleTable {
     /// A table holding only the default style.
     pub fn new() -> StyleTable {
+        let default_key = Style::default().key();
         let mut index = FxHashMap::default();
-        index.insert(Style::default(), StyleId::DEFAULT);
+        index.insert(default_key, StyleId::DEFAULT);
         StyleTable {
             styles: vec![Style::default()],
             index,
+            recent: [(default_key, StyleId::DEFAULT); RECENT],
+            recent_next: 0,
         }
     }
 
@@ -187,16 +222,26 @@ impl StyleTable {
     }
 
     /// The id of `style`, adding it if new. Returns `None` when the table is full.
+    #[inline]
     pub fn intern(&mut self, style: Style) -> Option<StyleId> {
-        if let Some(&id) = self.index.get(&style) {
+        let key = style.key();
+        if let Some(&(_, id)) = self.recent.iter().find(|(k, _)| *k == key) {
             return Some(id);
         }
-        if self.is_full() {
-            return None;
-        }
-        let id = StyleId(self.styles.len() as u16);
-        self.styles.push(style);
-        self.index.insert(style, id);
+        let id = match self.index.get(&key) {
+            Some(&id) => id,
+            None => {
+                if self.is_full() {
+                    return None;
+                }
+                let id = StyleId(self.styles.len() as u32);
+                self.styles.push(style);
+                self.index.insert(key, id);
+                id
+            }
+        };
+        self.recent[self.recent_next] = (key, id);
+        self.recent_next = (self.recent_next + 1) % RECENT;
         Some(id)
     }
 
@@ -211,5 +256,74 @@ impl StyleTable {
             }
         }
         remap
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_distinguish_every_field() {
+        let base = Style::default();
+        let variants = [
+            Style {
+                fg: Color::Indexed(1),
+                ..base
+            },
+            Style {
+                bg: Color::Indexed(1),
+                ..base
+            },
+            Style {
+                underline_color: Color::Indexed(1),
+                ..base
+            },
+            Style {
+                fg: Color::Rgb(0, 0, 1),
+                ..base
+            },
+            Style {
+                fg: Color::Rgb(1, 0, 0),
+                ..base
+            },
+            Style {
+                attrs: Attrs::OVERLINE,
+                ..base
+            },
+            Style {
+                underline: Underline::Dashed,
+                ..base
+            },
+        ];
+        let mut keys: Vec<u128> = variants.iter().map(Style::key).collect();
+        keys.push(base.key());
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), variants.len() + 1);
+    }
+
+    #[test]
+    fn interning_is_stable_and_bounded() {
+        let mut table = StyleTable::new();
+        let red = Style {
+            fg: Color::Indexed(1),
+            ..Style::default()
+        };
+        let a = table.intern(red).unwrap();
+        for i in 0..10u8 {
+            table.intern(Style {
+                bg: Color::Indexed(i),
+                ..Style::default()
+            });
+        }
+        assert_eq!(table.intern(red), Some(a));
+        assert_eq!(table.get(a), &red);
+        assert_eq!(table.intern(Style::default()), Some(StyleId::DEFAULT));
+        let mut used = vec![false; table.len()];
+        used[a.0 as usize] = true;
+        let remap = table.compact(&used);
+        assert_eq!(table.len(), 2);
+        assert_eq!(table.get(remap[a.0 as usize]), &red);
     }
 }
