@@ -611,7 +611,9 @@ impl Screen {
         if col + width >= cols {
             r.wrapped = false;
             self.cursor.col = cols - 1;
-            self.cursor.pending_wrap = self.modes.autowrap;
+            // Set even without DECAWM, as xterm's `dotext` does; `print` wraps only if
+            // autowrap is on by the time the next character arrives.
+            self.cursor.pending_wrap = true;
         } else {
             self.cursor.col = col + width;
         }
@@ -1054,6 +1056,8 @@ impl Handler for Screen {
                 if on {
                     self.save_cursor();
                     self.enter_alt_screen(true);
+                    // xterm's ClearScreen resets the pending wrap.
+                    self.cursor.pending_wrap = false;
                 } else {
                     self.leave_alt_screen(false);
                     self.restore_cursor();
