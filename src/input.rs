@@ -59,10 +59,12 @@ pub struct CastHeader {
     pub title: Option<String>,
 }
 
-/// Whether `first_line` is an asciicast header (a JSON object with a `version` of 2 or 3).
+/// Whether `first_line` is meant as an asciicast header: a JSON object with a `version` key.
+/// (Whether the header is valid is for [`CastReader::new`] to say, with a clear error.)
 pub fn looks_like_cast(first_line: &[u8]) -> bool {
     let trimmed = first_line.trim_ascii_start();
-    trimmed.first() == Some(&b'{') && parse_header(trimmed).is_ok()
+    trimmed.first() == Some(&b'{')
+        && serde_json::from_slice::<Value>(trimmed).is_ok_and(|v| v.get("version").is_some())
 }
 
 fn cast_error(line: usize, message: impl Into<String>) -> InputError {

@@ -1,0 +1,174 @@
+//! `shotty render` through the real binary: inputs, formats, `--at`, output files and errors.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use shotty::term::Snapshot;
+
+fn shotty(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shotty"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("shotty starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(stdin)
+        .expect("stdin accepts the input");
+    child.wait_with_output().expect("shotty finishes")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+const CAST: &str = r#"{"version": 2, "width": 12, "height": 3, "title": "demo"}
+[0.25, "o", "$ ls\r\n"]
+[1.00, "o", "\u001b[1;34msrc\u001b[0m  Cargo.toml\r\n"]
+[2.50, "o", "$ "]
+"#;
+
+#[test]
+fn raw_stdin_to_text() {
+    let out = shotty(
+        &["render", "--width", "10", "--height", "2"],
+        b"hello\r\n\x1b[31mworld\x1b[0m",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "hello\nworld\n");
+}
+
+#[test]
+fn raw_stdin_to_json_snapshot() {
+    let out = shotty(
+        &[
+            "render", "-", "--width", "6", "--height", "1", "--format", "json",
+        ],
+        b"\x1b[1;31mA\x1b[0m\xe4\xbd\xa0",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let snap: Snapshot = serde_json::from_slice(&out.stdout).expect("schema-1 JSON");
+    assert_eq!(snap.schema_version, 1);
+    assert_eq!((snap.width, snap.height), (6, 1));
+    let cells = &snap.rows[0].cells;
+    assert_eq!(cells.len(), 6);
+    assert_eq!((cells[0].t.as_str(), cells[0].s), ("A", 1));
+    assert!(snap.styles[1].bold);
+    assert_eq!((cells[1].t.as_str(), cells[1].w), ("你", 2));
+    assert_eq!((cells[2].t.as_str(), cells[2].w), ("", 0));
+    // Compact encoding: defaults are omitted.
+    let json = stdout(&out);
+    assert!(json.contains(r#"{"t":" "}"#), "{json}");
+}
+
+#[test]
+fn cast_uses_header_size_and_at_selects_a_moment() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("demo.cast");
+    std::fs::write(&path, CAST).expect("cast written");
+    let p = path.to_str().expect("UTF-8 path");
+
+    let out = shotty(&["render", p, "--format", "json"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let snap: Snapshot = serde_json::from_slice(&out.stdout).expect("schema-1 JSON");
+    assert_eq!((snap.width, snap.height), (12, 3));
+    // "src  Cargo.toml" wraps at 12 columns, scrolling "$ ls" off the 3-row screen.
+    assert_eq!(snap.text(), "src  Cargo.t\noml\n$");
+    assert_eq!(snap.scrollback_lines, 1);
+
+    let out = shotty(&["render", p, "--at", "0.5"], b"");
+    assert_eq!(stdout(&out), "$ ls\n\n\n");
+    let out = shotty(&["render", p, "--at", "1"], b"");
+    assert_eq!(stdout(&out), "src  Cargo.t\noml\n\n");
+}
+
+#[test]
+fn cast_is_detected_on_stdin() {
+    let out = shotty(&["render", "--at", "0.3"], CAST.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "$ ls\n\n\n");
+}
+
+#[test]
+fn output_file_is_written_whole() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("screen.json");
+    let out = shotty(
+        &[
+            "render",
+            "--format",
+            "json",
+            "-o",
+            path.to_str().expect("UTF-8 path"),
+        ],
+        b"hi",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    let snap: Snapshot =
+        serde_json::from_slice(&std::fs::read(&path).expect("file written")).expect("JSON");
+    assert_eq!(snap.text().lines().next(), Some("hi"));
+}
+
+#[test]
+fn bad_input_gives_one_line_errors() {
+    let cases: &[(&[&str], &[u8], &str)] = &[
+        (
+            &["render", "/nonexistent/file.bin"],
+            b"",
+            "cannot read /nonexistent/file.bin",
+        ),
+        (
+            &["render", "--at", "1"],
+            b"plain bytes",
+            "--at needs an asciicast recording",
+        ),
+        (
+            &["render"],
+            b"{\"version\": 2, \"width\": 10, \"height\": 2}\n[0.1, \"o\"]\n",
+            "asciicast line 2",
+        ),
+        (
+            &["render"],
+            b"{\"version\": 2, \"width\": 100000, \"height\": 2}\n",
+            "outside 1",
+        ),
+    ];
+    for (args, stdin, expected) in cases {
+        let out = shotty(args, stdin);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // Usage errors come from clap with exit code 2.
+    for args in [
+        &["render", "--width", "0"][..],
+        &["render", "--format", "gif"],
+    ] {
+        let out = shotty(args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn failed_render_leaves_no_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("out.txt");
+    let out = shotty(
+        &["render", "-o", path.to_str().expect("UTF-8 path")],
+        b"{\"version\": 2, \"width\": 10, \"height\": 2}\n[bad\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!path.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0);
+}
