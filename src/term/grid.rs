@@ -4,14 +4,43 @@ use std::collections::VecDeque;
 
 use super::cell::{Cell, CellFlags};
 
-/// Zero-width characters kept per cell at most (more are dropped).
-pub const MAX_EXTRA_CHARS: usize = 16;
+/// UTF-8 bytes of zero-width characters kept per cell at most (more are dropped). xterm keeps
+/// two combining characters by default and ten at most; this holds seven to fourteen.
+pub const MAX_EXTRA_BYTES: usize = 29;
 
-/// Zero-width characters attached to one cell of a row.
+/// Zero-width characters attached to one cell of a row, stored inline so that writing and
+/// recycling rows never allocates.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Extra {
     col: u16,
-    text: String,
+    len: u8,
+    bytes: [u8; MAX_EXTRA_BYTES],
+}
+
+impl Extra {
+    fn new(col: usize, c: char) -> Extra {
+        let mut extra = Extra {
+            col: col as u16,
+            len: 0,
+            bytes: [0; MAX_EXTRA_BYTES],
+        };
+        extra.push(c);
+        extra
+    }
+
+    fn push(&mut self, c: char) {
+        let len = self.len as usize;
+        let n = c.len_utf8();
+        if len + n <= MAX_EXTRA_BYTES {
+            c.encode_utf8(&mut self.bytes[len..len + n]);
+            self.len += n as u8;
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        // Only whole characters are ever pushed, so this never fails.
+        std::str::from_utf8(&self.bytes[..self.len as usize]).unwrap_or_default()
+    }
 }
 
 /// Shell-integration marks (OSC 133) recorded on the row where they were received.
@@ -211,17 +240,12 @@ impl Row {
         if cell.flags.contains(CellFlags::EXTRA)
             && let Some(e) = self.extras.iter_mut().find(|e| e.col as usize == col)
         {
-            if e.text.chars().count() < MAX_EXTRA_CHARS {
-                e.text.push(c);
-            }
+            e.push(c);
             return;
         }
         cell.flags.set(CellFlags::EXTRA, true);
         self.occ = self.occ.max(col + 1);
-        self.extras.push(Extra {
-            col: col as u16,
-            text: c.to_string(),
-        });
+        self.extras.push(Extra::new(col, c));
     }
 
     /// The zero-width characters attached to the cell at `col`, if any.
@@ -233,7 +257,7 @@ impl Row {
         self.extras
             .iter()
             .find(|e| e.col as usize == col)
-            .map(|e| e.text.as_str())
+            .map(Extra::as_str)
     }
 
     /// Moves cells `src..src+len` to start at `dst` (within the row), carrying zero-width
@@ -294,10 +318,11 @@ impl Row {
     }
 }
 
-/// The visible grid of one screen buffer (primary or alternate).
+/// The visible grid of one screen buffer (primary or alternate). A ring of rows, so a
+/// full-screen scroll moves no row: the top one leaves, a recycled one joins at the bottom.
 #[derive(Clone, Debug)]
 pub struct Grid {
-    rows: Vec<Row>,
+    rows: VecDeque<Row>,
     width: usize,
 }
 
@@ -324,13 +349,13 @@ impl Grid {
 
     /// The rows, top to bottom.
     #[inline]
-    pub fn rows(&self) -> &[Row] {
+    pub fn rows(&self) -> &VecDeque<Row> {
         &self.rows
     }
 
     /// Mutable rows.
     #[inline]
-    pub fn rows_mut(&mut self) -> &mut [Row] {
+    pub fn rows_mut(&mut self) -> &mut VecDeque<Row> {
         &mut self.rows
     }
 
@@ -358,41 +383,51 @@ impl Grid {
         mut evict: impl FnMut(Row) -> Option<Row>,
     ) {
         let n = n.min(bottom + 1 - top);
-        self.rows[top..=bottom].rotate_left(n);
         let width = self.width;
-        for row in &mut self.rows[bottom + 1 - n..=bottom] {
-            let old = std::mem::replace(row, Row::new(0, fill));
-            *row = match evict(old) {
-                Some(mut reused) => {
-                    if reused.len() != width {
-                        reused.resize(width, fill);
-                    }
-                    reused.reset(fill);
-                    reused
+        let recycle = |old: Row, evict: &mut dyn FnMut(Row) -> Option<Row>| match evict(old) {
+            Some(mut reused) => {
+                if reused.len() != width {
+                    reused.resize(width, fill);
                 }
-                None => Row::new(width, fill),
-            };
+                reused.reset(fill);
+                reused
+            }
+            None => Row::new(width, fill),
+        };
+        if top == 0 && bottom + 1 == self.rows.len() {
+            for _ in 0..n {
+                if let Some(old) = self.rows.pop_front() {
+                    let new = recycle(old, &mut evict);
+                    self.rows.push_back(new);
+                }
+            }
+            return;
+        }
+        self.rows.make_contiguous()[top..=bottom].rotate_left(n);
+        for i in bottom + 1 - n..=bottom {
+            let old = std::mem::replace(&mut self.rows[i], Row::new(0, fill));
+            self.rows[i] = recycle(old, &mut evict);
         }
     }
 
     /// Scrolls rows `top..=bottom` down by `n`, resetting the freed top rows to `fill`.
     pub fn scroll_down(&mut self, top: usize, bottom: usize, n: usize, fill: Cell) {
         let n = n.min(bottom + 1 - top);
-        self.rows[top..=bottom].rotate_right(n);
-        for row in &mut self.rows[top..top + n] {
+        self.rows.make_contiguous()[top..=bottom].rotate_right(n);
+        for row in self.rows.range_mut(top..top + n) {
             row.reset(fill);
         }
     }
 
     /// Replaces all rows (used by resize).
     pub fn set_rows(&mut self, rows: Vec<Row>, width: usize) {
-        self.rows = rows;
+        self.rows = rows.into();
         self.width = width;
     }
 
     /// Takes the rows out, leaving the grid empty (used by resize).
     pub fn take_rows(&mut self) -> Vec<Row> {
-        std::mem::take(&mut self.rows)
+        std::mem::take(&mut self.rows).into()
     }
 
     /// Resizes without reflow: rows are truncated or padded on the right, removed or added at

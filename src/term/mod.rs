@@ -24,7 +24,7 @@ mod style;
 
 pub use cell::{Cell, CellFlags};
 pub use charset::{Charset, CharsetSlot};
-pub use grid::{Grid, MAX_EXTRA_CHARS, PromptMark, Row, Scrollback};
+pub use grid::{Grid, MAX_EXTRA_BYTES, PromptMark, Row, Scrollback};
 pub use handler::{
     CursorShape, DynamicColor, Erase, Handler, OscTerminator, Report, Sgr, TabClear,
 };

@@ -66,6 +66,8 @@ struct SavedCursor {
     pen: Style,
     link: LinkId,
     origin: bool,
+    /// DECAWM, which xterm saves with the cursor (`DECSC_FLAGS`).
+    autowrap: bool,
     charsets: Charsets,
 }
 
@@ -365,24 +367,39 @@ impl Screen {
     /// If `col` is the right half of a wide character, blanks both halves: a range starting or
     /// ending there would otherwise cut the character in two.
     fn split_wide_at(&mut self, row: usize, col: usize) {
-        let r = self.grid.row_mut(row);
-        let Some(cell) = r.cells().get(col).copied() else {
+        let Some(cell) = self.grid.row(row).cells().get(col).copied() else {
             return;
         };
         if cell.is_spacer() && col > 0 {
-            let wide = r.cells()[col - 1];
-            r.set(col - 1, Cell::blank(wide.style));
-            r.set(col, Cell::blank(cell.style));
+            // Both halves become erased cells, in the current colours (xterm `ClearCells`).
+            let fill = self.erase_cell();
+            let r = self.grid.row_mut(row);
+            r.set(col - 1, fill);
+            r.set(col, fill);
         }
     }
 
     /// Blanks the spacer after the wide character at `col` (which is being overwritten).
     fn drop_spacer_after(&mut self, row: usize, col: usize) {
-        let r = self.grid.row_mut(row);
-        if let Some(spacer) = r.cells().get(col + 1).copied()
-            && spacer.is_spacer()
+        if self
+            .grid
+            .row(row)
+            .cells()
+            .get(col + 1)
+            .is_some_and(|c| c.is_spacer())
         {
-            r.set(col + 1, Cell::blank(spacer.style));
+            let fill = self.erase_cell();
+            self.grid.row_mut(row).set(col + 1, fill);
+        }
+    }
+
+    /// Erases a wide character left in the last column without its spacer (pushed off the
+    /// row by ICH or insert mode), in the current colours as xterm's `InsertChar` does.
+    fn erase_cut_wide_at_end(&mut self, row: usize) {
+        let last = self.width() - 1;
+        if self.grid.row(row).cells()[last].is_wide() {
+            let fill = self.erase_cell();
+            self.grid.row_mut(row).set(last, fill);
         }
     }
 
@@ -408,7 +425,7 @@ impl Screen {
 
     fn erase_rows(&mut self, start: usize, end: usize) {
         let fill = self.erase_cell();
-        for r in &mut self.grid.rows_mut()[start..end] {
+        for r in self.grid.rows_mut().range_mut(start..end) {
             r.reset(fill);
         }
     }
@@ -550,6 +567,8 @@ impl Screen {
         }
         if width == 2 && self.cursor.col + 1 >= cols {
             if !self.modes.autowrap || cols < 2 {
+                // xterm's `dotext` writes nothing and leaves the last-column flag clear.
+                self.cursor.pending_wrap = false;
                 return;
             }
             let col = self.cursor.col;
@@ -564,7 +583,7 @@ impl Screen {
             self.split_wide_at(row, col);
             let r = self.grid.row_mut(row);
             r.copy_within(col, cols - col - width, col + width);
-            r.blank_cut_wide_at_end();
+            self.erase_cut_wide_at_end(row);
         }
         // Overwriting half of a wide character blanks the other half.
         let cells = self.grid.row(row).cells();
@@ -797,19 +816,28 @@ impl Handler for Screen {
             pen: self.pen,
             link: self.link,
             origin: self.modes.origin,
+            autowrap: self.modes.autowrap,
             charsets: self.charsets,
         });
     }
 
     fn restore_cursor(&mut self) {
-        let saved = self.saved[self.alt_active as usize].unwrap_or_default();
+        let slot = self.saved[self.alt_active as usize];
+        let saved = slot.unwrap_or_default();
         self.cursor = saved.cursor;
         self.pen = saved.pen;
         self.pen_dirty = true;
         self.link = saved.link;
         self.modes.origin = saved.origin;
+        if let Some(saved) = slot {
+            self.modes.autowrap = saved.autowrap;
+        }
         self.charsets = saved.charsets;
         self.clamp_cursor();
+        if self.modes.origin {
+            // xterm restores through CursorSet, which keeps the cursor above the bottom margin.
+            self.cursor.row = self.cursor.row.min(self.scroll_bottom);
+        }
     }
 
     fn full_reset(&mut self) {
@@ -927,7 +955,11 @@ impl Handler for Screen {
                 self.erase_cells(row, 0, col + 1);
             }
             Erase::All => self.erase_rows(0, self.height()),
-            Erase::Scrollback => self.scrollback.clear(),
+            Erase::Scrollback => {
+                // xterm's ED 3 only drops the saved lines; the cursor is left alone.
+                self.scrollback.clear();
+                return;
+            }
         }
         self.cursor.pending_wrap = false;
     }
@@ -951,7 +983,7 @@ impl Handler for Screen {
         let r = self.grid.row_mut(row);
         r.copy_within(col, cols - col - n, col + n);
         r.fill(col, col + n, fill);
-        r.blank_cut_wide_at_end();
+        self.erase_cut_wide_at_end(row);
         self.cursor.pending_wrap = false;
     }
 
