@@ -54,7 +54,7 @@ fn raw_param(params: &Params, i: usize) -> u16 {
 }
 
 impl<H: Handler> Perform for Dispatcher<'_, H> {
-    #[inline]
+    #[inline(always)]
     fn print(&mut self, c: char) {
         self.active = true;
         self.handler.print(c);
