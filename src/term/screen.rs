@@ -469,12 +469,12 @@ impl Screen {
             col,
             pending_wrap,
         } = self.cursor;
-        let target = if pending_wrap {
+        // xterm joins the mark to the cell last written, or to the cell under the cursor once
+        // the cursor has moved; in column 0 nothing can have just been written.
+        let target = if pending_wrap || col == 0 {
             col
-        } else if col > 0 {
-            col - 1
         } else {
-            return;
+            col - 1
         };
         let r = self.grid.row_mut(row);
         let target = if r.cells()[target].is_spacer() && target > 0 {
