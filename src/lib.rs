@@ -7,4 +7,5 @@
 #![warn(missing_docs)]
 
 pub mod input;
+pub mod render;
 pub mod term;

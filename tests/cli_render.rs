@@ -39,7 +39,9 @@ const CAST: &str = r#"{"version": 2, "width": 12, "height": 3, "title": "demo"}
 #[test]
 fn raw_stdin_to_text() {
     let out = shotty(
-        &["render", "--width", "10", "--height", "2"],
+        &[
+            "render", "--width", "10", "--height", "2", "--format", "txt",
+        ],
         b"hello\r\n\x1b[31mworld\x1b[0m",
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -84,15 +86,18 @@ fn cast_uses_header_size_and_at_selects_a_moment() {
     assert_eq!(snap.text(), "src  Cargo.t\noml\n$");
     assert_eq!(snap.scrollback_lines, 1);
 
-    let out = shotty(&["render", p, "--at", "0.5"], b"");
+    let out = shotty(&["render", p, "--at", "0.5", "--format", "txt"], b"");
     assert_eq!(stdout(&out), "$ ls\n\n\n");
-    let out = shotty(&["render", p, "--at", "1"], b"");
+    let out = shotty(&["render", p, "--at", "1", "--format", "txt"], b"");
     assert_eq!(stdout(&out), "src  Cargo.t\noml\n\n");
 }
 
 #[test]
 fn cast_is_detected_on_stdin() {
-    let out = shotty(&["render", "--at", "0.3"], CAST.as_bytes());
+    let out = shotty(
+        &["render", "--at", "0.3", "--format", "txt"],
+        CAST.as_bytes(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "$ ls\n\n\n");
 }

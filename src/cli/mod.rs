@@ -1,5 +1,6 @@
 //! Command-line definitions and the thin functions that call the library.
 
+mod appearance;
 mod output;
 mod render;
 

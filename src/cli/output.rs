@@ -1,7 +1,39 @@
 //! Writing results: to stdout, or atomically to a file so a failure never leaves half of one.
 
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+
+use shotty::render::Format;
+
+/// Parses `--format`.
+pub fn format_arg(s: &str) -> Result<Format, String> {
+    Format::ALL
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(s))
+        .map(|(_, f)| *f)
+        .ok_or_else(|| format!("{s:?} is not one of svg, png, txt, json"))
+}
+
+/// The output format: `--format` if given, else the output file's extension, else `default`.
+pub fn resolve_format(
+    explicit: Option<Format>,
+    out: Option<&Path>,
+    default: Format,
+) -> Result<Format, String> {
+    if let Some(f) = explicit {
+        return Ok(f);
+    }
+    match out.filter(|p| p.as_os_str() != "-") {
+        Some(p) => Format::from_path(p).ok_or_else(|| {
+            format!(
+                "cannot tell the format of {} from its extension; use .svg, .png, .txt, .json or --format",
+                p.display()
+            )
+        }),
+        None => Ok(default),
+    }
+}
 
 /// Writes `bytes` to `path` (via a temporary file in the same directory and a rename), or to
 /// stdout when `path` is `None` or `-`.
@@ -15,6 +47,12 @@ pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
                 _ => Path::new("."),
             };
             let mut tmp = tempfile::NamedTempFile::new_in(dir)
+                .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            // Temporary files are private; the result should be an ordinary file (or keep the
+            // mode of the file it replaces).
+            let mode = std::fs::metadata(p).map_or(0o644, |m| m.permissions().mode() & 0o777);
+            tmp.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(mode))
                 .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
             tmp.write_all(bytes)
                 .map_err(|e| format!("cannot write {}: {e}", p.display()))?;

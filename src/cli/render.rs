@@ -4,21 +4,14 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use shotty::input::{CastReader, MAX_DIMENSION, looks_like_cast, play_raw};
+use shotty::render::{Format, encode};
 use shotty::term::Terminal;
 
-use super::output::write_output;
-
-/// Output formats of `render`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// The screen as plain text.
-    Txt,
-    /// The structured snapshot (schema version 1).
-    Json,
-}
+use super::appearance::AppearanceArgs;
+use super::output::{format_arg, resolve_format, write_output};
 
 /// Arguments of `shotty render`.
 #[derive(Debug, Args)]
@@ -32,15 +25,17 @@ pub struct RenderArgs {
     /// Terminal rows (default: the recording's, else 24).
     #[arg(long, value_parser = dimension)]
     height: Option<usize>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Txt)]
-    format: Format,
+    /// Output format: svg, png, txt or json (default: from the -o extension, else svg).
+    #[arg(long, value_parser = format_arg)]
+    format: Option<Format>,
     /// Render the screen as it was this many seconds into an asciicast recording.
     #[arg(long, value_name = "SECONDS", value_parser = seconds)]
     at: Option<f64>,
     /// Write to this file instead of stdout.
     #[arg(short, long, value_name = "PATH")]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    appearance: AppearanceArgs,
 }
 
 fn dimension(s: &str) -> Result<usize, String> {
@@ -59,6 +54,8 @@ fn seconds(s: &str) -> Result<f64, String> {
 }
 
 pub fn run(args: RenderArgs) -> Result<i32, String> {
+    // Options are checked before any input is read, so a typo fails fast.
+    args.appearance.to_appearance(None)?;
     let (name, reader): (String, Box<dyn Read>) = match &args.file {
         None => ("stdin".into(), Box::new(io::stdin())),
         Some(p) if p.as_os_str() == "-" => ("stdin".into(), Box::new(io::stdin())),
@@ -93,12 +90,9 @@ pub fn run(args: RenderArgs) -> Result<i32, String> {
         term
     };
 
-    let mut bytes = match args.format {
-        Format::Txt => term.text().into_bytes(),
-        Format::Json => serde_json::to_vec(&term.snapshot())
-            .map_err(|e| format!("cannot encode the snapshot: {e}"))?,
-    };
-    bytes.push(b'\n');
+    let format = resolve_format(args.format, args.out.as_deref(), Format::Svg)?;
+    let appearance = args.appearance.to_appearance(None)?;
+    let bytes = encode(&term.snapshot(), format, &appearance).map_err(|e| e.to_string())?;
     write_output(args.out.as_deref(), &bytes)?;
     Ok(0)
 }

@@ -1,0 +1,313 @@
+//! Bundled fonts, cell metrics and the font database used for PNG output.
+//!
+//! The PNG path never looks at system fonts: the bundled faces (plus any font files the user
+//! adds) are loaded into `fontdb` in a fixed order, so the same input rasterises to the same
+//! bytes on every machine. resvg's fallback walks faces in insertion order, which makes the
+//! order below the fallback priority.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use resvg::usvg::fontdb;
+
+use super::RenderError;
+
+/// One bundled font file.
+pub struct BundledFont {
+    /// File name under `fonts/`.
+    pub file: &'static str,
+    /// Family name as the font declares it.
+    pub family: &'static str,
+    /// Bold face.
+    pub bold: bool,
+    /// Italic face.
+    pub italic: bool,
+    /// The font bytes.
+    pub data: &'static [u8],
+}
+
+/// The family every screenshot uses for its text.
+pub const PRIMARY_FAMILY: &str = "JetBrains Mono";
+
+macro_rules! bundled {
+    ($file:literal, $family:literal, $bold:literal, $italic:literal) => {
+        BundledFont {
+            file: $file,
+            family: $family,
+            bold: $bold,
+            italic: $italic,
+            data: include_bytes!(concat!("../../fonts/", $file)),
+        }
+    };
+}
+
+/// The bundled faces in fallback priority order: the monospace family in four styles,
+/// DejaVu Sans (braille, geometric shapes, symbols), Symbola (monochrome emoji, symbols).
+pub static BUNDLED: [BundledFont; 6] = [
+    bundled!("JetBrainsMono-Regular.ttf", "JetBrains Mono", false, false),
+    bundled!("JetBrainsMono-Bold.ttf", "JetBrains Mono", true, false),
+    bundled!("JetBrainsMono-Italic.ttf", "JetBrains Mono", false, true),
+    bundled!("JetBrainsMono-BoldItalic.ttf", "JetBrains Mono", true, true),
+    bundled!("DejaVuSans.ttf", "DejaVu Sans", false, false),
+    bundled!("Symbola.ttf", "Symbola", false, false),
+];
+
+fn primary_face() -> Option<&'static ttf_parser::Face<'static>> {
+    static FACE: OnceLock<Option<ttf_parser::Face<'static>>> = OnceLock::new();
+    FACE.get_or_init(|| ttf_parser::Face::parse(BUNDLED[0].data, 0).ok())
+        .as_ref()
+}
+
+/// Whether the primary monospace font has a glyph for `c` (its advance is then exactly one
+/// cell, so runs of such characters need no per-glyph positions).
+pub fn primary_covers(c: char) -> bool {
+    primary_face().is_some_and(|f| f.glyph_index(c).is_some())
+}
+
+/// Where things go inside a cell, in pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CellMetrics {
+    /// Font size.
+    pub font_size: f64,
+    /// Cell width: the primary font's advance.
+    pub width: f64,
+    /// Cell height: font size × line height.
+    pub height: f64,
+    /// Baseline, from the top of the cell (the font's ascent–descent box centred vertically).
+    pub baseline: f64,
+    /// Top of the underline stroke, from the top of the cell.
+    pub underline: f64,
+    /// Underline / strike stroke thickness.
+    pub stroke: f64,
+    /// Centre of the strike-through line, from the top of the cell.
+    pub strike: f64,
+}
+
+impl CellMetrics {
+    /// Metrics of the primary font at `font_size` px with `line_height` × font size rows.
+    pub fn new(font_size: f64, line_height: f64) -> CellMetrics {
+        // JetBrains Mono's own values, used only if the bundled font failed to parse.
+        let (upem, advance, ascent, descent, ul_pos, ul_thick, strike_pos) = match primary_face() {
+            Some(f) => {
+                let m = f.glyph_index('M').and_then(|g| f.glyph_hor_advance(g));
+                let ul = f.underline_metrics();
+                let st = f.strikeout_metrics();
+                (
+                    f.units_per_em() as f64,
+                    m.unwrap_or(600) as f64,
+                    f.ascender() as f64,
+                    f.descender() as f64,
+                    ul.map_or(-150.0, |u| u.position as f64),
+                    ul.map_or(50.0, |u| u.thickness as f64),
+                    st.map_or(260.0, |s| s.position as f64),
+                )
+            }
+            None => (1000.0, 600.0, 1020.0, -300.0, -150.0, 50.0, 260.0),
+        };
+        let scale = font_size / upem;
+        let height = font_size * line_height;
+        let baseline = (height - (ascent - descent) * scale) / 2.0 + ascent * scale;
+        let stroke = (ul_thick * scale).max(1.0);
+        CellMetrics {
+            font_size,
+            width: advance * scale,
+            height,
+            baseline,
+            underline: baseline - ul_pos * scale,
+            stroke,
+            strike: baseline - strike_pos * scale,
+        }
+    }
+}
+
+/// The font database for rasterising: bundled faces, then `extra` font files, in that order.
+/// The bundled-only database is built once and shared.
+pub fn database(extra: &[PathBuf]) -> Result<Arc<fontdb::Database>, RenderError> {
+    static BUNDLED_DB: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
+    if extra.is_empty() {
+        return Ok(BUNDLED_DB
+            .get_or_init(|| Arc::new(build_database()))
+            .clone());
+    }
+    let mut db = build_database();
+    for path in extra {
+        let data = std::fs::read(path)
+            .map_err(|e| RenderError::new(format!("cannot read font {}: {e}", path.display())))?;
+        let before = db.len();
+        db.load_font_data(data);
+        if db.len() == before {
+            return Err(RenderError::new(format!(
+                "{} is not a font fontdb can read (TTF, OTF or TTC)",
+                path.display()
+            )));
+        }
+    }
+    Ok(Arc::new(db))
+}
+
+fn build_database() -> fontdb::Database {
+    let mut db = fontdb::Database::new();
+    for font in &BUNDLED {
+        db.load_font_source(fontdb::Source::Binary(Arc::new(font.data)));
+    }
+    // Generic families must resolve to bundled faces, or usvg silently drops the text.
+    db.set_monospace_family(PRIMARY_FAMILY);
+    db.set_sans_serif_family("DejaVu Sans");
+    db.set_serif_family("DejaVu Sans");
+    db.set_cursive_family("DejaVu Sans");
+    db.set_fantasy_family("DejaVu Sans");
+    db
+}
+
+/// Family names the embedded subsets are declared under: the monospace family (four styles)
+/// and one per fallback face.
+const EMBED_MONO: &str = "shotty-mono";
+
+fn face_index(bold: bool, italic: bool) -> usize {
+    BUNDLED
+        .iter()
+        .position(|f| f.family == PRIMARY_FAMILY && f.bold == bold && f.italic == italic)
+        .unwrap_or(0)
+}
+
+/// The bundled face a browser will draw `c` with in a run of the given style: the matching
+/// monospace face if it has the glyph, else the first fallback face that does (the same
+/// order resvg uses).
+fn face_for(c: char, bold: bool, italic: bool) -> Option<usize> {
+    if primary_covers(c) {
+        return Some(face_index(bold, italic));
+    }
+    BUNDLED.iter().enumerate().skip(4).find_map(|(i, font)| {
+        ttf_parser::Face::parse(font.data, 0)
+            .ok()
+            .and_then(|f| f.glyph_index(c))
+            .map(|_| i)
+    })
+}
+
+/// A subset of bundled face `index` holding exactly `chars`, as a TrueType font browsers
+/// accept: subsetter keeps the glyphs, this adds back the `cmap` and `OS/2` tables it drops.
+fn subset_face(
+    index: usize,
+    chars: &std::collections::BTreeSet<char>,
+) -> Result<Vec<u8>, RenderError> {
+    use write_fonts::types::{GlyphId, Tag};
+    let data = BUNDLED[index].data;
+    let err =
+        |what: &str| RenderError::new(format!("cannot subset {}: {what}", BUNDLED[index].file));
+    let face = ttf_parser::Face::parse(data, 0).map_err(|e| err(&e.to_string()))?;
+    let mut remapper = subsetter::GlyphRemapper::new();
+    let mut mapped = Vec::new();
+    for &c in chars {
+        if let Some(g) = face.glyph_index(c) {
+            mapped.push((c, remapper.remap(g.0)));
+        }
+    }
+    let subset = subsetter::subset(data, 0, &remapper).map_err(|e| err(&format!("{e:?}")))?;
+    let raw = ttf_parser::RawFace::parse(&subset, 0).map_err(|e| err(&e.to_string()))?;
+    let mut builder = write_fonts::FontBuilder::new();
+    for record in raw.table_records {
+        if let Some(table) = raw.table(record.tag) {
+            builder.add_raw(Tag::new(&record.tag.to_bytes()), table.to_vec());
+        }
+    }
+    if let Some(os2) = face.raw_face().table(ttf_parser::Tag::from_bytes(b"OS/2")) {
+        builder.add_raw(Tag::new(b"OS/2"), os2.to_vec());
+    }
+    let cmap = write_fonts::tables::cmap::Cmap::from_mappings(
+        mapped.into_iter().map(|(c, g)| (c, GlyphId::new(g as u32))),
+    )
+    .map_err(|e| err(&format!("{e:?}")))?;
+    builder
+        .add_table(&cmap)
+        .map_err(|e| err(&format!("{e:?}")))?;
+    Ok(builder.build())
+}
+
+/// `@font-face` rules embedding subsets of the bundled faces for exactly the characters the
+/// layout draws as text, and the family list that puts them first.
+pub(crate) fn embedded_font_faces(
+    layout: &super::layout::Layout,
+) -> Result<(String, String), RenderError> {
+    use base64::Engine;
+    use std::collections::BTreeSet;
+    use std::fmt::Write;
+
+    let mut per_face: Vec<BTreeSet<char>> = vec![BTreeSet::new(); BUNDLED.len()];
+    let mut add = |text: &str, bold: bool, italic: bool| {
+        for c in text.chars().filter(|c| !c.is_whitespace()) {
+            if let Some(i) = face_for(c, bold, italic) {
+                per_face[i].insert(c);
+            }
+        }
+    };
+    for run in &layout.runs {
+        let class = layout.classes.get(run.class).copied();
+        let (bold, italic) = class.map_or((false, false), |c| (c.bold, c.italic));
+        add(&run.text, bold, italic);
+    }
+    if let Some((title, _, _)) = layout.frame.as_ref().and_then(|f| f.title.as_ref()) {
+        add(title, false, false);
+    }
+    let mut css = String::new();
+    let mut families = vec![EMBED_MONO.to_owned()];
+    for (i, chars) in per_face.iter().enumerate() {
+        if chars.is_empty() {
+            continue;
+        }
+        let font = &BUNDLED[i];
+        let data = subset_face(i, chars)?;
+        let family = if font.family == PRIMARY_FAMILY {
+            EMBED_MONO.to_owned()
+        } else {
+            let name = format!("shotty-f{i}");
+            families.push(name.clone());
+            name
+        };
+        let _ = write!(
+            css,
+            "@font-face{{font-family:{family};src:url(data:font/ttf;base64,{});font-weight:{};font-style:{}}}",
+            base64::engine::general_purpose::STANDARD.encode(&data),
+            if font.bold { "bold" } else { "normal" },
+            if font.italic { "italic" } else { "normal" },
+        );
+    }
+    Ok((css, families.join(",")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jetbrains_mono_metrics_at_14px() {
+        let m = CellMetrics::new(14.0, 18.0 / 14.0);
+        assert!((m.width - 8.4).abs() < 1e-9, "{}", m.width);
+        assert!((m.height - 18.0).abs() < 1e-9);
+        assert!(m.baseline > 9.0 && m.baseline < 18.0, "{}", m.baseline);
+        assert!(m.underline > m.baseline && m.underline < m.height);
+        assert!(m.strike < m.baseline && m.strike > 0.0);
+    }
+
+    #[test]
+    fn bundled_faces_load_in_order() {
+        let db = database(&[]).expect("bundled database");
+        let families: Vec<String> = db.faces().map(|f| f.families[0].0.clone()).collect();
+        assert_eq!(families.len(), BUNDLED.len());
+        for (face, font) in families.iter().zip(&BUNDLED) {
+            assert_eq!(face, font.family, "{}", font.file);
+        }
+        assert!(primary_covers('─'));
+        assert!(primary_covers('a'));
+        assert!(!primary_covers('日'));
+    }
+
+    #[test]
+    fn unreadable_extra_fonts_are_errors() {
+        assert!(database(&[PathBuf::from("/nonexistent.ttf")]).is_err());
+        let not_font = tempfile::NamedTempFile::new().expect("temp file");
+        std::fs::write(not_font.path(), b"not a font").expect("write");
+        let err = database(&[not_font.path().to_path_buf()]).unwrap_err();
+        assert!(err.to_string().contains("is not a font"), "{err}");
+    }
+}

@@ -1,0 +1,740 @@
+//! Placing everything once: the geometry both the SVG writer and (through it) the PNG
+//! rasteriser use.
+
+use crate::term::{Color, Rgb, Snapshot, StyleSnapshot};
+
+use super::boxdraw::{self, Fill, Stroke};
+use super::font::{self, CellMetrics};
+use super::{Appearance, Backdrop, CropEdge, RenderError, WindowStyle};
+
+/// An axis-aligned rectangle in px.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    /// Left.
+    pub x: f64,
+    /// Top.
+    pub y: f64,
+    /// Width.
+    pub w: f64,
+    /// Height.
+    pub h: f64,
+}
+
+/// A text style as a CSS class: colour and face.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextClass {
+    /// Text colour.
+    pub fill: Rgb,
+    /// Bold face.
+    pub bold: bool,
+    /// Italic face.
+    pub italic: bool,
+}
+
+/// How a run's characters are positioned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunX {
+    /// Characters of the primary font, one cell each, starting here (its advance is the cell
+    /// width, so they stay on the grid).
+    Start(f64),
+    /// One centre per character (`text-anchor: middle`): fallback-font and wide characters,
+    /// each centred on its cells so its own advance never shifts anything else.
+    Centers(Vec<f64>),
+}
+
+/// A run of text in one class.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// Horizontal placement.
+    pub x: RunX,
+    /// Baseline.
+    pub y: f64,
+    /// The characters.
+    pub text: String,
+    /// Index into [`Layout::classes`].
+    pub class: usize,
+    /// Index into [`Layout::links`].
+    pub link: Option<usize>,
+}
+
+/// Filled geometry of one colour: box drawing, block elements, text decorations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shape {
+    /// Fill colour.
+    pub fill: Rgb,
+    /// Fill opacity (shades are partial).
+    pub alpha: f32,
+    /// SVG path data: closed subpaths of one winding, filled as one union (no seams).
+    pub path: String,
+}
+
+/// A stroked line of one colour (curly underlines).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stroke1 {
+    /// Stroke colour.
+    pub color: Rgb,
+    /// Stroke width.
+    pub width: f64,
+    /// SVG path data.
+    pub path: String,
+}
+
+/// The window frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frame {
+    /// Window style (never `None`/`Transparent`).
+    pub style: WindowStyle,
+    /// Outer window rectangle.
+    pub rect: Rect,
+    /// Corner radius.
+    pub radius: f64,
+    /// Title bar height.
+    pub bar_height: f64,
+    /// Title bar colour.
+    pub bar_fill: Rgb,
+    /// Title and caption-button colour.
+    pub ink: Rgb,
+    /// Title text and its anchor point (`middle` for macOS, `start` for Windows).
+    pub title: Option<(String, f64, f64)>,
+    /// Draw a drop shadow.
+    pub shadow: bool,
+}
+
+/// Everything placed, in canvas pixels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    /// The visible part of the canvas (the viewBox; pixel crops shrink it).
+    pub view: Rect,
+    /// Output size (width/height attributes), after `--size`.
+    pub out_size: (f64, f64),
+    /// Canvas fill.
+    pub backdrop: Backdrop,
+    /// Window frame, if any.
+    pub frame: Option<Frame>,
+    /// The terminal area (inside the frame), its fill and opacity.
+    pub screen: Rect,
+    /// Terminal background fill, `None` for the transparent style.
+    pub screen_fill: Option<Rgb>,
+    /// Opacity of the terminal background.
+    pub opacity: f64,
+    /// Cell geometry.
+    pub metrics: CellMetrics,
+    /// Cell backgrounds that differ from the screen's, merged.
+    pub backgrounds: Vec<(Rect, Rgb)>,
+    /// Text classes in order of first use.
+    pub classes: Vec<TextClass>,
+    /// Text runs.
+    pub runs: Vec<Run>,
+    /// Box drawing, blocks and decorations.
+    pub shapes: Vec<Shape>,
+    /// Curly underlines.
+    pub strokes: Vec<Stroke1>,
+    /// The cursor (drawn under the text).
+    pub cursor: Option<(Rect, Rgb)>,
+    /// Hyperlink targets (http, https and file only).
+    pub links: Vec<String>,
+}
+
+/// Colours of one cell after inverse, dim, cursor and defaults.
+struct CellColors {
+    fg: Rgb,
+    bg: Rgb,
+    /// The background is the screen's own (nothing to paint).
+    bg_is_screen: bool,
+}
+
+fn mix(a: Rgb, b: Rgb, t: f64) -> Rgb {
+    let m = |x: u8, y: u8| (x as f64 + (y as f64 - x as f64) * t).round() as u8;
+    (m(a.0, b.0), m(a.1, b.1), m(a.2, b.2))
+}
+
+type Span = std::ops::Range<usize>;
+
+fn crop_rows(snapshot: &Snapshot, appearance: &Appearance) -> Result<Span, RenderError> {
+    let h = snapshot.rows.len();
+    let texts: Vec<String> = snapshot
+        .rows
+        .iter()
+        .map(|r| r.cells.iter().map(|c| c.t.as_str()).collect())
+        .collect();
+    let find = |text: &str, last: bool| -> Result<usize, RenderError> {
+        let mut hits = texts.iter().enumerate().filter(|(_, t)| t.contains(text));
+        let hit = if last { hits.next_back() } else { hits.next() };
+        hit.map(|(i, _)| i)
+            .ok_or_else(|| RenderError::new(format!("crop pattern {text:?} matches no row")))
+    };
+    let shift = |row: usize, offset: i64| (row as i64 + offset).clamp(0, h as i64) as usize;
+    let top = match &appearance.crop.top {
+        Some(CropEdge::Cells(n)) => *n,
+        Some(CropEdge::Text { text, offset }) => shift(find(text, false)?, *offset),
+        Some(CropEdge::Pixels(_)) | None => 0,
+    };
+    let bottom = match &appearance.crop.bottom {
+        Some(CropEdge::Cells(n)) => h.saturating_sub(*n),
+        Some(CropEdge::Text { text, offset }) => shift(find(text, true)?, *offset) + 1,
+        Some(CropEdge::Pixels(_)) | None => h,
+    }
+    .min(h);
+    if top >= bottom {
+        return Err(RenderError::new(format!(
+            "the crop leaves no rows (top edge at row {top}, bottom edge at row {bottom})"
+        )));
+    }
+    Ok(top..bottom)
+}
+
+fn crop_cols(width: usize, appearance: &Appearance) -> Result<Span, RenderError> {
+    let edge = |e: &Option<CropEdge>, side: &str| match e {
+        Some(CropEdge::Cells(n)) => Ok(*n),
+        Some(CropEdge::Pixels(_)) | None => Ok(0),
+        Some(CropEdge::Text { .. }) => Err(RenderError::new(format!(
+            "--crop-{side} takes Nch or Npx, not a text pattern"
+        ))),
+    };
+    let left = edge(&appearance.crop.left, "left")?;
+    let right = width.saturating_sub(edge(&appearance.crop.right, "right")?);
+    if left >= right {
+        return Err(RenderError::new("the crop leaves no columns"));
+    }
+    Ok(left..right)
+}
+
+fn crop_pixels(e: &Option<CropEdge>) -> f64 {
+    match e {
+        Some(CropEdge::Pixels(p)) => *p,
+        _ => 0.0,
+    }
+}
+
+fn is_link_scheme_allowed(uri: &str) -> bool {
+    let lower = uri.to_ascii_lowercase();
+    ["http://", "https://", "file://"]
+        .iter()
+        .any(|p| lower.starts_with(p))
+}
+
+/// Cells that can share a run positioned by its start: the primary font has them, they are
+/// one cell wide and carry no combining characters.
+fn is_simple(text: &str, width: u8) -> bool {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => width == 1 && font::primary_covers(c),
+        _ => false,
+    }
+}
+
+fn check_range(name: &str, value: f64, min: f64, max: f64) -> Result<(), RenderError> {
+    if value.is_finite() && (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(RenderError::new(format!(
+            "{name} {value} is outside {min}–{max}"
+        )))
+    }
+}
+
+/// Spaces a run may absorb between two pieces of text in the same class.
+const MAX_JOINED_SPACES: usize = 8;
+
+/// The run being built on the current row.
+struct OpenRun {
+    run: Run,
+    /// Column after the run's last text cell.
+    end_col: usize,
+    simple: bool,
+    /// Centred runs of single characters may grow; a cell with combining marks may not.
+    extendable: bool,
+}
+
+struct Builder<'a> {
+    snapshot: &'a Snapshot,
+    theme: &'a super::Theme,
+    default_fg: Rgb,
+    default_bg: Rgb,
+    m: CellMetrics,
+    stroke: Stroke,
+    classes: Vec<TextClass>,
+    runs: Vec<Run>,
+    shapes: Vec<Shape>,
+    strokes: Vec<Stroke1>,
+    backgrounds: Vec<(Rect, Rgb)>,
+    /// Background spans of the previous row: (columns, colour, index into `backgrounds`).
+    previous_spans: Vec<(Span, Rgb, usize)>,
+    link_ids: Vec<Option<Option<usize>>>,
+    links: Vec<String>,
+}
+
+impl Builder<'_> {
+    fn resolve(&self, c: Color, foreground: bool) -> Rgb {
+        match c {
+            Color::Default if foreground => self.default_fg,
+            Color::Default => self.default_bg,
+            c => self.theme.resolve(c, foreground),
+        }
+    }
+
+    fn colors(&self, style: &StyleSnapshot, block_cursor: bool) -> CellColors {
+        let resolved = style.to_style();
+        let mut fg = self.resolve(resolved.fg, true);
+        let mut bg = self.resolve(resolved.bg, false);
+        let mut bg_is_screen = resolved.bg == Color::Default;
+        if style.inverse {
+            std::mem::swap(&mut fg, &mut bg);
+            bg_is_screen = false;
+        }
+        if block_cursor {
+            fg = self.default_bg;
+            bg = self.theme.cursor;
+            bg_is_screen = false;
+        }
+        if style.dim {
+            fg = mix(fg, bg, 0.5);
+        }
+        CellColors {
+            fg,
+            bg,
+            bg_is_screen: bg_is_screen || bg == self.default_bg,
+        }
+    }
+
+    fn class(&mut self, class: TextClass) -> usize {
+        match self.classes.iter().position(|c| *c == class) {
+            Some(i) => i,
+            None => {
+                self.classes.push(class);
+                self.classes.len() - 1
+            }
+        }
+    }
+
+    fn shape(&mut self, fill: Rgb, alpha: f32) -> &mut String {
+        let i = match self
+            .shapes
+            .iter()
+            .position(|s| s.fill == fill && s.alpha == alpha)
+        {
+            Some(i) => i,
+            None => {
+                self.shapes.push(Shape {
+                    fill,
+                    alpha,
+                    path: String::new(),
+                });
+                self.shapes.len() - 1
+            }
+        };
+        &mut self.shapes[i].path
+    }
+
+    fn link(&mut self, l: Option<u32>) -> Option<usize> {
+        let l = l? as usize;
+        if let Some(Some(known)) = self.link_ids.get(l) {
+            return *known;
+        }
+        let id = self
+            .snapshot
+            .links
+            .get(l)
+            .filter(|link| is_link_scheme_allowed(&link.uri))
+            .map(
+                |link| match self.links.iter().position(|u| *u == link.uri) {
+                    Some(i) => i,
+                    None => {
+                        self.links.push(link.uri.clone());
+                        self.links.len() - 1
+                    }
+                },
+            );
+        if self.link_ids.len() <= l {
+            self.link_ids.resize(l + 1, None);
+        }
+        self.link_ids[l] = Some(id);
+        id
+    }
+
+    fn decorations(&mut self, style: &StyleSnapshot, fg: Rgb, x: f64, y: f64, w: f64) {
+        let m = self.m;
+        let s = m.stroke;
+        if let Some(kind) = style.underline.as_deref() {
+            let color = style
+                .underline_color
+                .as_ref()
+                .map(|c| c.to_color())
+                .filter(|c| *c != Color::Default)
+                .map_or(fg, |c| self.resolve(c, true));
+            let top = y + m.underline;
+            match kind {
+                "double" => {
+                    let p = self.shape(color, 1.0);
+                    rect_path(p, x, top - s, w, s);
+                    rect_path(p, x, top + s, w, s);
+                }
+                "curly" => {
+                    // One full wave per cell, so neighbouring cells join into one line.
+                    let mid = top + s / 2.0;
+                    let half = w / 2.0;
+                    let path = format!(
+                        "M{} {}q{} {} {} 0t{} 0",
+                        f(x),
+                        f(mid),
+                        f(half / 2.0),
+                        f(-s * 1.5),
+                        f(half),
+                        f(half)
+                    );
+                    self.strokes.push(Stroke1 {
+                        color,
+                        width: s,
+                        path,
+                    });
+                }
+                "dotted" => {
+                    let p = self.shape(color, 1.0);
+                    let mut dx = 0.0;
+                    while dx + s <= w + 1e-9 {
+                        rect_path(p, x + dx, top, s, s);
+                        dx += 2.0 * s;
+                    }
+                }
+                "dashed" => rect_path(self.shape(color, 1.0), x + w * 0.1, top, w * 0.6, s),
+                _ => rect_path(self.shape(color, 1.0), x, top, w, s),
+            }
+        }
+        if style.strike {
+            rect_path(self.shape(fg, 1.0), x, y + m.strike - s / 2.0, w, s);
+        }
+        if style.overline {
+            rect_path(self.shape(fg, 1.0), x, y, w, s);
+        }
+    }
+
+    /// Records this row's background spans, extending identical spans of the previous row
+    /// downwards (one rectangle, so no seam between rows).
+    fn backgrounds_for_row(
+        &mut self,
+        spans: Vec<(Span, Rgb)>,
+        origin: (f64, f64),
+        first_col: usize,
+        y: f64,
+    ) {
+        let (cw, ch) = (self.m.width, self.m.height);
+        let mut next = Vec::with_capacity(spans.len());
+        for (cols, color) in spans {
+            let existing = self
+                .previous_spans
+                .iter()
+                .find(|(c, col, _)| *c == cols && *col == color)
+                .map(|(_, _, i)| *i);
+            let index = match existing {
+                Some(i) => {
+                    self.backgrounds[i].0.h += ch;
+                    i
+                }
+                None => {
+                    self.backgrounds.push((
+                        Rect {
+                            x: origin.0 + (cols.start - first_col) as f64 * cw,
+                            y,
+                            w: cols.len() as f64 * cw,
+                            h: ch,
+                        },
+                        color,
+                    ));
+                    self.backgrounds.len() - 1
+                }
+            };
+            next.push((cols, color, index));
+        }
+        self.previous_spans = next;
+    }
+
+    fn flush(&mut self, open: &mut Option<OpenRun>) {
+        if let Some(o) = open.take() {
+            self.runs.push(o.run);
+        }
+    }
+
+    fn row(&mut self, r: usize, cols: &Span, origin: (f64, f64), y: f64, cursor: Option<usize>) {
+        let (cw, ch) = (self.m.width, self.m.height);
+        let snapshot = self.snapshot;
+        let Some(row) = snapshot.rows.get(r) else {
+            return;
+        };
+        let baseline = y + self.m.baseline;
+        let mut spans: Vec<(Span, Rgb)> = Vec::new();
+        let mut open: Option<OpenRun> = None;
+        let mut spaces = 0usize;
+        for c in cols.clone() {
+            let Some(cell) = row.cells.get(c) else {
+                break;
+            };
+            if cell.w == 0 {
+                continue;
+            }
+            let width = (cell.w as usize).min(cols.end - c);
+            let x = origin.0 + (c - cols.start) as f64 * cw;
+            let w = width as f64 * cw;
+            let style = snapshot
+                .styles
+                .get(cell.s as usize)
+                .cloned()
+                .unwrap_or_default();
+            let colors = self.colors(&style, cursor == Some(c));
+            if !colors.bg_is_screen {
+                match spans.last_mut() {
+                    Some((span, color)) if span.end == c && *color == colors.bg => {
+                        span.end = c + width;
+                    }
+                    _ => spans.push((c..c + width, colors.bg)),
+                }
+            }
+            self.decorations(&style, colors.fg, x, y, w);
+
+            let text = cell.t.as_str();
+            if text == " " || text.is_empty() || style.hidden {
+                spaces += width;
+                continue;
+            }
+            let mut chars = text.chars();
+            let first = chars.next().unwrap_or(' ');
+            let single = chars.next().is_none();
+            if single && boxdraw::is_drawn(first) {
+                let stroke = self.stroke;
+                let mut path = String::new();
+                if let Some(fill) = boxdraw::cell_path(first, x, y, w, ch, stroke, &mut path) {
+                    let alpha = match fill {
+                        Fill::Solid => 1.0,
+                        Fill::Alpha(a) => a,
+                    };
+                    self.shape(colors.fg, alpha).push_str(&path);
+                }
+                spaces += width;
+                continue;
+            }
+            let class = self.class(TextClass {
+                fill: colors.fg,
+                bold: style.bold,
+                italic: style.italic,
+            });
+            let link = self.link(cell.l);
+            let simple = is_simple(text, cell.w);
+            // A primary-font base with combining marks starts at its cell like any primary
+            // glyph (the font positions the marks); centring would count the marks' advances.
+            let starts = simple || (cell.w == 1 && font::primary_covers(first));
+            let joins = open.as_ref().is_some_and(|o| {
+                o.run.class == class
+                    && o.run.link == link
+                    && o.simple == simple
+                    && o.extendable
+                    && o.end_col + spaces == c
+                    && spaces <= if simple { MAX_JOINED_SPACES } else { 0 }
+            });
+            if joins {
+                if let Some(o) = open.as_mut() {
+                    o.run.text.extend(std::iter::repeat_n(' ', spaces));
+                    o.run.text.push_str(text);
+                    o.end_col = c + width;
+                    if let RunX::Centers(xs) = &mut o.run.x {
+                        xs.push(x + w / 2.0);
+                    }
+                }
+            } else {
+                self.flush(&mut open);
+                open = Some(OpenRun {
+                    run: Run {
+                        x: if starts {
+                            RunX::Start(x)
+                        } else {
+                            RunX::Centers(vec![x + w / 2.0])
+                        },
+                        y: baseline,
+                        text: text.to_owned(),
+                        class,
+                        link,
+                    },
+                    end_col: c + width,
+                    simple,
+                    extendable: simple || (single && !starts),
+                });
+            }
+            spaces = 0;
+        }
+        self.flush(&mut open);
+        self.backgrounds_for_row(spans, origin, cols.start, y);
+    }
+}
+
+impl Layout {
+    /// Lays out `snapshot` with `appearance`.
+    pub fn new(snapshot: &Snapshot, appearance: &Appearance) -> Result<Layout, RenderError> {
+        let a = appearance;
+        check_range("font size", a.font_size, 4.0, 200.0)?;
+        check_range("line height", a.line_height, 0.5, 5.0)?;
+        check_range("padding", a.padding, 0.0, 1000.0)?;
+        check_range("margin", a.margin, 0.0, 1000.0)?;
+        check_range("pc padding", a.pc_padding, 0.0, 1000.0)?;
+        check_range("opacity", a.opacity, 0.0, 1.0)?;
+        check_range("scale", a.scale, 0.1, 10.0)?;
+        if snapshot.rows.is_empty() || snapshot.width == 0 {
+            return Err(RenderError::new("the snapshot has no cells"));
+        }
+        let m = CellMetrics::new(a.font_size, a.line_height);
+        let rows = crop_rows(snapshot, a)?;
+        let cols = crop_cols(snapshot.width as usize, a)?;
+        let theme = &a.theme;
+        let default_fg = a.foreground.unwrap_or(theme.foreground);
+        let default_bg = a.background.unwrap_or(theme.background);
+
+        let content_w = cols.len() as f64 * m.width + 2.0 * a.padding;
+        let content_h = rows.len() as f64 * m.height + 2.0 * a.padding;
+        let bar = match a.window {
+            WindowStyle::Macos | WindowStyle::MacosPc => 28.0,
+            WindowStyle::Windows | WindowStyle::WindowsPc => 30.0,
+            WindowStyle::None | WindowStyle::Transparent => 0.0,
+        };
+        let inset = a.margin + if a.window.is_pc() { a.pc_padding } else { 0.0 };
+        let canvas_w = content_w + 2.0 * inset;
+        let canvas_h = content_h + bar + 2.0 * inset;
+        let title = a
+            .title
+            .clone()
+            .or_else(|| (!snapshot.title.is_empty()).then(|| snapshot.title.clone()));
+        let frame = (bar > 0.0).then(|| {
+            let rect = Rect {
+                x: inset,
+                y: inset,
+                w: content_w,
+                h: content_h + bar,
+            };
+            let mac = matches!(a.window, WindowStyle::Macos | WindowStyle::MacosPc);
+            let title_y = inset + bar / 2.0 + 4.5;
+            Frame {
+                style: a.window,
+                rect,
+                radius: if mac { 10.0 } else { 0.0 },
+                bar_height: bar,
+                bar_fill: mix(default_bg, default_fg, 0.08),
+                ink: mix(default_fg, default_bg, 0.25),
+                title: title.map(|t| {
+                    if mac {
+                        (t, inset + content_w / 2.0, title_y)
+                    } else {
+                        (t, inset + 12.0, title_y)
+                    }
+                }),
+                shadow: a.window.is_pc(),
+            }
+        });
+        let screen = Rect {
+            x: inset,
+            y: inset + bar,
+            w: content_w,
+            h: content_h,
+        };
+        let origin = (screen.x + a.padding, screen.y + a.padding);
+
+        let (px_top, px_bottom) = (crop_pixels(&a.crop.top), crop_pixels(&a.crop.bottom));
+        let (px_left, px_right) = (crop_pixels(&a.crop.left), crop_pixels(&a.crop.right));
+        let view = Rect {
+            x: px_left,
+            y: px_top,
+            w: canvas_w - px_left - px_right,
+            h: canvas_h - px_top - px_bottom,
+        };
+        if view.w < 1.0 || view.h < 1.0 {
+            return Err(RenderError::new("the pixel crop leaves nothing to show"));
+        }
+        let out_size = match a.size {
+            (Some(w), Some(h)) => (w, h),
+            (Some(w), None) => (w, w * view.h / view.w),
+            (None, Some(h)) => (h * view.w / view.h, h),
+            (None, None) => (view.w, view.h),
+        };
+        check_range("output width", out_size.0, 1.0, 20000.0)?;
+        check_range("output height", out_size.1, 1.0, 20000.0)?;
+
+        let mut b = Builder {
+            snapshot,
+            theme,
+            default_fg,
+            default_bg,
+            m,
+            stroke: Stroke::for_font_size(a.font_size),
+            classes: Vec::new(),
+            runs: Vec::new(),
+            shapes: Vec::new(),
+            strokes: Vec::new(),
+            backgrounds: Vec::new(),
+            previous_spans: Vec::new(),
+            link_ids: Vec::new(),
+            links: Vec::new(),
+        };
+        let cur = &snapshot.cursor;
+        let cursor_visible = a.cursor && cur.visible;
+        let cursor_cell = (cursor_visible
+            && rows.contains(&(cur.row as usize))
+            && cols.contains(&(cur.col as usize)))
+        .then_some((cur.row as usize, cur.col as usize));
+        let block = cur.shape == "block";
+        for (i, r) in rows.clone().enumerate() {
+            let y = origin.1 + i as f64 * m.height;
+            let block_col = cursor_cell
+                .filter(|(cr, _)| block && *cr == r)
+                .map(|(_, c)| c);
+            b.row(r, &cols, origin, y, block_col);
+        }
+        let cursor = cursor_cell.filter(|_| !block).map(|(r, c)| {
+            let x = origin.0 + (c - cols.start) as f64 * m.width;
+            let y = origin.1 + (r - rows.start) as f64 * m.height;
+            let thick = (m.font_size / 7.0).max(1.0);
+            let rect = if cur.shape == "bar" {
+                Rect {
+                    x,
+                    y,
+                    w: thick,
+                    h: m.height,
+                }
+            } else {
+                Rect {
+                    x,
+                    y: y + m.height - thick,
+                    w: m.width,
+                    h: thick,
+                }
+            };
+            (rect, theme.cursor)
+        });
+
+        Ok(Layout {
+            view,
+            out_size,
+            backdrop: a.backdrop.clone(),
+            frame,
+            screen,
+            screen_fill: (a.window != WindowStyle::Transparent).then_some(default_bg),
+            opacity: a.opacity,
+            metrics: m,
+            backgrounds: b.backgrounds,
+            classes: b.classes,
+            runs: b.runs,
+            shapes: b.shapes,
+            strokes: b.strokes,
+            cursor,
+            links: b.links,
+        })
+    }
+}
+
+/// Appends a rectangle as a closed clockwise subpath.
+pub(crate) fn rect_path(out: &mut String, x: f64, y: f64, w: f64, h: f64) {
+    use std::fmt::Write;
+    let _ = write!(out, "M{} {}h{}v{}h{}z", f(x), f(y), f(w), f(h), f(-w));
+}
+
+/// Formats a coordinate with at most two decimals and no trailing zeros.
+pub(crate) fn f(v: f64) -> String {
+    let r = (v * 100.0).round() / 100.0;
+    let r = if r == 0.0 { 0.0 } else { r };
+    let s = format!("{r:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}

@@ -1,0 +1,289 @@
+//! Snapshots → screenshots.
+//!
+//! The pipeline: [`layout::Layout`] places everything once (cells, runs, backgrounds,
+//! box-drawing geometry, decorations, cursor, window chrome) from a [`Snapshot`] and an
+//! [`Appearance`]; [`svg`] writes that layout as SVG; [`png`] rasterises the SVG with resvg and
+//! the bundled fonts. The PNG is therefore the SVG, rasterised.
+
+pub(crate) mod boxdraw;
+pub mod font;
+pub mod layout;
+pub mod png;
+pub mod svg;
+pub mod theme;
+
+use std::fmt;
+use std::path::PathBuf;
+
+pub use font::CellMetrics;
+pub use theme::{DEFAULT_THEME, Theme};
+
+use crate::term::{Rgb, Snapshot};
+
+/// A rendering error: a one-line message naming the problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderError(String);
+
+impl RenderError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> RenderError {
+        RenderError(message.into())
+    }
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+/// Window decorations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WindowStyle {
+    /// The terminal area only, on the theme background.
+    #[default]
+    None,
+    /// Text and cell backgrounds only, on a transparent canvas.
+    Transparent,
+    /// A macOS window: rounded corners, traffic-light buttons, centred title.
+    Macos,
+    /// A Windows window: square corners, caption buttons on the right, title on the left.
+    Windows,
+    /// A macOS window with a shadow on a desktop background.
+    MacosPc,
+    /// A Windows window with a shadow on a desktop background.
+    WindowsPc,
+}
+
+impl WindowStyle {
+    /// Every style with its command-line name.
+    pub const ALL: [(&'static str, WindowStyle); 6] = [
+        ("none", WindowStyle::None),
+        ("transparent", WindowStyle::Transparent),
+        ("macos", WindowStyle::Macos),
+        ("windows", WindowStyle::Windows),
+        ("macos-pc", WindowStyle::MacosPc),
+        ("windows-pc", WindowStyle::WindowsPc),
+    ];
+
+    /// Parses a command-line name.
+    pub fn parse(name: &str) -> Result<WindowStyle, RenderError> {
+        WindowStyle::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| *s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = WindowStyle::ALL.iter().map(|(n, _)| *n).collect();
+                RenderError::new(format!(
+                    "unknown window style {name:?} (one of: {})",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    /// Whether this style draws a shadowed window on a desktop background.
+    pub fn is_pc(self) -> bool {
+        matches!(self, WindowStyle::MacosPc | WindowStyle::WindowsPc)
+    }
+}
+
+/// What fills the canvas behind the window (the desktop of `-pc` styles, and the margin).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Backdrop {
+    /// Nothing: transparent.
+    None,
+    /// One colour.
+    Solid(Rgb),
+    /// A diagonal gradient, top-left to bottom-right.
+    Gradient(Rgb, Rgb),
+    /// An image (PNG or JPEG bytes), scaled to cover the canvas.
+    Image {
+        /// MIME type.
+        mime: &'static str,
+        /// File contents.
+        data: Vec<u8>,
+    },
+}
+
+/// Where a crop edge is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CropEdge {
+    /// A number of cells (`Nch`).
+    Cells(usize),
+    /// A number of pixels (`Npx`).
+    Pixels(f64),
+    /// The first (top edge) or last (bottom edge) row containing the text, shifted by `offset`
+    /// rows (`TEXT:±N`).
+    Text {
+        /// Literal text to look for.
+        text: String,
+        /// Rows to move the edge by.
+        offset: i64,
+    },
+}
+
+/// Crop edges; each removes from its side.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Crop {
+    /// From the top.
+    pub top: Option<CropEdge>,
+    /// From the bottom.
+    pub bottom: Option<CropEdge>,
+    /// From the left.
+    pub left: Option<CropEdge>,
+    /// From the right.
+    pub right: Option<CropEdge>,
+}
+
+/// Every option that changes how a snapshot looks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Appearance {
+    /// Window decorations.
+    pub window: WindowStyle,
+    /// Colour scheme.
+    pub theme: Theme,
+    /// Overrides the theme's default foreground.
+    pub foreground: Option<Rgb>,
+    /// Overrides the theme's default background.
+    pub background: Option<Rgb>,
+    /// Canvas behind the window.
+    pub backdrop: Backdrop,
+    /// Opacity of the terminal background, 0–1.
+    pub opacity: f64,
+    /// Font family list for the SVG (the bundled family is always appended).
+    pub font_family: Option<String>,
+    /// Font size in px.
+    pub font_size: f64,
+    /// Row height as a multiple of the font size.
+    pub line_height: f64,
+    /// Space between the window edge and the text.
+    pub padding: f64,
+    /// Space around everything.
+    pub margin: f64,
+    /// Desktop space around the window of `-pc` styles.
+    pub pc_padding: f64,
+    /// Window title; `None` uses the terminal's title.
+    pub title: Option<String>,
+    /// Draw the cursor.
+    pub cursor: bool,
+    /// Embed a subset of the fonts in the SVG.
+    pub embed_font: bool,
+    /// Embed the structured snapshot in the SVG `<metadata>`.
+    pub metadata: bool,
+    /// Outer size in px: width, height (either may be derived from the other).
+    pub size: (Option<f64>, Option<f64>),
+    /// Crop edges.
+    pub crop: Crop,
+    /// PNG scale factor.
+    pub scale: f64,
+    /// Extra font files, loaded after the bundled ones (CJK, colour emoji …).
+    pub font_files: Vec<PathBuf>,
+}
+
+impl Default for Appearance {
+    fn default() -> Self {
+        Appearance {
+            window: WindowStyle::None,
+            theme: Theme::builtin(DEFAULT_THEME).unwrap_or_else(|| Theme {
+                name: "fallback".into(),
+                background: (0, 0, 0),
+                foreground: (0xe5, 0xe5, 0xe5),
+                cursor: (0xe5, 0xe5, 0xe5),
+                selection_background: (0x44, 0x44, 0x44),
+                ansi: crate::term::XTERM_ANSI,
+            }),
+            foreground: None,
+            background: None,
+            backdrop: Backdrop::None,
+            opacity: 1.0,
+            font_family: None,
+            font_size: 14.0,
+            line_height: 1.286,
+            padding: 8.0,
+            margin: 0.0,
+            pc_padding: 20.0,
+            title: None,
+            cursor: true,
+            embed_font: false,
+            metadata: true,
+            size: (None, None),
+            crop: Crop::default(),
+            scale: 1.0,
+            font_files: Vec::new(),
+        }
+    }
+}
+
+/// Output formats every rendering command offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// SVG image.
+    Svg,
+    /// PNG image.
+    Png,
+    /// The screen as plain text.
+    Txt,
+    /// The structured snapshot (schema version 1).
+    Json,
+}
+
+impl Format {
+    /// Every format with its name (also its file extension).
+    pub const ALL: [(&'static str, Format); 4] = [
+        ("svg", Format::Svg),
+        ("png", Format::Png),
+        ("txt", Format::Txt),
+        ("json", Format::Json),
+    ];
+
+    /// The format a file name's extension asks for.
+    pub fn from_path(path: &std::path::Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Format::ALL.iter().find(|(n, _)| *n == ext).map(|(_, f)| *f)
+    }
+
+    /// The format's name.
+    pub fn name(self) -> &'static str {
+        Format::ALL
+            .iter()
+            .find(|(_, f)| *f == self)
+            .map_or("svg", |(n, _)| *n)
+    }
+}
+
+/// Encodes a snapshot in `format`: the bytes of the file to write.
+pub fn encode(
+    snapshot: &Snapshot,
+    format: Format,
+    appearance: &Appearance,
+) -> Result<Vec<u8>, RenderError> {
+    Ok(match format {
+        Format::Svg => to_svg(snapshot, appearance)?.into_bytes(),
+        Format::Png => to_png(snapshot, appearance)?,
+        Format::Txt => {
+            let mut text = snapshot.text();
+            text.push('\n');
+            text.into_bytes()
+        }
+        Format::Json => {
+            let mut json = serde_json::to_vec(snapshot)
+                .map_err(|e| RenderError::new(format!("cannot encode the snapshot: {e}")))?;
+            json.push(b'\n');
+            json
+        }
+    })
+}
+
+/// Renders a snapshot as an SVG document.
+pub fn to_svg(snapshot: &Snapshot, appearance: &Appearance) -> Result<String, RenderError> {
+    let layout = layout::Layout::new(snapshot, appearance)?;
+    svg::write(&layout, snapshot, appearance)
+}
+
+/// Renders a snapshot as a PNG image (the SVG, rasterised).
+pub fn to_png(snapshot: &Snapshot, appearance: &Appearance) -> Result<Vec<u8>, RenderError> {
+    let svg = to_svg(snapshot, appearance)?;
+    png::rasterize(&svg, appearance)
+}
