@@ -6,6 +6,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod diff;
 pub mod input;
+pub mod pty;
 pub mod render;
 pub mod term;

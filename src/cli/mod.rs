@@ -3,6 +3,7 @@
 mod appearance;
 mod output;
 mod render;
+mod themes;
 
 use clap::{Parser, Subcommand};
 
@@ -18,6 +19,8 @@ struct Cli {
 enum Command {
     /// Render raw terminal bytes or an asciicast recording.
     Render(render::RenderArgs),
+    /// List the built-in colour themes.
+    Themes(themes::ThemesArgs),
 }
 
 /// Parses the command line, runs it and returns the process exit code.
@@ -33,6 +36,7 @@ pub fn run() -> i32 {
     };
     let result = match cli.command {
         Command::Render(args) => render::run(args),
+        Command::Themes(args) => themes::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,1105 @@
+//! Running programs in a pseudo-terminal.
+//!
+//! [`PtyCommand`] describes what to run (program, arguments, directory, environment, size);
+//! [`PtyProcess::spawn`] starts it in a fresh PTY and session and turns the PTY into a stream
+//! of [`PtyEvent`]s; [`run_to_completion`] drives a [`Terminal`] from that stream for the
+//! one-shot `shotty capture`. The session host builds on [`PtyProcess`] directly.
+//!
+//! Threads: one drains the master into a bounded channel (so a slow consumer stalls the program
+//! instead of growing memory), one writes input (so a program that never reads its input can
+//! never block the consumer), one reaps the child (so exit is an event, not something polled).
+//!
+//! The child is a session leader (portable-pty calls `setsid`), so its pid is also its process
+//! group and session id. Stopping signals every process group of that session, which covers
+//! pipelines, background jobs and the job-control groups of interactive shells.
+
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
+use rustix::process::{Pid, Signal, WaitOptions};
+
+use crate::term::Terminal;
+
+/// Variables set for the child by [`PtyCommand::color_env`] (SPEC §3), so that programs which
+/// probe their environment emit full colour into the PTY.
+pub const COLOR_ENV: [(&str, &str); 3] = [
+    ("TERM", "xterm-256color"),
+    ("COLORTERM", "truecolor"),
+    ("FORCE_COLOR", "3"),
+];
+
+/// Variables removed by [`PtyCommand::color_env`]: many tools disable colour or animation when
+/// they believe they run in CI.
+pub const DELETED_ENVS: [&str; 2] = ["CI", "TF_BUILD"];
+
+/// Largest chunk the reader hands over at once.
+pub const READ_CHUNK: usize = 64 * 1024;
+
+/// Chunks buffered between the reader thread and the consumer: with [`READ_CHUNK`] this bounds
+/// buffered output to 1 MiB; beyond it the reader blocks and the kernel stalls the program.
+const OUTPUT_QUEUE: usize = 16;
+
+/// Pending writes to the program. Terminal replies beyond this are dropped (the program is not
+/// reading them anyway); [`PtyInput::write`] waits for room instead.
+const INPUT_QUEUE: usize = 64;
+
+/// After the program exited without end-of-file (a background process still holds the
+/// terminal), output is awaited until it has been quiet this long. The exited program's own
+/// output is already in the kernel buffer by then and arrives at once.
+const EXIT_DRAIN_IDLE: Duration = Duration::from_millis(250);
+
+/// Upper bound on that post-exit draining, for stragglers that keep printing.
+const EXIT_DRAIN_MAX: Duration = Duration::from_secs(2);
+
+/// How long [`PtyProcess::terminate_group`] waits for the reaper after SIGKILL. Only a process
+/// stuck in uninterruptible sleep can take longer.
+const KILL_REAP_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Poll interval while waiting for processes other than the child (grandchildren give no exit
+/// event to wait on).
+const GROUP_POLL: Duration = Duration::from_millis(10);
+
+/// Default grace between SIGTERM and SIGKILL (SPEC §4 `stop`).
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(3);
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/// Why a PTY operation failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum PtyError {
+    /// The program could not be started: not found, not executable, or exec failed.
+    CannotRun {
+        /// The program as the caller named it.
+        program: String,
+        /// `NotFound`, `PermissionDenied`, … — lets a CLI pick exit code 127 or 126.
+        kind: io::ErrorKind,
+        /// Human-readable reason, e.g. "No such file or directory".
+        reason: String,
+    },
+    /// The working directory is unusable (portable-pty would silently fall back to `$HOME`).
+    Cwd {
+        /// The directory asked for.
+        path: PathBuf,
+        /// Human-readable reason.
+        reason: String,
+    },
+    /// Width or height was zero.
+    InvalidSize {
+        /// Columns asked for.
+        width: u16,
+        /// Rows asked for.
+        height: u16,
+    },
+    /// Opening, configuring or resizing the PTY failed.
+    Pty {
+        /// What was being done.
+        op: &'static str,
+        /// Human-readable reason.
+        reason: String,
+    },
+    /// The program's input is closed (its terminal is gone).
+    Closed,
+    /// The process survived SIGKILL for longer than is plausible.
+    Unkillable {
+        /// Its pid.
+        pid: u32,
+    },
+}
+
+impl fmt::Display for PtyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PtyError::CannotRun {
+                program, reason, ..
+            } => write!(f, "cannot run `{program}`: {reason}"),
+            PtyError::Cwd { path, reason } => {
+                write!(
+                    f,
+                    "cannot use working directory `{}`: {reason}",
+                    path.display()
+                )
+            }
+            PtyError::InvalidSize { width, height } => {
+                write!(
+                    f,
+                    "invalid terminal size {width}x{height}: both must be at least 1"
+                )
+            }
+            PtyError::Pty { op, reason } => write!(f, "pty {op} failed: {reason}"),
+            PtyError::Closed => f.write_str("the program's terminal is closed"),
+            PtyError::Unkillable { pid } => {
+                write!(f, "process {pid} did not exit after SIGKILL")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PtyError {}
+
+/// An I/O error's message without the " (os error N)" suffix, for user-facing text.
+fn os_message(err: &io::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" (os error ") {
+        Some(i) if text.ends_with(')') => text[..i].to_string(),
+        _ => text,
+    }
+}
+
+/// An `anyhow` error from portable-pty (its `Display` chain) as plain text.
+fn pty_error(op: &'static str, err: impl fmt::Display) -> PtyError {
+    PtyError::Pty {
+        op,
+        reason: err.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command
+
+/// One step of the environment recipe; applied in order on top of the inherited environment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum EnvOp {
+    Set(OsString, OsString),
+    Remove(OsString),
+    Clear,
+}
+
+/// The `--no-colorenv` / `--no-delete-envs` switches of SPEC §3 and §4.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ColorEnvFlags {
+    /// Do not set [`COLOR_ENV`].
+    pub no_colorenv: bool,
+    /// Do not remove [`DELETED_ENVS`].
+    pub no_delete_envs: bool,
+}
+
+/// What to run in a PTY. The program is executed directly — no shell is involved unless the
+/// program is one.
+#[derive(Clone, Debug)]
+pub struct PtyCommand {
+    program: OsString,
+    args: Vec<OsString>,
+    cwd: Option<PathBuf>,
+    env: Vec<EnvOp>,
+    width: u16,
+    height: u16,
+}
+
+impl PtyCommand {
+    /// Runs `program` (looked up on the child's `PATH` unless it contains a `/`) at 100×24,
+    /// in the caller's working directory, with the caller's environment.
+    pub fn new(program: impl Into<OsString>) -> PtyCommand {
+        PtyCommand {
+            program: program.into(),
+            args: Vec::new(),
+            cwd: None,
+            env: Vec::new(),
+            width: 100,
+            height: 24,
+        }
+    }
+
+    /// Appends one argument.
+    pub fn arg(&mut self, arg: impl Into<OsString>) -> &mut Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Appends arguments.
+    pub fn args<I, S>(&mut self, args: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets the working directory (default: the caller's).
+    pub fn cwd(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Sets a variable. Environment changes apply in call order, so a later call wins.
+    pub fn env(&mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> &mut Self {
+        self.env.push(EnvOp::Set(key.into(), value.into()));
+        self
+    }
+
+    /// Removes a variable (inherited or set earlier).
+    pub fn env_remove(&mut self, key: impl Into<OsString>) -> &mut Self {
+        self.env.push(EnvOp::Remove(key.into()));
+        self
+    }
+
+    /// Drops the inherited environment and everything set so far.
+    pub fn env_clear(&mut self) -> &mut Self {
+        self.env.push(EnvOp::Clear);
+        self
+    }
+
+    /// Sets the terminal size in cells.
+    pub fn size(&mut self, width: u16, height: u16) -> &mut Self {
+        self.width = width;
+        self.height = height;
+        self
+    }
+
+    /// Applies the colour environment of SPEC §3: sets [`COLOR_ENV`] and removes
+    /// [`DELETED_ENVS`]. Call it before applying the user's own `--env` values so that those
+    /// win.
+    pub fn color_env(&mut self) -> &mut Self {
+        self.color_env_with(ColorEnvFlags::default())
+    }
+
+    /// [`color_env`](Self::color_env) with the `--no-colorenv` / `--no-delete-envs` switches.
+    pub fn color_env_with(&mut self, flags: ColorEnvFlags) -> &mut Self {
+        if !flags.no_colorenv {
+            for (key, value) in COLOR_ENV {
+                self.env(key, value);
+            }
+        }
+        if !flags.no_delete_envs {
+            for key in DELETED_ENVS {
+                self.env_remove(key);
+            }
+        }
+        self
+    }
+
+    /// The program as given.
+    pub fn program(&self) -> &OsStr {
+        &self.program
+    }
+
+    /// The arguments (without the program).
+    pub fn get_args(&self) -> &[OsString] {
+        &self.args
+    }
+
+    /// The working directory, if one was set.
+    pub fn get_cwd(&self) -> Option<&Path> {
+        self.cwd.as_deref()
+    }
+
+    /// Columns.
+    pub fn width(&self) -> u16 {
+        self.width
+    }
+
+    /// Rows.
+    pub fn height(&self) -> u16 {
+        self.height
+    }
+
+    /// The environment the child will get: the caller's, with the recorded changes applied.
+    /// (portable-pty additionally sets `SHELL` if it is missing.)
+    pub fn effective_env(&self) -> BTreeMap<OsString, OsString> {
+        let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+        for op in &self.env {
+            match op {
+                EnvOp::Set(k, v) => {
+                    env.insert(k.clone(), v.clone());
+                }
+                EnvOp::Remove(k) => {
+                    env.remove(k);
+                }
+                EnvOp::Clear => env.clear(),
+            }
+        }
+        env
+    }
+
+    /// The working directory the child will get, checked to exist.
+    fn resolved_cwd(&self) -> Result<PathBuf, PtyError> {
+        let dir = match &self.cwd {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().map_err(|e| PtyError::Cwd {
+                path: PathBuf::from("."),
+                reason: os_message(&e),
+            })?,
+        };
+        match std::fs::metadata(&dir) {
+            Ok(meta) if meta.is_dir() => Ok(dir),
+            Ok(_) => Err(PtyError::Cwd {
+                path: dir,
+                reason: "Not a directory".into(),
+            }),
+            Err(e) => Err(PtyError::Cwd {
+                path: dir,
+                reason: os_message(&e),
+            }),
+        }
+    }
+
+    /// Finds the program the way `execvp` would, so that a missing program is reported cleanly
+    /// before anything is spawned. Returns the name to hand to portable-pty: unchanged for a
+    /// `PATH` lookup (its own search agrees), `./`-prefixed for a relative path with a slash
+    /// (portable-pty would otherwise search `PATH` for it).
+    fn resolve_program(
+        &self,
+        cwd: &Path,
+        env: &BTreeMap<OsString, OsString>,
+    ) -> Result<OsString, PtyError> {
+        let name = self.program.to_string_lossy().into_owned();
+        let fail = |kind: io::ErrorKind, reason: &str| PtyError::CannotRun {
+            program: name.clone(),
+            kind,
+            reason: reason.to_string(),
+        };
+        if self.program.is_empty() {
+            return Err(fail(io::ErrorKind::NotFound, "No such file or directory"));
+        }
+        let path = Path::new(&self.program);
+        if self.program.as_encoded_bytes().contains(&b'/') {
+            check_executable(&cwd.join(path)).map_err(|(kind, reason)| fail(kind, reason))?;
+            if path.is_relative() && !path.starts_with(".") && !path.starts_with("..") {
+                let mut dotted = OsString::from("./");
+                dotted.push(&self.program);
+                return Ok(dotted);
+            }
+            return Ok(self.program.clone());
+        }
+        let Some(search) = env.get(OsStr::new("PATH")) else {
+            return Err(fail(io::ErrorKind::NotFound, "PATH is not set"));
+        };
+        let mut denied = None;
+        for dir in std::env::split_paths(search) {
+            match check_executable(&cwd.join(dir).join(path)) {
+                Ok(()) => return Ok(self.program.clone()),
+                Err((io::ErrorKind::NotFound, _)) => {}
+                Err(other) => denied = denied.or(Some(other)),
+            }
+        }
+        let (kind, reason) =
+            denied.unwrap_or((io::ErrorKind::NotFound, "No such file or directory"));
+        Err(fail(kind, reason))
+    }
+}
+
+/// Whether `path` is an executable regular file; the error mirrors `execve`'s.
+fn check_executable(path: &Path) -> Result<(), (io::ErrorKind, &'static str)> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+            Err((io::ErrorKind::PermissionDenied, "Permission denied"))
+        }
+        Err(_) => Err((io::ErrorKind::NotFound, "No such file or directory")),
+        Ok(meta) if meta.is_dir() => Err((io::ErrorKind::PermissionDenied, "Is a directory")),
+        Ok(meta) if meta.permissions().mode() & 0o111 == 0 => {
+            Err((io::ErrorKind::PermissionDenied, "Permission denied"))
+        }
+        Ok(_) => Ok(()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exit status
+
+/// How the child ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExitStatus {
+    code: Option<i32>,
+    signal: Option<i32>,
+}
+
+impl ExitStatus {
+    /// The exit code, when the program exited by itself.
+    pub fn code(&self) -> Option<i32> {
+        self.code
+    }
+
+    /// The signal number, when a signal killed it.
+    pub fn signal(&self) -> Option<i32> {
+        self.signal
+    }
+
+    /// The signal's name (`"SIGTERM"`), when a signal killed it.
+    pub fn signal_name(&self) -> Option<String> {
+        self.signal.map(signal_name)
+    }
+
+    /// Exit code 0.
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+
+    /// The status of a process that was reaped by someone else (e.g. `SIGCHLD` ignored).
+    fn unknown() -> ExitStatus {
+        ExitStatus {
+            code: None,
+            signal: None,
+        }
+    }
+}
+
+impl fmt::Display for ExitStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.code, self.signal) {
+            (Some(code), _) => write!(f, "exit code {code}"),
+            (None, Some(sig)) => write!(f, "killed by {}", signal_name(sig)),
+            (None, None) => f.write_str("unknown exit status"),
+        }
+    }
+}
+
+/// `"SIGTERM"` for 15, `"SIG42"` for signals without a portable name.
+pub fn signal_name(sig: i32) -> String {
+    const NAMES: [(Signal, &str); 28] = [
+        (Signal::HUP, "SIGHUP"),
+        (Signal::INT, "SIGINT"),
+        (Signal::QUIT, "SIGQUIT"),
+        (Signal::ILL, "SIGILL"),
+        (Signal::TRAP, "SIGTRAP"),
+        (Signal::ABORT, "SIGABRT"),
+        (Signal::BUS, "SIGBUS"),
+        (Signal::FPE, "SIGFPE"),
+        (Signal::KILL, "SIGKILL"),
+        (Signal::USR1, "SIGUSR1"),
+        (Signal::SEGV, "SIGSEGV"),
+        (Signal::USR2, "SIGUSR2"),
+        (Signal::PIPE, "SIGPIPE"),
+        (Signal::ALARM, "SIGALRM"),
+        (Signal::TERM, "SIGTERM"),
+        (Signal::CHILD, "SIGCHLD"),
+        (Signal::CONT, "SIGCONT"),
+        (Signal::STOP, "SIGSTOP"),
+        (Signal::TSTP, "SIGTSTP"),
+        (Signal::TTIN, "SIGTTIN"),
+        (Signal::TTOU, "SIGTTOU"),
+        (Signal::URG, "SIGURG"),
+        (Signal::XCPU, "SIGXCPU"),
+        (Signal::XFSZ, "SIGXFSZ"),
+        (Signal::VTALARM, "SIGVTALRM"),
+        (Signal::PROF, "SIGPROF"),
+        (Signal::WINCH, "SIGWINCH"),
+        (Signal::SYS, "SIGSYS"),
+    ];
+    NAMES
+        .iter()
+        .find(|(s, _)| s.as_raw() == sig)
+        .map_or_else(|| format!("SIG{sig}"), |(_, name)| (*name).to_string())
+}
+
+/// The reaper's result, shared so that exit can be both awaited and polled.
+#[derive(Default)]
+struct ExitCell {
+    status: Mutex<Option<ExitStatus>>,
+    changed: Condvar,
+}
+
+impl ExitCell {
+    fn lock(&self) -> MutexGuard<'_, Option<ExitStatus>> {
+        // The data is a plain Option; a panicking holder cannot leave it half-written.
+        self.status.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn set(&self, status: ExitStatus) {
+        *self.lock() = Some(status);
+        self.changed.notify_all();
+    }
+
+    /// Waits until the child was reaped or `deadline` passed (`None`: forever).
+    fn wait_until(&self, deadline: Option<Instant>) -> Option<ExitStatus> {
+        let mut guard = self.lock();
+        loop {
+            if let Some(status) = *guard {
+                return Some(status);
+            }
+            match deadline {
+                None => guard = self.changed.wait(guard).unwrap_or_else(|e| e.into_inner()),
+                Some(deadline) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return None;
+                    }
+                    guard = self
+                        .changed
+                        .wait_timeout(guard, left)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The process
+
+/// Something that happened on the PTY, in the order the threads observed it. `Exited` may
+/// arrive before the last `Output`; end-of-output is `Eof`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PtyEvent {
+    /// Bytes the program wrote (at most [`READ_CHUNK`]).
+    Output(Vec<u8>),
+    /// No process has the terminal open any more (EOF or EIO on the master).
+    Eof,
+    /// The child was reaped.
+    Exited(ExitStatus),
+}
+
+/// A cloneable handle for writing to the program's terminal from any thread. Writes are queued
+/// in order and performed by a writer thread.
+#[derive(Clone, Debug)]
+pub struct PtyInput {
+    tx: SyncSender<Vec<u8>>,
+}
+
+impl PtyInput {
+    /// Queues `bytes`, waiting while the queue is full (the program is not reading).
+    /// Fails once the terminal is gone.
+    pub fn write(&self, bytes: &[u8]) -> Result<(), PtyError> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.tx.send(bytes.to_vec()).map_err(|_| PtyError::Closed)
+    }
+
+    /// Queues `bytes` unless the queue is full; `Ok(false)` means they were dropped.
+    pub fn try_write(&self, bytes: Vec<u8>) -> Result<bool, PtyError> {
+        if bytes.is_empty() {
+            return Ok(true);
+        }
+        match self.tx.try_send(bytes) {
+            Ok(()) => Ok(true),
+            Err(TrySendError::Full(_)) => Ok(false),
+            Err(TrySendError::Disconnected(_)) => Err(PtyError::Closed),
+        }
+    }
+}
+
+/// A program running in its own PTY and session.
+///
+/// Dropping it SIGKILLs whatever is left of the session: the reader thread holds the master
+/// open, so without that the program would never see the terminal hang up. Use
+/// [`terminate_group`](Self::terminate_group) for a graceful stop.
+pub struct PtyProcess {
+    pid: Pid,
+    program: String,
+    master: Mutex<Box<dyn MasterPty + Send>>,
+    size: Mutex<(u16, u16)>,
+    events: Receiver<PtyEvent>,
+    input: PtyInput,
+    exit: Arc<ExitCell>,
+}
+
+impl fmt::Debug for PtyProcess {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PtyProcess")
+            .field("pid", &self.pid.as_raw_nonzero())
+            .field("program", &self.program)
+            .field("exit", &self.try_wait())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PtyProcess {
+    /// Starts `cmd` in a new PTY. A program that cannot be found or executed is reported
+    /// before anything is spawned.
+    pub fn spawn(cmd: &PtyCommand) -> Result<PtyProcess, PtyError> {
+        if cmd.width == 0 || cmd.height == 0 {
+            return Err(PtyError::InvalidSize {
+                width: cmd.width,
+                height: cmd.height,
+            });
+        }
+        let cwd = cmd.resolved_cwd()?;
+        let env = cmd.effective_env();
+        let program = cmd.resolve_program(&cwd, &env)?;
+        let name = cmd.program.to_string_lossy().into_owned();
+
+        let pair = native_pty_system()
+            .openpty(pty_size(cmd.width, cmd.height))
+            .map_err(|e| pty_error("open", e))?;
+        // Take both ends of the master before spawning, so no failure can orphan a child.
+        let reader = pair
+            .master
+            .try_clone_reader()
+            .map_err(|e| pty_error("clone reader", e))?;
+        let writer = pair
+            .master
+            .take_writer()
+            .map_err(|e| pty_error("take writer", e))?;
+
+        let mut builder = CommandBuilder::new(&program);
+        builder.args(&cmd.args);
+        // portable-pty defaults to $HOME, not our directory.
+        builder.cwd(&cwd);
+        builder.env_clear();
+        for (k, v) in &env {
+            builder.env(k, v);
+        }
+        let child = pair
+            .slave
+            .spawn_command(builder)
+            .map_err(|e| PtyError::CannotRun {
+                program: name.clone(),
+                kind: e
+                    .downcast_ref::<io::Error>()
+                    .map_or(io::ErrorKind::Other, io::Error::kind),
+                reason: e
+                    .downcast_ref::<io::Error>()
+                    .map_or_else(|| e.to_string(), os_message),
+            })?;
+        // Our copy of the slave must go, or the master never reports end-of-file.
+        drop(pair.slave);
+
+        let raw_pid = child.process_id().and_then(|p| i32::try_from(p).ok());
+        // The boxed std::process::Child does nothing on drop; the reaper below owns the pid.
+        drop(child);
+        let Some(pid) = raw_pid.and_then(Pid::from_raw) else {
+            return Err(pty_error("spawn", "the child has no pid"));
+        };
+
+        let (event_tx, events) = mpsc::sync_channel(OUTPUT_QUEUE);
+        let (input_tx, input_rx) = mpsc::sync_channel(INPUT_QUEUE);
+        let exit = Arc::new(ExitCell::default());
+        let process = PtyProcess {
+            pid,
+            program: name,
+            master: Mutex::new(pair.master),
+            size: Mutex::new((cmd.width, cmd.height)),
+            events,
+            input: PtyInput { tx: input_tx },
+            exit: Arc::clone(&exit),
+        };
+        // From here on a failure drops `process`, which kills the child.
+        let reaper_tx = event_tx.clone();
+        spawn_thread("shotty-pty-reader", move || read_loop(reader, event_tx))?;
+        spawn_thread("shotty-pty-writer", move || write_loop(writer, input_rx))?;
+        spawn_thread("shotty-pty-reaper", move || reap(pid, &exit, reaper_tx))?;
+        Ok(process)
+    }
+
+    /// The child's pid — also its process group and session id.
+    pub fn pid(&self) -> u32 {
+        self.pid.as_raw_nonzero().get().unsigned_abs()
+    }
+
+    /// The program as the caller named it.
+    pub fn program(&self) -> &str {
+        &self.program
+    }
+
+    /// The event stream. Only one consumer should read it.
+    pub fn events(&self) -> &Receiver<PtyEvent> {
+        &self.events
+    }
+
+    /// A handle for writing to the program from other threads.
+    pub fn input(&self) -> PtyInput {
+        self.input.clone()
+    }
+
+    /// Queues bytes for the program (see [`PtyInput::write`]).
+    pub fn write(&self, bytes: &[u8]) -> Result<(), PtyError> {
+        self.input.write(bytes)
+    }
+
+    /// The current size as (columns, rows).
+    pub fn size(&self) -> (u16, u16) {
+        *self.size.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Resizes the terminal; the kernel sends SIGWINCH to the foreground process group.
+    pub fn resize(&self, width: u16, height: u16) -> Result<(), PtyError> {
+        if width == 0 || height == 0 {
+            return Err(PtyError::InvalidSize { width, height });
+        }
+        let master = self.master.lock().unwrap_or_else(|e| e.into_inner());
+        master
+            .resize(pty_size(width, height))
+            .map_err(|e| pty_error("resize", e))?;
+        *self.size.lock().unwrap_or_else(|e| e.into_inner()) = (width, height);
+        Ok(())
+    }
+
+    /// The exit status if the child has been reaped.
+    pub fn try_wait(&self) -> Option<ExitStatus> {
+        *self.exit.lock()
+    }
+
+    /// Waits up to `timeout` for the child to exit.
+    pub fn wait_timeout(&self, timeout: Duration) -> Option<ExitStatus> {
+        self.exit.wait_until(Some(Instant::now() + timeout))
+    }
+
+    /// Waits for the child to exit.
+    pub fn wait(&self) -> ExitStatus {
+        self.exit
+            .wait_until(None)
+            .unwrap_or_else(ExitStatus::unknown)
+    }
+
+    /// Sends `signal` to every process group of the child's session.
+    pub fn signal_group(&self, signal: Signal) {
+        for group in self.session_groups() {
+            // ESRCH: the group died meanwhile, which is what we want anyway.
+            let _ = rustix::process::kill_process_group(group, signal);
+        }
+    }
+
+    /// Ends the whole process tree: SIGHUP, SIGTERM (and SIGCONT, so stopped jobs act on them)
+    /// to every process group of the session; waits up to `grace` for all of it to exit; then
+    /// SIGKILLs what is left and reaps the child.
+    pub fn terminate_group(&self, grace: Duration) -> Result<ExitStatus, PtyError> {
+        let deadline = Instant::now() + grace;
+        if let Some(status) = self.try_wait()
+            && !self.session_alive()
+        {
+            return Ok(status);
+        }
+        self.signal_group(Signal::HUP);
+        self.signal_group(Signal::TERM);
+        self.signal_group(Signal::CONT);
+        self.exit.wait_until(Some(deadline));
+        // Other members of the session have no exit event we could wait on.
+        while self.session_alive() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            thread::sleep(left.min(GROUP_POLL));
+        }
+        // SIGKILL is delivered asynchronously, and a process forking while we scan can be
+        // missed; repeat until the session is empty, so that "terminated" means gone.
+        let kill_deadline = Instant::now() + KILL_REAP_TIMEOUT;
+        while self.session_alive() && Instant::now() < kill_deadline {
+            self.signal_group(Signal::KILL);
+            thread::sleep(Duration::from_millis(2));
+        }
+        self.exit
+            .wait_until(Some(kill_deadline))
+            .ok_or(PtyError::Unkillable { pid: self.pid() })
+    }
+
+    /// Feeds the program's output into `term` until it exits and its output is drained, or
+    /// `stop` says otherwise (then the whole process group is terminated). Terminal replies
+    /// (cursor reports, device attributes …) are written back after each chunk.
+    pub fn run(&self, term: &mut Terminal, stop: &StopWhen) -> Result<RunOutcome, PtyError> {
+        let deadline = stop.timeout.map(|t| Instant::now() + t);
+        let matched = |term: &Terminal| {
+            stop.until_text
+                .as_deref()
+                .is_some_and(|text| term.text().contains(text))
+        };
+        let mut status: Option<ExitStatus> = None;
+        let mut eof = false;
+        // Set once the child exited: when to give up waiting for end-of-file.
+        let mut drain_until: Option<Instant> = None;
+        let mut drain_cap: Option<Instant> = None;
+
+        if matched(term) {
+            return self.stop_early(StopReason::UntilText, stop.grace);
+        }
+        loop {
+            if eof && let Some(status) = status {
+                return Ok(RunOutcome::new(self.pid(), status, StopReason::Exited));
+            }
+            let wake = match (deadline, drain_until) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let first = match wake {
+                None => self
+                    .events
+                    .recv()
+                    .map_err(|_| RecvTimeoutError::Disconnected),
+                Some(wake) => self
+                    .events
+                    .recv_timeout(wake.saturating_duration_since(Instant::now())),
+            };
+            let mut event = match first {
+                Ok(event) => event,
+                Err(RecvTimeoutError::Timeout) => {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        return self.stop_early(StopReason::Timeout, stop.grace);
+                    }
+                    // Drain expired: the child is gone but something still holds the
+                    // terminal. Its output is not the program's; end it like a hang-up would.
+                    let status = status.unwrap_or_else(ExitStatus::unknown);
+                    self.terminate_group(stop.grace)?;
+                    return Ok(RunOutcome::new(self.pid(), status, StopReason::Exited));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    // Both the reader and the reaper finished, so both events were seen;
+                    // kept for robustness.
+                    eof = true;
+                    status = status
+                        .or_else(|| self.try_wait())
+                        .or(Some(ExitStatus::unknown()));
+                    continue;
+                }
+            };
+            // Take what is already queued before the (whole-screen) text check, but not
+            // unboundedly: a fast producer must not starve the deadline.
+            let mut fed = false;
+            for taken in 1.. {
+                match event {
+                    PtyEvent::Output(bytes) => {
+                        term.advance(&bytes);
+                        // Best effort: a full queue means the program is not reading them.
+                        let _ = self.input.try_write(term.take_replies());
+                        fed = true;
+                    }
+                    PtyEvent::Eof => eof = true,
+                    PtyEvent::Exited(s) => {
+                        status = Some(s);
+                        drain_cap = Some(Instant::now() + EXIT_DRAIN_MAX);
+                    }
+                }
+                if taken == OUTPUT_QUEUE {
+                    break;
+                }
+                match self.events.try_recv() {
+                    Ok(next) => event = next,
+                    Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+                }
+            }
+            if fed && matched(term) {
+                return self.stop_early(StopReason::UntilText, stop.grace);
+            }
+            if let Some(cap) = drain_cap {
+                drain_until = Some((Instant::now() + EXIT_DRAIN_IDLE).min(cap));
+            }
+            if !(eof && status.is_some()) && deadline.is_some_and(|d| Instant::now() >= d) {
+                return self.stop_early(StopReason::Timeout, stop.grace);
+            }
+        }
+    }
+
+    fn stop_early(&self, reason: StopReason, grace: Duration) -> Result<RunOutcome, PtyError> {
+        let status = self.terminate_group(grace)?;
+        Ok(RunOutcome::new(self.pid(), status, reason))
+    }
+
+    /// The process groups of the child's session that still have a live (non-zombie) member.
+    /// Without `/proc`, the child's own group, and the terminal's foreground group.
+    fn session_groups(&self) -> Vec<Pid> {
+        let sid = self.pid.as_raw_nonzero().get();
+        let mut groups: Vec<Pid> = match live_session_groups(sid) {
+            Some(groups) => groups.into_iter().filter_map(Pid::from_raw).collect(),
+            None => {
+                let mut groups = Vec::new();
+                if rustix::process::test_kill_process_group(self.pid).is_ok() {
+                    groups.push(self.pid);
+                }
+                let master = self.master.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(fg) = master.process_group_leader().and_then(Pid::from_raw) {
+                    groups.push(fg);
+                }
+                groups
+            }
+        };
+        // While the child is unreaped its pid cannot be reused, so its group is surely ours.
+        if self.try_wait().is_none() && !groups.contains(&self.pid) {
+            groups.push(self.pid);
+        }
+        groups
+    }
+
+    /// Whether any process of the session is still alive (zombies excluded: where pid 1 does
+    /// not reap orphans they would linger forever).
+    fn session_alive(&self) -> bool {
+        let sid = self.pid.as_raw_nonzero().get();
+        match live_session_groups(sid) {
+            Some(groups) => !groups.is_empty(),
+            None => rustix::process::test_kill_process_group(self.pid).is_ok(),
+        }
+    }
+}
+
+impl Drop for PtyProcess {
+    fn drop(&mut self) {
+        if self.try_wait().is_none() || self.session_alive() {
+            self.signal_group(Signal::KILL);
+        }
+    }
+}
+
+fn pty_size(width: u16, height: u16) -> PtySize {
+    PtySize {
+        rows: height,
+        cols: width,
+        pixel_width: 0,
+        pixel_height: 0,
+    }
+}
+
+fn spawn_thread(name: &str, f: impl FnOnce() + Send + 'static) -> Result<(), PtyError> {
+    thread::Builder::new()
+        .name(name.to_string())
+        .spawn(f)
+        .map(drop)
+        .map_err(|e| pty_error("thread spawn", os_message(&e)))
+}
+
+/// Drains the master. Blocks on the bounded channel when the consumer lags; ends at EOF
+/// (portable-pty reports EIO — every slave closed — as EOF) or when the consumer is gone.
+fn read_loop(mut reader: Box<dyn Read + Send>, tx: SyncSender<PtyEvent>) {
+    let mut buf = vec![0u8; READ_CHUNK];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                if tx.send(PtyEvent::Output(buf[..n].to_vec())).is_err() {
+                    return;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    let _ = tx.send(PtyEvent::Eof);
+}
+
+/// Performs queued writes. Ends when every [`PtyInput`] is dropped or a write fails; dropping
+/// the writer then sends the terminal's EOF character, which is harmless at that point.
+fn write_loop(mut writer: Box<dyn Write + Send>, rx: Receiver<Vec<u8>>) {
+    for bytes in rx {
+        if writer
+            .write_all(&bytes)
+            .and_then(|()| writer.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// Reaps the child and publishes its status both to the shared cell and as an event.
+fn reap(pid: Pid, exit: &ExitCell, tx: SyncSender<PtyEvent>) {
+    let status = loop {
+        match rustix::process::waitpid(Some(pid), WaitOptions::empty()) {
+            Ok(Some((_, status))) => {
+                break ExitStatus {
+                    code: status.exit_status(),
+                    signal: status.terminating_signal(),
+                };
+            }
+            Ok(None) => {}
+            Err(rustix::io::Errno::INTR) => {}
+            Err(_) => break ExitStatus::unknown(),
+        }
+    };
+    exit.set(status);
+    let _ = tx.send(PtyEvent::Exited(status));
+}
+
+/// Process groups with a live member in session `sid`, from `/proc`; `None` without `/proc`.
+fn live_session_groups(sid: i32) -> Option<Vec<i32>> {
+    let dir = std::fs::read_dir("/proc").ok()?;
+    let mut groups = Vec::new();
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // The command name may contain spaces and parentheses; fields resume after the last ')'.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let (Some(state), Some(_ppid), Some(pgrp), Some(session)) =
+            (fields.next(), fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        if matches!(state, "Z" | "X" | "x") || session.parse() != Ok(sid) {
+            continue;
+        }
+        if let Ok(pgrp) = pgrp.parse::<i32>()
+            && !groups.contains(&pgrp)
+        {
+            groups.push(pgrp);
+        }
+    }
+    Some(groups)
+}
+
+// ---------------------------------------------------------------------------------------------
+// One-shot runs
+
+/// When [`run_to_completion`] stops before the program exits.
+#[derive(Clone, Debug)]
+pub struct StopWhen {
+    /// Stop after this long.
+    pub timeout: Option<Duration>,
+    /// Stop as soon as this text appears on the screen ([`Terminal::text`]).
+    pub until_text: Option<String>,
+    /// Time between SIGTERM and SIGKILL when stopping.
+    pub grace: Duration,
+}
+
+impl Default for StopWhen {
+    fn default() -> StopWhen {
+        StopWhen {
+            timeout: None,
+            until_text: None,
+            grace: DEFAULT_GRACE,
+        }
+    }
+}
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The program exited and its output was drained.
+    Exited,
+    /// [`StopWhen::timeout`] elapsed; the process group was terminated.
+    Timeout,
+    /// [`StopWhen::until_text`] appeared; the process group was terminated.
+    UntilText,
+}
+
+/// The result of [`run_to_completion`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunOutcome {
+    /// The child's pid (also its process group and session id).
+    pub pid: u32,
+    /// Its exit code, if it exited by itself.
+    pub exit_code: Option<i32>,
+    /// The name (`"SIGTERM"`) of the signal that killed it.
+    pub signal: Option<String>,
+    /// Why the run ended.
+    pub stopped_by: StopReason,
+}
+
+impl RunOutcome {
+    fn new(pid: u32, status: ExitStatus, stopped_by: StopReason) -> RunOutcome {
+        RunOutcome {
+            pid,
+            exit_code: status.code(),
+            signal: status.signal_name(),
+            stopped_by,
+        }
+    }
+}
+
+/// Runs `cmd` in a fresh PTY, feeding its output into `term` (which should be `cmd`'s size),
+/// until it exits and its output is drained or `stop` ends it early. See [`PtyProcess::run`].
+pub fn run_to_completion(
+    cmd: &PtyCommand,
+    term: &mut Terminal,
+    stop: &StopWhen,
+) -> Result<RunOutcome, PtyError> {
+    PtyProcess::spawn(cmd)?.run(term, stop)
+}

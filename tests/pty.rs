@@ -1,0 +1,404 @@
+//! The PTY layer against real programs. Every wait is bounded: runs carry a timeout, event
+//! loops a deadline.
+
+use std::time::{Duration, Instant};
+
+use shotty::pty::{
+    ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess, RunOutcome, StopReason, StopWhen,
+    run_to_completion,
+};
+use shotty::term::{ColorValue, Terminal};
+
+/// A generous safety net so that a broken implementation fails instead of hanging.
+const SAFETY: Duration = Duration::from_secs(20);
+
+fn sh(script: &str) -> PtyCommand {
+    let mut cmd = PtyCommand::new("sh");
+    cmd.arg("-c").arg(script).size(80, 24);
+    cmd
+}
+
+fn bash(script: &str) -> PtyCommand {
+    let mut cmd = PtyCommand::new("bash");
+    cmd.arg("--norc").arg("-c").arg(script).size(80, 24);
+    cmd
+}
+
+fn stop_after(timeout: Duration) -> StopWhen {
+    StopWhen {
+        timeout: Some(timeout),
+        ..StopWhen::default()
+    }
+}
+
+/// Runs `cmd` in a terminal of its size with the safety timeout.
+fn run(cmd: &PtyCommand) -> (RunOutcome, Terminal) {
+    let mut term = Terminal::new(cmd.width().into(), cmd.height().into());
+    let outcome = run_to_completion(cmd, &mut term, &stop_after(SAFETY)).expect("run");
+    assert_eq!(outcome.stopped_by, StopReason::Exited, "{}", term.text());
+    (outcome, term)
+}
+
+/// Live (non-zombie) processes whose process group or session is `id`, as "pid state comm".
+/// Zombies are skipped: pid 1 in a container may never reap the orphans.
+fn survivors(id: u32) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some((head, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let (state, pgrp, session) = (fields[0], fields[2], fields[3]);
+        if state == "Z" || state == "X" {
+            continue;
+        }
+        if pgrp == id.to_string() || session == id.to_string() {
+            found.push(format!("{pid} {state} {head})"));
+        }
+    }
+    found
+}
+
+/// Feeds events into `term` (answering its queries) until `needle` is on screen.
+fn pump_until(process: &PtyProcess, term: &mut Terminal, needle: &str) -> bool {
+    let deadline = Instant::now() + SAFETY;
+    while !term.text().contains(needle) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match process.events().recv_timeout(left) {
+            Ok(PtyEvent::Output(bytes)) => {
+                term.advance(&bytes);
+                process.input().try_write(term.take_replies()).unwrap();
+            }
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+#[test]
+fn colour_output_lands_in_the_terminal() {
+    // No shell: printf is run directly.
+    let mut cmd = PtyCommand::new("printf");
+    cmd.arg("\x1b[31mred\x1b[0m plain\\n").size(40, 5);
+    let (outcome, term) = run(&cmd);
+    assert_eq!(outcome.exit_code, Some(0));
+    assert_eq!(outcome.signal, None);
+    assert!(term.text().starts_with("red plain"), "{:?}", term.text());
+    let snap = term.snapshot();
+    let red = &snap.styles[snap.rows[0].cells[0].s as usize];
+    assert_eq!(red.fg, Some(ColorValue::Index(1)));
+    let plain = &snap.styles[snap.rows[0].cells[4].s as usize];
+    assert_eq!(plain.fg, None);
+}
+
+#[test]
+fn exit_code_is_reported() {
+    let start = Instant::now();
+    let (outcome, _) = run(&sh("exit 3"));
+    assert_eq!(outcome.exit_code, Some(3));
+    assert_eq!(outcome.signal, None);
+    // End-of-file arrives with the exit; no post-exit drain delay.
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn missing_program_is_a_clean_error() {
+    let start = Instant::now();
+    let err = PtyProcess::spawn(&PtyCommand::new("nosuchcmd")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot run `nosuchcmd`: No such file or directory"
+    );
+    assert!(matches!(
+        err,
+        PtyError::CannotRun {
+            kind: std::io::ErrorKind::NotFound,
+            ..
+        }
+    ));
+    assert!(start.elapsed() < Duration::from_secs(1));
+
+    let mut term = Terminal::new(80, 24);
+    let err = run_to_completion(
+        &PtyCommand::new("./no/such/prog"),
+        &mut term,
+        &StopWhen::default(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot run `./no/such/prog`: No such file or directory"
+    );
+}
+
+#[test]
+fn non_executable_program_and_bad_cwd_are_clean_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("script");
+    std::fs::write(&file, "#!/bin/sh\necho hi\n").unwrap();
+    let err = PtyProcess::spawn(&PtyCommand::new(&file)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("cannot run `{}`: Permission denied", file.display())
+    );
+
+    let mut cmd = PtyCommand::new("true");
+    cmd.cwd(dir.path().join("missing"));
+    let err = PtyProcess::spawn(&cmd).unwrap_err();
+    assert!(
+        err.to_string().starts_with("cannot use working directory"),
+        "{err}"
+    );
+}
+
+#[test]
+fn cwd_is_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = PtyCommand::new("pwd");
+    cmd.cwd(dir.path()).size(200, 5);
+    let (_, term) = run(&cmd);
+    let canonical = dir.path().canonicalize().unwrap();
+    assert_eq!(
+        term.text().lines().next().unwrap(),
+        canonical.to_str().unwrap()
+    );
+}
+
+#[test]
+fn timeout_leaves_no_process_behind() {
+    let cmd = sh("sleep 300 & sleep 300");
+    let mut term = Terminal::new(80, 24);
+    let stop = StopWhen {
+        timeout: Some(Duration::from_millis(300)),
+        until_text: None,
+        grace: Duration::from_secs(3),
+    };
+    let start = Instant::now();
+    let outcome = run_to_completion(&cmd, &mut term, &stop).unwrap();
+    let elapsed = start.elapsed();
+    assert_eq!(outcome.stopped_by, StopReason::Timeout);
+    assert!(elapsed >= Duration::from_millis(300));
+    // SIGHUP ends both sleeps at once; the grace is not used up.
+    assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
+    assert_eq!(outcome.exit_code, None);
+    assert_eq!(outcome.signal.as_deref(), Some("SIGHUP"));
+    assert_eq!(survivors(outcome.pid), Vec::<String>::new());
+}
+
+#[test]
+fn program_ignoring_term_is_killed_after_the_grace() {
+    let cmd = sh("trap '' TERM HUP; echo armed; sleep 300");
+    let mut term = Terminal::new(80, 24);
+    let grace = Duration::from_millis(400);
+    let stop = StopWhen {
+        timeout: Some(SAFETY),
+        until_text: Some("armed".into()),
+        grace,
+    };
+    let start = Instant::now();
+    let outcome = run_to_completion(&cmd, &mut term, &stop).unwrap();
+    assert_eq!(outcome.stopped_by, StopReason::UntilText);
+    assert!(start.elapsed() >= grace);
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert_eq!(outcome.signal.as_deref(), Some("SIGKILL"));
+    assert_eq!(survivors(outcome.pid), Vec::<String>::new());
+}
+
+#[test]
+fn until_text_stops_early() {
+    let cmd = sh("echo starting; sleep 0.2; echo ready now; sleep 300");
+    let mut term = Terminal::new(80, 24);
+    let stop = StopWhen {
+        timeout: Some(SAFETY),
+        until_text: Some("ready".into()),
+        grace: Duration::from_secs(3),
+    };
+    let start = Instant::now();
+    let outcome = run_to_completion(&cmd, &mut term, &stop).unwrap();
+    assert_eq!(outcome.stopped_by, StopReason::UntilText);
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert!(
+        term.text().contains("starting\nready now"),
+        "{}",
+        term.text()
+    );
+    assert_eq!(survivors(outcome.pid), Vec::<String>::new());
+}
+
+#[test]
+fn colour_env_is_visible_to_the_child() {
+    let script = "echo \"$TERM $COLORTERM $FORCE_COLOR ${CI-unset} ${TF_BUILD-unset}\"";
+    // CI and TF_BUILD stand in for values inherited from the caller's environment.
+    let mut cmd = sh(script);
+    cmd.env("TERM", "dumb")
+        .env("CI", "1")
+        .env("TF_BUILD", "True");
+    cmd.color_env();
+    let (_, term) = run(&cmd);
+    assert_eq!(
+        term.text().lines().next().unwrap(),
+        "xterm-256color truecolor 3 unset unset"
+    );
+
+    // The user's own --env comes after and wins.
+    let mut cmd = sh(script);
+    cmd.env("CI", "1").color_env().env("FORCE_COLOR", "0");
+    let (_, term) = run(&cmd);
+    assert_eq!(
+        term.text().lines().next().unwrap(),
+        "xterm-256color truecolor 0 unset unset"
+    );
+
+    let mut cmd = sh(script);
+    cmd.env("TERM", "dumb")
+        .env_remove("COLORTERM")
+        .env_remove("FORCE_COLOR")
+        .env("CI", "1")
+        .color_env_with(ColorEnvFlags {
+            no_colorenv: true,
+            no_delete_envs: false,
+        });
+    let (_, term) = run(&cmd);
+    assert_eq!(term.text().lines().next().unwrap(), "dumb   unset unset");
+
+    let mut cmd = sh(script);
+    cmd.env("CI", "1")
+        .env("TF_BUILD", "True")
+        .color_env_with(ColorEnvFlags {
+            no_colorenv: false,
+            no_delete_envs: true,
+        });
+    let (_, term) = run(&cmd);
+    assert_eq!(
+        term.text().lines().next().unwrap(),
+        "xterm-256color truecolor 3 1 True"
+    );
+}
+
+#[test]
+fn cursor_position_query_is_answered() {
+    // Raw mode so the reply is readable without a newline.
+    let cmd = bash(
+        "stty -icanon -echo min 1 time 0; printf 'ab\\033[6n'; \
+         IFS= read -r -t 5 -d R reply; printf '\\ngot:%s\\n' \"${reply#?}\"",
+    );
+    let (outcome, term) = run(&cmd);
+    assert_eq!(outcome.exit_code, Some(0));
+    assert!(term.text().contains("got:[1;3"), "{}", term.text());
+}
+
+#[test]
+fn resize_reaches_the_child() {
+    let cmd =
+        bash("trap 'echo winch' WINCH; stty size; read -r line; stty size; echo \"line=$line\"");
+    let process = PtyProcess::spawn(&cmd).unwrap();
+    let mut term = Terminal::new(80, 24);
+    assert!(pump_until(&process, &mut term, "24 80"), "{}", term.text());
+
+    process.resize(120, 40).unwrap();
+    term.resize(120, 40);
+    assert_eq!(process.size(), (120, 40));
+    process.write(b"hello\r").unwrap();
+    assert!(
+        pump_until(&process, &mut term, "line=hello"),
+        "{}",
+        term.text()
+    );
+    // bash defers the trap until `read` returns, so "winch" may come after the line.
+    let text = term.text();
+    assert!(text.contains("40 120") && text.contains("winch"), "{text}");
+    let status = process.wait_timeout(SAFETY).expect("exited");
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn five_megabyte_burst_is_drained_completely() {
+    const N: usize = 5_000_000;
+    let cmd = sh(&format!("head -c {N} /dev/zero | tr '\\0' x; printf END"));
+    let process = PtyProcess::spawn(&cmd).unwrap();
+    // A consumer that starts late: the reader must block, not drop or buffer without bound.
+    std::thread::sleep(Duration::from_millis(300));
+    let deadline = Instant::now() + SAFETY;
+    let (mut total, mut tail, mut eof, mut status) = (0usize, Vec::new(), false, None);
+    while !(eof && status.is_some()) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match process
+            .events()
+            .recv_timeout(left)
+            .expect("event before deadline")
+        {
+            PtyEvent::Output(bytes) => {
+                assert!(bytes.len() <= shotty::pty::READ_CHUNK);
+                total += bytes.len();
+                tail.extend_from_slice(&bytes);
+                let keep = tail.len().saturating_sub(8);
+                tail.drain(..keep);
+            }
+            PtyEvent::Eof => eof = true,
+            PtyEvent::Exited(s) => status = Some(s),
+        }
+    }
+    assert_eq!(total, N + 3);
+    assert!(tail.ends_with(b"xxxxxEND"), "{tail:?}");
+    assert_eq!(status.unwrap().code(), Some(0));
+}
+
+#[test]
+fn burst_through_the_terminal_ends_with_the_marker() {
+    let cmd = sh("head -c 5000000 /dev/zero | tr '\\0' x; printf '\\nEND'");
+    let (outcome, term) = run(&cmd);
+    assert_eq!(outcome.exit_code, Some(0));
+    assert!(term.text().ends_with("\nEND"), "{}", term.text());
+}
+
+#[test]
+fn straggler_holding_the_terminal_does_not_stall_the_run() {
+    // The background sleep ignores SIGHUP and keeps the slave open, so no EOF comes.
+    let cmd = sh("(trap '' HUP; exec sleep 300) & echo done");
+    let start = Instant::now();
+    let (outcome, term) = run(&cmd);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(outcome.exit_code, Some(0));
+    assert!(term.text().starts_with("done"));
+    assert_eq!(survivors(outcome.pid), Vec::<String>::new());
+}
+
+#[test]
+fn dropping_the_process_kills_its_group() {
+    let process = PtyProcess::spawn(&sh("sleep 300 & sleep 300")).unwrap();
+    let pid = process.pid();
+    assert!(process.try_wait().is_none());
+    drop(process);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !survivors(pid).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(survivors(pid), Vec::<String>::new());
+}
+
+#[test]
+fn terminate_group_on_a_cooperative_program_is_quick() {
+    let process = PtyProcess::spawn(&sh("sleep 300")).unwrap();
+    let start = Instant::now();
+    let status = process.terminate_group(Duration::from_secs(3)).unwrap();
+    assert!(start.elapsed() < Duration::from_secs(2));
+    assert_eq!(status.signal_name().as_deref(), Some("SIGHUP"));
+    assert!(!status.success());
+    assert_eq!(survivors(process.pid()), Vec::<String>::new());
+}
