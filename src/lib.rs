@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod diff;
+pub mod duration;
 pub mod input;
 pub mod pty;
 pub mod render;

@@ -1,6 +1,7 @@
 //! Command-line definitions and the thin functions that call the library.
 
 mod appearance;
+mod capture;
 mod output;
 mod render;
 mod themes;
@@ -8,17 +9,32 @@ mod themes;
 use clap::{Parser, Subcommand};
 
 /// Terminal screenshots and terminal automation.
+///
+/// `shotty [OPTIONS] -- CMD` captures a command (the same as `shotty capture`);
+/// `CMD | shotty [OPTIONS]` renders piped output.
 #[derive(Debug, Parser)]
-#[command(name = "shotty", version, about, propagate_version = true)]
+#[command(
+    name = "shotty",
+    version,
+    about,
+    propagate_version = true,
+    args_conflicts_with_subcommands = true,
+    disable_help_flag = true
+)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    capture: Box<capture::CaptureArgs>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run a command in a terminal and screenshot it.
+    #[command(disable_help_flag = true)]
+    Capture(Box<capture::CaptureArgs>),
     /// Render raw terminal bytes or an asciicast recording.
-    Render(render::RenderArgs),
+    Render(Box<render::RenderArgs>),
     /// List the built-in colour themes.
     Themes(themes::ThemesArgs),
 }
@@ -35,8 +51,10 @@ pub fn run() -> i32 {
         }
     };
     let result = match cli.command {
-        Command::Render(args) => render::run(args),
-        Command::Themes(args) => themes::run(args),
+        None => capture::run(*cli.capture),
+        Some(Command::Capture(args)) => capture::run(*args),
+        Some(Command::Render(args)) => render::run(*args),
+        Some(Command::Themes(args)) => themes::run(args),
     };
     match result {
         Ok(code) => code,

@@ -165,4 +165,11 @@ impl Terminal {
     pub fn snapshot(&self) -> Snapshot {
         snapshot::build(&self.screen)
     }
+
+    /// Everything the primary screen holds — scrollback and screen — as one snapshot as tall
+    /// as its content (blank lines at the end dropped; at most `max_lines`, the newest). This
+    /// is what a finished command printed, for screenshots fitted to the output.
+    pub fn history_snapshot(&self, max_lines: usize) -> Snapshot {
+        snapshot::build_history(&self.screen, max_lines)
+    }
 }

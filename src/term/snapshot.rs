@@ -269,25 +269,69 @@ impl Renumber {
 
 /// Builds the structured snapshot of `rows` (the visible screen) with the screen's metadata.
 pub(crate) fn build(screen: &Screen) -> Snapshot {
+    let cursor = screen.cursor();
+    build_from(
+        screen,
+        screen.grid().rows().iter(),
+        Some((cursor.row, cursor.col)),
+    )
+}
+
+/// The primary screen's scrollback and screen as one tall snapshot, without the blank lines
+/// below the last written one (and at most `max_lines`, the newest): everything a finished
+/// command printed. The cursor is hidden unless it sits on a kept line.
+pub(crate) fn build_history(screen: &Screen, max_lines: usize) -> Snapshot {
+    let history = screen.scrollback().rows();
+    let grid = screen.primary_grid().rows();
+    let blank = |r: &&Row| !r.wrapped && r.occupied_len() == 0;
+    let total = history.len() + grid.len();
+    let trailing_blank = history
+        .iter()
+        .chain(grid.iter())
+        .rev()
+        .take_while(blank)
+        .count();
+    let end = (total - trailing_blank).max(1);
+    let start = end.saturating_sub(max_lines.max(1));
+    let cursor = if screen.is_alternate_screen() {
+        None
+    } else {
+        let c = screen.cursor();
+        let row = history.len() + c.row;
+        (start..end).contains(&row).then(|| (row - start, c.col))
+    };
+    let rows = history
+        .iter()
+        .chain(grid.iter())
+        .skip(start)
+        .take(end - start);
+    let mut snapshot = build_from(screen, rows, cursor);
+    snapshot.alternate_screen = false;
+    snapshot.scrollback_lines = 0;
+    snapshot
+}
+
+fn build_from<'a>(
+    screen: &Screen,
+    rows: impl Iterator<Item = &'a Row>,
+    cursor: Option<(usize, usize)>,
+) -> Snapshot {
     let styles: &StyleTable = screen.styles();
     let links: &LinkTable = screen.links();
     let mut style_ids = Renumber::new(styles.len(), true);
     let mut link_ids = Renumber::new(links.len() + 1, false);
-    let rows = screen
-        .grid()
-        .rows()
-        .iter()
+    let rows: Vec<RowSnapshot> = rows
         .map(|row| row_snapshot(row, &mut style_ids, &mut link_ids))
         .collect();
-    let cursor = screen.cursor();
+    let (cursor_row, cursor_col) = cursor.unwrap_or((0, 0));
     Snapshot {
         schema_version: SCHEMA_VERSION,
         width: screen.width() as u32,
-        height: screen.height() as u32,
+        height: rows.len() as u32,
         cursor: CursorSnapshot {
-            row: cursor.row as u32,
-            col: cursor.col as u32,
-            visible: screen.modes().cursor_visible,
+            row: cursor_row as u32,
+            col: cursor_col as u32,
+            visible: cursor.is_some() && screen.modes().cursor_visible,
             shape: screen.cursor_shape().name().to_owned(),
         },
         alternate_screen: screen.is_alternate_screen(),

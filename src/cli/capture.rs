@@ -1,0 +1,246 @@
+//! `shotty capture -- CMD` (also `shotty [OPTIONS] -- CMD`) and pipe mode (`CMD | shotty`).
+
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use shotty::duration::parse_duration;
+use shotty::pty::{ColorEnvFlags, PtyCommand, PtyError, StopReason, StopWhen, run_to_completion};
+use shotty::render::{Format, encode};
+use shotty::term::{Terminal, TerminalOptions};
+
+use super::appearance::AppearanceArgs;
+use super::output::{format_arg, resolve_format, write_output};
+
+/// Rows a capture runs with when no height is given; the screenshot is then fitted to the
+/// output, scrollback included.
+const FIT_RUN_HEIGHT: usize = 50;
+/// The most lines a fitted screenshot shows (the newest).
+const MAX_FITTED_LINES: usize = 2000;
+/// Bytes of piped input accepted at most.
+const MAX_PIPE_BYTES: u64 = 256 * 1024 * 1024;
+
+fn dimension(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=500).contains(&n) => Ok(n),
+        _ => Err(format!("{s:?} is not a size between 1 and 500")),
+    }
+}
+
+/// Arguments of `shotty capture` (and of `shotty` itself).
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    /// Terminal columns.
+    #[arg(short = 'w', long, default_value_t = 100, value_parser = dimension)]
+    width: usize,
+    /// Terminal rows (default: fitted to the output).
+    #[arg(short = 'h', long, value_parser = dimension)]
+    height: Option<usize>,
+    /// Stop the command after this long (500ms, 2s, 3m, 1h) and render what is on screen.
+    #[arg(long, value_parser = parse_duration)]
+    timeout: Option<Duration>,
+    /// Stop the command as soon as this text is on the screen.
+    #[arg(long, value_name = "TEXT")]
+    until_text: Option<String>,
+    /// Output file; the format follows the extension (.svg, .png, .txt, .json).
+    #[arg(short = 'o', long = "out", value_name = "PATH")]
+    out: Option<PathBuf>,
+    /// Output format: svg, png, txt or json.
+    #[arg(long, value_parser = format_arg)]
+    format: Option<Format>,
+    /// Write the result to stdout instead of a file.
+    #[arg(long)]
+    stdout: bool,
+    /// Show a prompt and the command line above the output.
+    #[arg(short = 'c', long)]
+    with_command: bool,
+    /// The prompt shown by --with-command.
+    #[arg(long, default_value = "$")]
+    prompt: String,
+    /// Text shown after the prompt instead of the command line (implies --with-command).
+    #[arg(long)]
+    header: Option<String>,
+    /// Do not set TERM, COLORTERM and FORCE_COLOR for the command.
+    #[arg(long)]
+    no_colorenv: bool,
+    /// Keep CI and TF_BUILD in the command's environment.
+    #[arg(long)]
+    no_delete_envs: bool,
+    /// Working directory of the command.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Extra environment variable for the command (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE", value_parser = env_pair)]
+    env: Vec<(String, String)>,
+    #[command(flatten)]
+    appearance: AppearanceArgs,
+    /// Print help.
+    #[arg(long, action = clap::ArgAction::Help)]
+    help: Option<bool>,
+    /// The command and its arguments (after `--`); without one, stdin is rendered.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+fn env_pair(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
+        _ => Err(format!("{s:?} is not KEY=VALUE")),
+    }
+}
+
+/// Quotes a word for display the way a shell user would type it.
+fn shell_word(w: &str) -> String {
+    if !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
+        w.to_owned()
+    } else {
+        format!("'{}'", w.replace('\'', r"'\''"))
+    }
+}
+
+impl CaptureArgs {
+    /// Whether a command was given (otherwise this is pipe mode).
+    pub fn has_command(&self) -> bool {
+        !self.command.is_empty()
+    }
+
+    fn command_line(&self) -> String {
+        self.command
+            .iter()
+            .map(|w| shell_word(w))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn terminal(&self) -> Terminal {
+        Terminal::with_options(
+            self.width,
+            self.height.unwrap_or(FIT_RUN_HEIGHT),
+            TerminalOptions {
+                scrollback: MAX_FITTED_LINES,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// The header line `--with-command` shows, as terminal output.
+    fn header_bytes(&self) -> Option<Vec<u8>> {
+        if !self.with_command && self.header.is_none() {
+            return None;
+        }
+        let text = self.header.clone().unwrap_or_else(|| self.command_line());
+        Some(format!("\x1b[1;32m{}\x1b[0m {text}\r\n", self.prompt).into_bytes())
+    }
+
+    fn write(&self, term: &Terminal, default_title: Option<String>) -> Result<(), String> {
+        let out = if self.stdout {
+            None
+        } else {
+            Some(
+                self.out
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from("output.svg")),
+            )
+        };
+        let format = resolve_format(self.format, out.as_deref(), Format::Svg)?;
+        let appearance = self.appearance.to_appearance(default_title)?;
+        let snapshot = match self.height {
+            Some(_) => term.snapshot(),
+            None => term.history_snapshot(MAX_FITTED_LINES),
+        };
+        let bytes = encode(&snapshot, format, &appearance).map_err(|e| e.to_string())?;
+        write_output(out.as_deref(), &bytes)
+    }
+}
+
+/// Runs the command in a PTY and renders its screen. Returns the command's exit code (128 +
+/// signal if a signal ended it, 124 after `--timeout`, 0 after `--until-text`).
+pub fn run(args: CaptureArgs) -> Result<i32, String> {
+    if !args.has_command() {
+        return pipe(args);
+    }
+    // Fail on bad options before running anything.
+    args.appearance.to_appearance(None)?;
+    let mut cmd = PtyCommand::new(&args.command[0]);
+    cmd.args(&args.command[1..])
+        .size(
+            args.width as u16,
+            args.height.unwrap_or(FIT_RUN_HEIGHT) as u16,
+        )
+        .color_env_with(ColorEnvFlags {
+            no_colorenv: args.no_colorenv,
+            no_delete_envs: args.no_delete_envs,
+        });
+    for (k, v) in &args.env {
+        cmd.env(k, v);
+    }
+    if let Some(dir) = &args.cwd {
+        cmd.cwd(dir);
+    }
+    let mut term = args.terminal();
+    if let Some(header) = args.header_bytes() {
+        term.advance(&header);
+    }
+    let stop = StopWhen {
+        timeout: args.timeout,
+        until_text: args.until_text.clone(),
+        ..StopWhen::default()
+    };
+    let outcome = run_to_completion(&cmd, &mut term, &stop).map_err(|e| match e {
+        PtyError::CannotRun { .. } => e.to_string(),
+        other => format!("capture failed: {other}"),
+    })?;
+    args.write(&term, Some(args.command_line()))?;
+    Ok(match outcome.stopped_by {
+        StopReason::Timeout => 124,
+        StopReason::UntilText => 0,
+        StopReason::Exited => match (outcome.exit_code, outcome.signal.as_deref()) {
+            (Some(code), _) => code,
+            (None, Some(_)) => 128 + signal_number(&outcome.signal),
+            (None, None) => 0,
+        },
+    })
+}
+
+fn signal_number(name: &Option<String>) -> i32 {
+    // Only the common ones matter for an exit code; anything else reads as SIGKILL.
+    match name.as_deref() {
+        Some("SIGHUP") => 1,
+        Some("SIGINT") => 2,
+        Some("SIGQUIT") => 3,
+        Some("SIGABRT") => 6,
+        Some("SIGSEGV") => 11,
+        Some("SIGPIPE") => 13,
+        Some("SIGTERM") => 15,
+        _ => 9,
+    }
+}
+
+/// Pipe mode: renders the bytes on stdin as a terminal would show them.
+fn pipe(args: CaptureArgs) -> Result<i32, String> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Err(
+            "nothing to capture: give a command after `--` (shotty -- ls --color) or pipe output in (ls --color | shotty)"
+                .into(),
+        );
+    }
+    args.appearance.to_appearance(None)?;
+    let mut term = args.terminal();
+    // Piped output has bare LFs (no terminal turned them into CR LF): line feed/new line mode
+    // makes LF return the carriage as the tty would have.
+    term.advance(b"\x1b[20h");
+    if let Some(header) = args.header_bytes() {
+        term.advance(&header);
+    }
+    let mut input = stdin.lock().take(MAX_PIPE_BYTES);
+    shotty::input::play_raw(&mut input, &mut term)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    args.write(&term, None)?;
+    Ok(0)
+}
