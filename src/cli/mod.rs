@@ -2,6 +2,7 @@
 
 mod appearance;
 mod capture;
+mod diff;
 mod output;
 mod render;
 mod themes;
@@ -35,6 +36,8 @@ enum Command {
     Capture(Box<capture::CaptureArgs>),
     /// Render raw terminal bytes or an asciicast recording.
     Render(Box<render::RenderArgs>),
+    /// Compare two screenshots (SVG with metadata, or JSON snapshots) cell by cell.
+    Diff(Box<diff::DiffArgs>),
     /// List the built-in colour themes.
     Themes(themes::ThemesArgs),
 }
@@ -55,6 +58,7 @@ pub fn run() -> i32 {
         Some(Command::Capture(args)) => capture::run(*args),
         Some(Command::Render(args)) => render::run(*args),
         Some(Command::Themes(args)) => themes::run(args),
+        Some(Command::Diff(args)) => diff::run(*args),
     };
     match result {
         Ok(code) => code,

@@ -133,6 +133,10 @@ pub struct Layout {
     pub cursor: Option<(Rect, Rgb)>,
     /// Hyperlink targets (http, https and file only).
     pub links: Vec<String>,
+    /// Cells marked by `shotty diff`, drawn on top.
+    pub highlights: Vec<Rect>,
+    /// The drawn grid: its first row and column and where cell (first row, first column) is.
+    grid: (usize, usize, (f64, f64)),
 }
 
 /// Colours of one cell after inverse, dim, cursor and defaults.
@@ -721,7 +725,29 @@ impl Layout {
             strokes: b.strokes,
             cursor,
             links: b.links,
+            highlights: Vec::new(),
+            grid: (rows.start, cols.start, origin),
         })
+    }
+
+    /// Marks cells (row, column of the snapshot); cells cropped away are ignored.
+    pub fn highlight(&mut self, cells: &[(usize, usize)]) {
+        let (row0, col0, origin) = self.grid;
+        let m = self.metrics;
+        for &(r, c) in cells {
+            if r < row0 || c < col0 {
+                continue;
+            }
+            let rect = Rect {
+                x: origin.0 + (c - col0) as f64 * m.width,
+                y: origin.1 + (r - row0) as f64 * m.height,
+                w: m.width,
+                h: m.height,
+            };
+            if rect.x < self.screen.x + self.screen.w && rect.y < self.screen.y + self.screen.h {
+                self.highlights.push(rect);
+            }
+        }
     }
 }
 

@@ -276,6 +276,23 @@ pub fn encode(
     })
 }
 
+/// Encodes a snapshot as an image with the cells at `cells` (row, column) highlighted — the
+/// picture `shotty diff -o` draws.
+pub fn encode_highlighted(
+    snapshot: &Snapshot,
+    format: Format,
+    appearance: &Appearance,
+    cells: &[(usize, usize)],
+) -> Result<Vec<u8>, RenderError> {
+    let mut layout = layout::Layout::new(snapshot, appearance)?;
+    layout.highlight(cells);
+    let svg = svg::write(&layout, snapshot, appearance)?;
+    match format {
+        Format::Png => png::rasterize(&svg, appearance),
+        _ => Ok(svg.into_bytes()),
+    }
+}
+
 /// Renders a snapshot as an SVG document.
 pub fn to_svg(snapshot: &Snapshot, appearance: &Appearance) -> Result<String, RenderError> {
     let layout = layout::Layout::new(snapshot, appearance)?;

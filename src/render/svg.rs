@@ -343,6 +343,17 @@ pub fn write(layout: &Layout, snapshot: &Snapshot, a: &Appearance) -> Result<Str
     for (l, text) in linked {
         term.append(Anchor::new().set("href", layout.links[l].clone()).add(text));
     }
+    if !layout.highlights.is_empty() {
+        let mut marks = Group::new()
+            .set("fill", "#ff2d55")
+            .set("fill-opacity", 0.35)
+            .set("stroke", "#ff2d55")
+            .set("stroke-width", 1);
+        for r in &layout.highlights {
+            marks.append(rect(*r));
+        }
+        term.append(marks);
+    }
     body.push(term.into());
 
     if defs.get_children().is_some_and(|c| !c.is_empty()) {

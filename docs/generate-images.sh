@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Regenerates the example images in docs/images/ with the tool itself (used by README.md).
+# Inputs are committed fixtures and printf output, so the images are reproducible.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+shotty=target/release/shotty
+out=docs/images
+mkdir -p "$out"
+
+# The bytes of a fixture up to its last alternate-screen exit: the TUI as it was on screen.
+alt_screen() {
+  python3 - "$1" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+cut = max(data.rfind(p) for p in (b"\x1b[?1049l", b"\x1b[?1047l", b"\x1b[?47l"))
+sys.stdout.buffer.write(data[:cut] if cut > 0 else data)
+PY
+}
+
+alt_screen tests/fixtures/vim_split_number.bin > /tmp/shotty-vim.bin
+"$shotty" render /tmp/shotty-vim.bin --width 80 --height 24 -d macos-pc --title "vim — main.rs, fib.py" \
+  -o "$out/vim.png"
+"$shotty" render /tmp/shotty-vim.bin --width 80 --height 24 -d macos --title "vim" --embed-font \
+  -o "$out/vim.svg"
+
+"$shotty" render tests/fixtures/rich_table.bin --width 100 --height 30 -d windows -t one-half-dark \
+  --title "python rich_demo.py" --crop-bottom 4ch -o "$out/rich.png"
+
+"$shotty" render tests/fixtures/git_log_graph.bin --width 100 --height 30 -t github-light \
+  --crop-bottom 'v0.1.0:+13' -d macos --title "git log --graph" -o "$out/git-log.png"
+
+printf '\e[1;32m✔\e[0m build    \e[2m(4.2s)\e[0m\n\e[1;31m✘\e[0m test     \e[31m1 failed\e[0m\n\e[1;33m!\e[0m lint     \e[33m2 warnings\e[0m\n' \
+  | "$shotty" -w 40 -c --header "make ci" -d macos -t dracula --title "make ci" -o "$out/pipe.png"
+
+for theme in shotty-dark shotty-light dracula solarized-light; do
+  "$shotty" render tests/fixtures/ls_color.bin --width 100 --height 30 -t "$theme" --crop-bottom 12ch \
+    --crop-right 30ch -o "$out/theme-$theme.png"
+done
+echo "images written to $out"
