@@ -25,7 +25,7 @@ alt_screen tests/fixtures/vim_split_number.bin > /tmp/shotty-vim.bin
   -o "$out/vim.svg"
 
 "$shotty" render tests/fixtures/rich_table.bin --width 100 --height 30 -d windows -t one-half-dark \
-  --title "python rich_demo.py" --crop-bottom 4ch -o "$out/rich.png"
+  --title "python rich_demo.py" --crop-bottom done -o "$out/rich.png"
 
 "$shotty" render tests/fixtures/git_log_graph.bin --width 100 --height 30 -t github-light \
   --crop-bottom 'v0.1.0:+13' -d macos --title "git log --graph" -o "$out/git-log.png"
