@@ -1079,6 +1079,8 @@ pub struct RunOutcome {
     pub exit_code: Option<i32>,
     /// The name (`"SIGTERM"`) of the signal that killed it.
     pub signal: Option<String>,
+    /// The number of that signal.
+    pub signal_number: Option<i32>,
     /// Why the run ended.
     pub stopped_by: StopReason,
 }
@@ -1089,6 +1091,7 @@ impl RunOutcome {
             pid,
             exit_code: status.code(),
             signal: status.signal_name(),
+            signal_number: status.signal(),
             stopped_by,
         }
     }

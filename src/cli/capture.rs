@@ -199,26 +199,12 @@ pub fn run(args: CaptureArgs) -> Result<i32, String> {
     Ok(match outcome.stopped_by {
         StopReason::Timeout => 124,
         StopReason::UntilText => 0,
-        StopReason::Exited => match (outcome.exit_code, outcome.signal.as_deref()) {
+        StopReason::Exited => match (outcome.exit_code, outcome.signal_number) {
             (Some(code), _) => code,
-            (None, Some(_)) => 128 + signal_number(&outcome.signal),
+            (None, Some(signal)) => 128 + signal,
             (None, None) => 0,
         },
     })
-}
-
-fn signal_number(name: &Option<String>) -> i32 {
-    // Only the common ones matter for an exit code; anything else reads as SIGKILL.
-    match name.as_deref() {
-        Some("SIGHUP") => 1,
-        Some("SIGINT") => 2,
-        Some("SIGQUIT") => 3,
-        Some("SIGABRT") => 6,
-        Some("SIGSEGV") => 11,
-        Some("SIGPIPE") => 13,
-        Some("SIGTERM") => 15,
-        _ => 9,
-    }
 }
 
 /// Pipe mode: renders the bytes on stdin as a terminal would show them.

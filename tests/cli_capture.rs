@@ -1,0 +1,303 @@
+//! `shotty capture`, the `shotty -- CMD` shorthand and pipe mode, through the real binary
+//! and real programs.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use shotty::term::Snapshot;
+
+fn shotty(args: &[&str], stdin: Option<&[u8]>, dir: &Path) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shotty"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("shotty starts");
+    if let Some(bytes) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("piped stdin")
+            .write_all(bytes)
+            .expect("stdin written");
+    }
+    child.wait_with_output().expect("shotty finishes")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn snapshot(path: &Path) -> Snapshot {
+    serde_json::from_slice(&std::fs::read(path).expect("output written")).expect("schema-1 JSON")
+}
+
+#[test]
+fn capture_renders_a_command_and_returns_its_exit_code() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = shotty(
+        &[
+            "capture",
+            "-o",
+            "out.json",
+            "--",
+            "sh",
+            "-c",
+            "printf 'hello \\033[1;31mred\\033[0m\\n'; exit 3",
+        ],
+        None,
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let snap = snapshot(&dir.path().join("out.json"));
+    assert_eq!(snap.width, 100);
+    assert_eq!(snap.text(), "hello red");
+    let red = &snap.rows[0].cells[6];
+    assert_eq!(red.t, "r");
+    assert!(snap.styles[red.s as usize].bold);
+}
+
+#[test]
+fn the_shorthand_writes_output_svg_by_default_with_the_command_as_title() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = shotty(&["-d", "macos", "--", "echo", "hi there"], None, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let svg = std::fs::read_to_string(dir.path().join("output.svg")).expect("output.svg");
+    assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
+    assert!(svg.contains(">echo 'hi there'</tspan>"), "title missing");
+    let snap = shotty::diff::load_snapshot(svg.as_bytes()).expect("metadata");
+    assert_eq!(snap.text(), "hi there");
+}
+
+#[test]
+fn height_fits_the_output_including_scrollback_unless_given() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = shotty(
+        &["-o", "seq.json", "-w", "20", "--", "seq", "1", "120"],
+        None,
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let snap = snapshot(&dir.path().join("seq.json"));
+    assert_eq!(snap.height, 120, "all 120 lines, more than the 50-row run");
+    assert_eq!(snap.rows[0].cells[0].t, "1");
+    assert_eq!(snap.text().lines().last(), Some("120"));
+
+    let out = shotty(
+        &[
+            "-o",
+            "five.json",
+            "-w",
+            "20",
+            "-h",
+            "5",
+            "--",
+            "seq",
+            "1",
+            "120",
+        ],
+        None,
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let snap = snapshot(&dir.path().join("five.json"));
+    assert_eq!(snap.height, 5);
+    // A fixed height shows the screen as it is: the last line feed left the cursor on an
+    // empty bottom row.
+    assert_eq!(snap.text(), "117\n118\n119\n120\n");
+}
+
+#[test]
+fn with_command_shows_prompt_and_header() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = shotty(
+        &["-c", "-o", "a.txt", "--", "echo", "out"],
+        None,
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).expect("a.txt"),
+        "$ echo out\nout\n"
+    );
+    let out = shotty(
+        &[
+            "--prompt", ">", "--header", "make", "-o", "b.txt", "--", "echo", "ok",
+        ],
+        None,
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("b.txt")).expect("b.txt"),
+        "> make\nok\n"
+    );
+}
+
+#[test]
+fn timeout_and_until_text_stop_early_and_still_write() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let start = std::time::Instant::now();
+    let out = shotty(
+        &[
+            "--timeout",
+            "300ms",
+            "-o",
+            "t.txt",
+            "--",
+            "sh",
+            "-c",
+            "echo started; sleep 30",
+        ],
+        None,
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(124), "{}", stderr(&out));
+    assert!(start.elapsed().as_secs() < 10);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("t.txt")).expect("t.txt"),
+        "started\n"
+    );
+
+    let out = shotty(
+        &[
+            "--until-text",
+            "ready",
+            "-o",
+            "u.txt",
+            "--",
+            "sh",
+            "-c",
+            "sleep 0.1; echo ready; sleep 30",
+        ],
+        None,
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("u.txt")).expect("u.txt"),
+        "ready\n"
+    );
+}
+
+#[test]
+fn colour_environment_reaches_the_command() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = "echo $TERM $COLORTERM $FORCE_COLOR ${CI-unset}";
+    let out = Command::new(env!("CARGO_BIN_EXE_shotty"))
+        .args(["--stdout", "--format", "txt", "--", "sh", "-c", script])
+        .env("CI", "1")
+        .current_dir(dir.path())
+        .output()
+        .expect("shotty runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "xterm-256color truecolor 3 unset\n"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_shotty"))
+        .args([
+            "--stdout",
+            "--format",
+            "txt",
+            "--no-delete-envs",
+            "--",
+            "sh",
+            "-c",
+            script,
+        ])
+        .env("CI", "1")
+        .output()
+        .expect("shotty runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "xterm-256color truecolor 3 1\n"
+    );
+}
+
+#[test]
+fn pipe_mode_renders_stdin_with_bare_line_feeds() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = shotty(
+        &["--stdout", "--format", "txt", "-w", "30"],
+        Some(b"first\n\x1b[32msecond\x1b[0m\nthird"),
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "first\nsecond\nthird\n"
+    );
+}
+
+#[test]
+fn bad_input_is_a_one_line_error_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["-o", "x.svg", "--", "no-such-command-xyz"],
+            "cannot run `no-such-command-xyz`",
+        ),
+        (
+            &["-t", "no-such-theme", "-o", "x.svg", "--", "true"],
+            "unknown theme",
+        ),
+        (
+            &["-d", "mac", "-o", "x.svg", "--", "true"],
+            "unknown window style",
+        ),
+        (
+            &[
+                "--crop-top",
+                "nothing matches this",
+                "-o",
+                "x.svg",
+                "--",
+                "echo",
+                "a",
+            ],
+            "matches no row",
+        ),
+        (
+            &[
+                "--theme",
+                "/nonexistent/t.json",
+                "-o",
+                "x.svg",
+                "--",
+                "true",
+            ],
+            "cannot read theme",
+        ),
+        (
+            &["--backcolor", "red", "-o", "x.svg", "--", "true"],
+            "is not a #rrggbb colour",
+        ),
+        (&["-o", "x.gif", "--", "true"], "cannot tell the format"),
+        (
+            &["--fontsize", "0", "-o", "x.svg", "--", "true"],
+            "font size 0 is outside",
+        ),
+    ];
+    for (args, expected) in cases {
+        let out = shotty(args, None, dir.path());
+        let err = stderr(&out);
+        assert_ne!(out.status.code(), Some(0), "{args:?}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).expect("dir").count(),
+            0,
+            "{args:?} wrote a file"
+        );
+    }
+    // Usage errors (clap) exit with 2.
+    let out = shotty(&["-w", "0", "--", "true"], None, dir.path());
+    assert_eq!(out.status.code(), Some(2));
+}
