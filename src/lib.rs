@@ -11,4 +11,5 @@ pub mod duration;
 pub mod input;
 pub mod pty;
 pub mod render;
+pub mod session;
 pub mod term;

@@ -590,7 +590,8 @@ pub struct PtyProcess {
     program: String,
     master: Mutex<Box<dyn MasterPty + Send>>,
     size: Mutex<(u16, u16)>,
-    events: Receiver<PtyEvent>,
+    /// Behind a mutex so the process can be shared with the thread that consumes events.
+    events: Mutex<Receiver<PtyEvent>>,
     input: PtyInput,
     exit: Arc<ExitCell>,
 }
@@ -671,7 +672,7 @@ impl PtyProcess {
             program: name,
             master: Mutex::new(pair.master),
             size: Mutex::new((cmd.width, cmd.height)),
-            events,
+            events: Mutex::new(events),
             input: PtyInput { tx: input_tx },
             exit: Arc::clone(&exit),
         };
@@ -693,9 +694,9 @@ impl PtyProcess {
         &self.program
     }
 
-    /// The event stream. Only one consumer should read it.
-    pub fn events(&self) -> &Receiver<PtyEvent> {
-        &self.events
+    /// The event stream, locked for its one consumer.
+    pub fn events(&self) -> std::sync::MutexGuard<'_, Receiver<PtyEvent>> {
+        self.events.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// A handle for writing to the program from other threads.
@@ -795,6 +796,7 @@ impl PtyProcess {
                 .as_deref()
                 .is_some_and(|text| term.text().contains(text))
         };
+        let events = self.events();
         let mut status: Option<ExitStatus> = None;
         let mut eof = false;
         // Set once the child exited: when to give up waiting for end-of-file.
@@ -813,13 +815,8 @@ impl PtyProcess {
                 (a, b) => a.or(b),
             };
             let first = match wake {
-                None => self
-                    .events
-                    .recv()
-                    .map_err(|_| RecvTimeoutError::Disconnected),
-                Some(wake) => self
-                    .events
-                    .recv_timeout(wake.saturating_duration_since(Instant::now())),
+                None => events.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                Some(wake) => events.recv_timeout(wake.saturating_duration_since(Instant::now())),
             };
             let mut event = match first {
                 Ok(event) => event,
@@ -863,7 +860,7 @@ impl PtyProcess {
                 if taken == OUTPUT_QUEUE {
                     break;
                 }
-                match self.events.try_recv() {
+                match events.try_recv() {
                     Ok(next) => event = next,
                     Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
                 }

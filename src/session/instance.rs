@@ -1,0 +1,381 @@
+//! One session: a program in its own PTY, the terminal its output drives, and its lifecycle.
+//! Every front end (the host behind `shotty session`, `shotty serve`, `shotty mcp`) drives
+//! programs through this type.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use crate::pty::{ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess};
+use crate::term::{Terminal, TerminalOptions};
+
+use super::error::{ErrorCode, SessionError};
+
+/// Time between SIGTERM and SIGKILL when a session is stopped.
+pub const STOP_GRACE: Duration = Duration::from_secs(3);
+
+/// What to run and how.
+#[derive(Clone, Debug)]
+pub struct SessionSpec {
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// Columns.
+    pub width: u16,
+    /// Rows.
+    pub height: u16,
+    /// Working directory (default: the caller's).
+    pub cwd: Option<PathBuf>,
+    /// Extra environment, applied after the colour environment.
+    pub env: Vec<(String, String)>,
+    /// Colour environment switches.
+    pub color_env: ColorEnvFlags,
+    /// Scrollback lines kept.
+    pub scrollback: usize,
+}
+
+/// Lifecycle states, as they appear in JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    /// Spawned, no output yet.
+    Starting,
+    /// Producing output or waiting for input.
+    Running,
+    /// Being stopped.
+    Stopping,
+    /// The program ended by itself.
+    Exited,
+    /// Ended by `stop`, a timeout or host shutdown.
+    Stopped,
+    /// The host lost track of it.
+    Unavailable,
+}
+
+impl State {
+    /// Whether the program has ended.
+    pub fn is_ended(self) -> bool {
+        matches!(self, State::Exited | State::Stopped | State::Unavailable)
+    }
+}
+
+/// How an ended session ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Exit status 0.
+    Finished,
+    /// Non-zero status or killed by a signal.
+    Failed,
+    /// Ended by a stop.
+    Stopped,
+}
+
+/// Why a session was stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StopReason {
+    /// `stop` from a client.
+    User,
+    /// The session's `--timeout` elapsed.
+    Timeout,
+    /// The host shut down.
+    Shutdown,
+}
+
+/// The mutable part of a session, behind one lock.
+pub struct Live {
+    /// The emulator the program's output drives.
+    pub term: Terminal,
+    /// Increments on every output chunk and every resize.
+    pub version: u64,
+    /// Lifecycle state.
+    pub state: State,
+    /// Exit code, once the program exited by itself.
+    pub exit_code: Option<i32>,
+    /// Name of the signal that ended it.
+    pub signal: Option<String>,
+    /// Outcome, once ended.
+    pub outcome: Option<Outcome>,
+    /// Why it was stopped, if it was.
+    pub stop_reason: Option<StopReason>,
+    /// When the screen's content (text or styles, not just the cursor) last changed.
+    pub content_changed_at: Instant,
+    /// When anything last changed.
+    pub updated_at: SystemTime,
+    content_fingerprint: u64,
+    exited: bool,
+    eof: bool,
+}
+
+impl Live {
+    fn is_settled(&self) -> bool {
+        self.exited && self.eof
+    }
+}
+
+/// A program running in a PTY with its terminal.
+pub struct Session {
+    id: String,
+    spec: SessionSpec,
+    created_at: SystemTime,
+    process: PtyProcess,
+    live: Mutex<Live>,
+    changed: Condvar,
+}
+
+/// A stable digest of what the screen shows (text and styles, not the cursor): a spinner
+/// changes it, a blinking or moving cursor does not.
+fn fingerprint(term: &Terminal) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    for row in term.screen().grid().rows() {
+        for (col, cell) in row.cells().iter().enumerate() {
+            cell.ch.hash(&mut h);
+            term.screen().styles().get(cell.style).hash(&mut h);
+            cell.flags.hash(&mut h);
+            row.extra(col).hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
+impl Session {
+    /// Starts the program and the thread that feeds its output into the terminal.
+    pub fn start(id: String, spec: SessionSpec) -> Result<Arc<Session>, SessionError> {
+        let Some((program, args)) = spec.command.split_first() else {
+            return Err(SessionError::invalid_request("no command to run"));
+        };
+        let mut cmd = PtyCommand::new(program);
+        cmd.args(args)
+            .size(spec.width, spec.height)
+            .color_env_with(spec.color_env);
+        for (k, v) in &spec.env {
+            cmd.env(k, v);
+        }
+        if let Some(dir) = &spec.cwd {
+            cmd.cwd(dir);
+        }
+        let process = PtyProcess::spawn(&cmd).map_err(|e| match e {
+            PtyError::CannotRun { .. } => {
+                SessionError::new(ErrorCode::SessionNotStarted, e.to_string())
+            }
+            other => SessionError::new(ErrorCode::SessionError, other.to_string()),
+        })?;
+        let term = Terminal::with_options(
+            spec.width as usize,
+            spec.height as usize,
+            TerminalOptions {
+                scrollback: spec.scrollback,
+                ..TerminalOptions::default()
+            },
+        );
+        let content_fingerprint = fingerprint(&term);
+        let session = Arc::new(Session {
+            id,
+            created_at: SystemTime::now(),
+            process,
+            live: Mutex::new(Live {
+                term,
+                version: 0,
+                state: State::Starting,
+                exit_code: None,
+                signal: None,
+                outcome: None,
+                stop_reason: None,
+                content_changed_at: Instant::now(),
+                updated_at: SystemTime::now(),
+                content_fingerprint,
+                exited: false,
+                eof: false,
+            }),
+            changed: Condvar::new(),
+            spec,
+        });
+        let pump = Arc::clone(&session);
+        std::thread::Builder::new()
+            .name(format!("shotty-session-{}", session.id))
+            .spawn(move || pump.pump())
+            .map_err(|e| SessionError::io("cannot start the session thread", e))?;
+        Ok(session)
+    }
+
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// What was started.
+    pub fn spec(&self) -> &SessionSpec {
+        &self.spec
+    }
+
+    /// When it was started.
+    pub fn created_at(&self) -> SystemTime {
+        self.created_at
+    }
+
+    /// The program's pid (also its process group).
+    pub fn pid(&self) -> u32 {
+        self.process.pid()
+    }
+
+    /// Locks the live state.
+    pub fn lock(&self) -> MutexGuard<'_, Live> {
+        self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits until the state changes (output, resize, exit) or `deadline` passes, and
+    /// returns the guard. Spurious wake-ups are possible; callers re-check their condition.
+    pub fn wait_change<'a>(
+        &self,
+        guard: MutexGuard<'a, Live>,
+        deadline: Option<Instant>,
+    ) -> MutexGuard<'a, Live> {
+        match deadline {
+            None => self.changed.wait(guard).unwrap_or_else(|e| e.into_inner()),
+            Some(d) => {
+                let left = d.saturating_duration_since(Instant::now());
+                self.changed
+                    .wait_timeout(guard, left)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0
+            }
+        }
+    }
+
+    /// Wakes every waiter (used when a waiter should re-check, e.g. on cancellation).
+    pub fn notify(&self) {
+        self.changed.notify_all();
+    }
+
+    /// Writes input to the program. Fails with `session_exited` once it has ended.
+    pub fn write(&self, bytes: &[u8]) -> Result<usize, SessionError> {
+        if self.lock().state.is_ended() {
+            return Err(SessionError::new(
+                ErrorCode::SessionExited,
+                format!("session {} has ended", self.id),
+            ));
+        }
+        self.process
+            .write(bytes)
+            .map_err(|e| SessionError::new(ErrorCode::SessionExited, e.to_string()))?;
+        Ok(bytes.len())
+    }
+
+    /// Resizes the PTY (the program gets SIGWINCH) and the terminal.
+    pub fn resize(&self, width: u16, height: u16) -> Result<(), SessionError> {
+        if width == 0 || height == 0 || width > 500 || height > 500 {
+            return Err(SessionError::invalid_request(format!(
+                "size {width}x{height} is outside 1–500"
+            )));
+        }
+        let mut live = self.lock();
+        if live.state.is_ended() {
+            return Err(SessionError::new(
+                ErrorCode::SessionExited,
+                format!("session {} has ended", self.id),
+            ));
+        }
+        // Resize the grid first, under the lock, so output produced for the new size is
+        // never parsed at the old one.
+        live.term.resize(width as usize, height as usize);
+        self.process
+            .resize(width, height)
+            .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+        live.version += 1;
+        live.updated_at = SystemTime::now();
+        drop(live);
+        self.changed.notify_all();
+        Ok(())
+    }
+
+    /// Ends the whole process group (SIGHUP, SIGTERM, then SIGKILL after `grace`) and marks
+    /// the session stopped for `reason`. Ending an already ended session changes nothing.
+    pub fn stop(&self, reason: StopReason, grace: Duration) -> Result<(), SessionError> {
+        {
+            let mut live = self.lock();
+            if live.state.is_ended() {
+                return Ok(());
+            }
+            live.state = State::Stopping;
+            live.stop_reason = Some(reason);
+        }
+        self.changed.notify_all();
+        let status = self
+            .process
+            .terminate_group(grace)
+            .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+        let mut live = self.lock();
+        if !live.state.is_ended() {
+            live.exit_code = status.code();
+            live.signal = status.signal_name();
+            live.state = State::Stopped;
+            live.outcome = Some(Outcome::Stopped);
+            live.updated_at = SystemTime::now();
+        }
+        drop(live);
+        self.changed.notify_all();
+        Ok(())
+    }
+
+    /// Feeds output into the terminal until the program has exited and its output is drained.
+    fn pump(&self) {
+        let events = self.process.events();
+        let input = self.process.input();
+        while let Ok(event) = events.recv() {
+            let mut live = self.lock();
+            match event {
+                PtyEvent::Output(bytes) => {
+                    live.term.advance(&bytes);
+                    let replies = live.term.take_replies();
+                    if !replies.is_empty() {
+                        // A program that floods queries without reading loses replies rather
+                        // than stalling the session.
+                        let _ = input.try_write(replies);
+                    }
+                    live.version += 1;
+                    if live.state == State::Starting {
+                        live.state = State::Running;
+                    }
+                    let fp = fingerprint(&live.term);
+                    if fp != live.content_fingerprint {
+                        live.content_fingerprint = fp;
+                        live.content_changed_at = Instant::now();
+                    }
+                }
+                PtyEvent::Eof => live.eof = true,
+                PtyEvent::Exited(status) => {
+                    live.exited = true;
+                    if live.exit_code.is_none() && live.signal.is_none() {
+                        live.exit_code = status.code();
+                        live.signal = status.signal_name();
+                    }
+                }
+            }
+            live.updated_at = SystemTime::now();
+            let settled = live.is_settled();
+            if settled && !live.state.is_ended() && live.state != State::Stopping {
+                live.state = State::Exited;
+                live.outcome = Some(if live.exit_code == Some(0) {
+                    Outcome::Finished
+                } else {
+                    Outcome::Failed
+                });
+            }
+            drop(live);
+            self.changed.notify_all();
+            if settled {
+                break;
+            }
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // PtyProcess's own drop kills what is left of the process group.
+        self.changed.notify_all();
+    }
+}

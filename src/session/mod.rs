@@ -1,0 +1,9 @@
+//! Background terminal sessions: programs in PTYs driven from separate CLI calls, the
+//! JSON-RPC endpoint and the MCP server.
+
+pub mod error;
+pub mod instance;
+pub mod paths;
+
+pub use error::{ErrorCode, SessionError};
+pub use instance::{Outcome, Session, SessionSpec, State, StopReason};

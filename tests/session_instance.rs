@@ -1,0 +1,180 @@
+//! The session core with real programs: output, input, replies, resize, exit, stop.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use shotty::pty::ColorEnvFlags;
+use shotty::session::{Outcome, Session, SessionSpec, State, StopReason};
+
+fn spec(command: &[&str]) -> SessionSpec {
+    SessionSpec {
+        command: command.iter().map(|s| s.to_string()).collect(),
+        width: 80,
+        height: 24,
+        cwd: None,
+        env: vec![
+            ("PS1".into(), "$ ".into()),
+            ("HISTFILE".into(), "/dev/null".into()),
+        ],
+        color_env: ColorEnvFlags::default(),
+        scrollback: 1000,
+    }
+}
+
+/// Waits (bounded) until `cond` holds for the screen text, and returns the text.
+fn wait_text(session: &Session, what: &str, cond: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut live = session.lock();
+    loop {
+        let text = live.term.text();
+        if cond(&text) {
+            return text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; screen:\n{text}"
+        );
+        live = session.wait_change(live, Some(deadline));
+    }
+}
+
+fn wait_ended(session: &Session) -> State {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut live = session.lock();
+    while !live.state.is_ended() {
+        assert!(
+            Instant::now() < deadline,
+            "session did not end; state {:?}",
+            live.state
+        );
+        live = session.wait_change(live, Some(deadline));
+    }
+    live.state
+}
+
+fn start(command: &[&str]) -> Arc<Session> {
+    Session::start(format!("s_test{}", std::process::id()), spec(command)).expect("session starts")
+}
+
+#[test]
+fn bash_echoes_typed_input() {
+    let s = start(&["bash", "--norc", "--noprofile", "-i"]);
+    wait_text(&s, "the prompt", |t| t.trim_end().ends_with('$'));
+    assert_eq!(s.lock().state, State::Running);
+    s.write(b"echo hello-$((6*7))\r").expect("input written");
+    let text = wait_text(&s, "the output", |t| t.contains("hello-42"));
+    assert!(text.contains("$ echo hello-$((6*7))"), "{text}");
+    let version = s.lock().version;
+    assert!(version > 1);
+    s.write(b"exit 0\r").expect("exit typed");
+    assert_eq!(wait_ended(&s), State::Exited);
+    let live = s.lock();
+    assert_eq!(live.exit_code, Some(0));
+    assert_eq!(live.outcome, Some(Outcome::Finished));
+    drop(live);
+    assert_eq!(
+        s.write(b"x").unwrap_err().code,
+        shotty::session::ErrorCode::SessionExited
+    );
+}
+
+#[test]
+fn a_failing_program_ends_as_failed() {
+    let s = start(&["sh", "-c", "echo bye; exit 3"]);
+    assert_eq!(wait_ended(&s), State::Exited);
+    let live = s.lock();
+    assert_eq!(
+        (live.exit_code, live.outcome),
+        (Some(3), Some(Outcome::Failed))
+    );
+    assert!(live.term.text().starts_with("bye"));
+}
+
+#[test]
+fn terminal_replies_reach_the_program() {
+    // bash asks for the cursor position and prints the answer it reads back.
+    let script = r#"printf 'ab\033[6n'; IFS= read -rs -d R reply; printf '\r\nreply:%s\n' "${reply#??}"; sleep 5"#;
+    let s = start(&["bash", "--norc", "--noprofile", "-c", script]);
+    wait_text(&s, "the cursor report", |t| t.contains("reply:1;3"));
+    s.stop(StopReason::User, Duration::from_secs(1))
+        .expect("stopped");
+}
+
+#[test]
+fn resize_reaches_the_program_and_the_grid() {
+    let s = start(&["bash", "--norc", "--noprofile", "-i"]);
+    wait_text(&s, "the prompt", |t| t.trim_end().ends_with('$'));
+    s.resize(120, 40).expect("resized");
+    {
+        let live = s.lock();
+        assert_eq!((live.term.width(), live.term.height()), (120, 40));
+    }
+    s.write(b"stty size\r").expect("typed");
+    wait_text(&s, "the new size", |t| t.contains("40 120"));
+    assert!(s.resize(0, 10).is_err());
+    s.stop(StopReason::User, Duration::from_secs(1))
+        .expect("stopped");
+}
+
+#[test]
+fn stop_ends_the_whole_process_group() {
+    let s = start(&["sh", "-c", "sleep 300 & sleep 300 & echo started; wait"]);
+    wait_text(&s, "the start", |t| t.contains("started"));
+    let pgid = s.pid();
+    let started = Instant::now();
+    s.stop(StopReason::User, Duration::from_secs(3))
+        .expect("stopped");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let live = s.lock();
+    assert_eq!(live.state, State::Stopped);
+    assert_eq!(live.outcome, Some(Outcome::Stopped));
+    assert_eq!(live.stop_reason, Some(StopReason::User));
+    drop(live);
+    // No live (non-zombie) process of the group is left.
+    let survivors: Vec<String> = std::fs::read_dir("/proc")
+        .expect("procfs")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter(|stat| {
+            let fields: Vec<&str> = stat
+                .rsplit_once(')')
+                .map_or("", |(_, r)| r)
+                .split_whitespace()
+                .collect();
+            fields.first() != Some(&"Z") && fields.get(2) == Some(&pgid.to_string().as_str())
+        })
+        .collect();
+    assert!(survivors.is_empty(), "left behind: {survivors:?}");
+}
+
+#[test]
+fn a_program_that_ignores_sigterm_is_killed_after_the_grace() {
+    let s = start(&[
+        "sh",
+        "-c",
+        "trap '' TERM HUP; echo ready; while :; do sleep 1; done",
+    ]);
+    wait_text(&s, "the trap", |t| t.contains("ready"));
+    let started = Instant::now();
+    s.stop(StopReason::Timeout, Duration::from_millis(500))
+        .expect("stopped");
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(400) && took < Duration::from_secs(4),
+        "{took:?}"
+    );
+    assert_eq!(s.lock().stop_reason, Some(StopReason::Timeout));
+}
+
+#[test]
+fn a_missing_program_is_session_not_started() {
+    let err = Session::start("s_x".into(), spec(&["no-such-program-xyz"]))
+        .err()
+        .expect("error");
+    assert_eq!(err.code, shotty::session::ErrorCode::SessionNotStarted);
+    assert!(
+        err.message.contains("no-such-program-xyz"),
+        "{}",
+        err.message
+    );
+}
