@@ -3,7 +3,9 @@
 
 pub mod error;
 pub mod instance;
+pub mod keys;
 pub mod paths;
+pub mod wait;
 
 pub use error::{ErrorCode, SessionError};
 pub use instance::{Outcome, Session, SessionSpec, State, StopReason};

@@ -1,0 +1,157 @@
+//! Waiting for a condition on a session's screen: text or a pattern appearing or going away,
+//! optionally held for a while, the screen going idle, or the program ending. Event-driven:
+//! the waiter sleeps on the session's change notification and wakes exactly at the moments a
+//! time-based condition could become true.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use regex::Regex;
+use serde::Serialize;
+
+use super::error::{ErrorCode, SessionError};
+use super::instance::Session;
+
+/// The longest regex source accepted.
+pub const MAX_PATTERN_LEN: usize = 4096;
+
+/// What to wait for.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// A literal substring of the viewport text (case-sensitive).
+    Text(String),
+    /// A regular expression matched against the viewport text.
+    Regex(Regex),
+    /// The screen's content (not just the cursor) unchanged for this long.
+    Idle(Duration),
+    /// The program has ended.
+    Exit,
+}
+
+/// Whether the text must appear or go away.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Until {
+    /// Wait until it is on screen.
+    #[default]
+    Present,
+    /// Wait until it has been on screen and is gone.
+    Absent,
+}
+
+/// A complete wait request.
+#[derive(Clone, Debug)]
+pub struct WaitCondition {
+    /// What to wait for.
+    pub target: Target,
+    /// Appear or go away (text and regex targets only).
+    pub until: Until,
+    /// The condition must hold continuously this long.
+    pub stable_for: Option<Duration>,
+    /// Give up after this long; `None` waits until met, the session ends or cancellation.
+    pub timeout: Option<Duration>,
+}
+
+impl WaitCondition {
+    /// Compiles a regex target, naming the problem (`invalid_condition`) if it is bad.
+    pub fn regex(pattern: &str) -> Result<Target, SessionError> {
+        if pattern.len() > MAX_PATTERN_LEN {
+            return Err(SessionError::new(
+                ErrorCode::InvalidCondition,
+                format!("the pattern is longer than {MAX_PATTERN_LEN} bytes"),
+            ));
+        }
+        Regex::new(pattern)
+            .map(Target::Regex)
+            .map_err(|e| SessionError::new(ErrorCode::InvalidCondition, format!("bad regex: {e}")))
+    }
+}
+
+/// How a wait ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaitResult {
+    /// The condition was met.
+    Matched,
+    /// The timeout passed first.
+    Timeout,
+    /// The program ended first.
+    SessionEnded,
+    /// The caller cancelled.
+    Cancelled,
+}
+
+/// The result of [`wait`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WaitOutcome {
+    /// How it ended.
+    pub result: WaitResult,
+    /// Time spent waiting.
+    pub waited: Duration,
+    /// The screen version at the end.
+    pub version: u64,
+}
+
+/// Waits on `session` until `condition` is met, it times out, the session ends, or `cancel`
+/// is set (whoever sets it must call [`Session::notify`] to wake the waiter).
+pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -> WaitOutcome {
+    let start = Instant::now();
+    let deadline = condition.timeout.map(|t| start + t);
+    let mut seen = false;
+    let mut holding_since: Option<Instant> = None;
+    let mut live = session.lock();
+    loop {
+        let now = Instant::now();
+        let ended = live.state.is_ended();
+        let visible = |present: bool, seen: &mut bool| match condition.until {
+            Until::Present => present,
+            Until::Absent => {
+                *seen |= present;
+                *seen && !present
+            }
+        };
+        let holds = match &condition.target {
+            Target::Text(t) => visible(live.term.text().contains(t.as_str()), &mut seen),
+            Target::Regex(r) => visible(r.is_match(&live.term.text()), &mut seen),
+            Target::Idle(d) => now.duration_since(live.content_changed_at) >= *d,
+            Target::Exit => ended,
+        };
+        let outcome = |result| WaitOutcome {
+            result,
+            waited: start.elapsed(),
+            version: live.version,
+        };
+        if holds {
+            let since = *holding_since.get_or_insert(now);
+            if condition
+                .stable_for
+                .is_none_or(|s| now.duration_since(since) >= s)
+            {
+                return outcome(WaitResult::Matched);
+            }
+        } else {
+            holding_since = None;
+        }
+        // Once the program has ended the screen can no longer change, so a condition that
+        // does not hold now never will (except staying stable, which needs no more output).
+        if ended && !holds {
+            return outcome(WaitResult::SessionEnded);
+        }
+        if cancel.load(Ordering::SeqCst) {
+            return outcome(WaitResult::Cancelled);
+        }
+        if deadline.is_some_and(|d| now >= d) {
+            return outcome(WaitResult::Timeout);
+        }
+        // Sleep until something changes or a time-based condition could become true.
+        let mut wake = deadline;
+        let mut at = |t: Instant| wake = Some(wake.map_or(t, |w| w.min(t)));
+        if let (Some(since), Some(s)) = (holding_since, condition.stable_for) {
+            at(since + s);
+        }
+        if let Target::Idle(d) = condition.target {
+            at(live.content_changed_at + d);
+        }
+        live = session.wait_change(live, wake);
+    }
+}
