@@ -6,6 +6,7 @@ use std::io::{self, BufRead};
 
 use serde_json::Value;
 
+use crate::lines::Line;
 use crate::term::Terminal;
 
 /// The longest line an asciicast file may have (one event's JSON).
@@ -115,31 +116,15 @@ fn parse_header(line: &[u8]) -> Result<CastHeader, String> {
     })
 }
 
-/// Reads one line of at most `max` bytes (without the newline) into `buf`. Returns false at
-/// end of input.
+/// Reads one line of at most `max` bytes into `buf`; false at end of input.
 fn read_line_bounded(reader: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<bool> {
-    buf.clear();
-    loop {
-        let available = reader.fill_buf()?;
-        if available.is_empty() {
-            return Ok(!buf.is_empty());
-        }
-        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (&available[..i], Some(i + 1)),
-            None => (available, None),
-        };
-        if buf.len() + chunk.len() > max {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("line longer than {max} bytes"),
-            ));
-        }
-        buf.extend_from_slice(chunk);
-        let consumed = done.unwrap_or(chunk.len());
-        reader.consume(consumed);
-        if done.is_some() {
-            return Ok(true);
-        }
+    match crate::lines::read_line(reader, buf, max)? {
+        Line::Complete => Ok(true),
+        Line::Eof => Ok(false),
+        Line::TooLong => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("line longer than {max} bytes"),
+        )),
     }
 }
 

@@ -9,6 +9,7 @@
 pub mod diff;
 pub mod duration;
 pub mod input;
+pub mod lines;
 pub mod pty;
 pub mod render;
 pub mod session;

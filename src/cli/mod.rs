@@ -5,6 +5,7 @@ mod capture;
 mod diff;
 mod output;
 mod render;
+mod session;
 mod themes;
 
 use clap::{Parser, Subcommand};
@@ -38,12 +39,26 @@ enum Command {
     Render(Box<render::RenderArgs>),
     /// Compare two screenshots (SVG with metadata, or JSON snapshots) cell by cell.
     Diff(Box<diff::DiffArgs>),
+    /// Background terminal sessions for agents and scripts (JSON output; see
+    /// `shotty session --help`).
+    Session {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// List the built-in colour themes.
     Themes(themes::ThemesArgs),
 }
 
 /// Parses the command line, runs it and returns the process exit code.
 pub fn run() -> i32 {
+    // The session family prints JSON for everything, usage errors included, so it parses its
+    // own arguments.
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if args.get(1).map(String::as_str) == Some("session") {
+        return session::main(args[2..].to_vec());
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -58,6 +73,8 @@ pub fn run() -> i32 {
         Some(Command::Capture(args)) => capture::run(*args),
         Some(Command::Render(args)) => render::run(*args),
         Some(Command::Themes(args)) => themes::run(args),
+        // Handled before parsing (see above); reached only through odd spellings.
+        Some(Command::Session { args }) => Ok(session::main(args)),
         Some(Command::Diff(args)) => diff::run(*args),
     };
     match result {

@@ -166,6 +166,20 @@ impl Terminal {
         snapshot::build(&self.screen)
     }
 
+    /// The primary screen's lines, scrollback first, with global indices: the first line
+    /// the terminal ever had is 0, and lines the scrollback ring dropped are simply gone (the
+    /// first index returned is `screen().scrollback().dropped()`).
+    pub fn history(&self) -> impl Iterator<Item = (u64, &Row)> {
+        let first = self.screen.scrollback().dropped();
+        self.screen
+            .scrollback()
+            .rows()
+            .iter()
+            .chain(self.screen.primary_grid().rows().iter())
+            .enumerate()
+            .map(move |(i, row)| (first + i as u64, row))
+    }
+
     /// Everything the primary screen holds — scrollback and screen — as one snapshot as tall
     /// as its content (blank lines at the end dropped; at most `max_lines`, the newest). This
     /// is what a finished command printed, for screenshots fitted to the output.

@@ -1,0 +1,517 @@
+//! `shotty session …`: every subcommand prints exactly one JSON document on stdout — usage
+//! errors included — and diagnostics on stderr.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use serde_json::{Value, json};
+
+use shotty::duration::parse_duration;
+use shotty::render::{Format, encode};
+use shotty::session::client::{Client, REPLY_TIMEOUT};
+use shotty::session::{ErrorCode, SessionError, paths};
+
+use super::appearance::AppearanceArgs;
+use super::output::{format_arg, resolve_format, write_output};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "shotty session",
+    about = "Background terminal sessions (JSON output)"
+)]
+struct SessionCli {
+    #[command(subcommand)]
+    command: SessionCommand,
+}
+
+fn dimension(s: &str) -> Result<u16, String> {
+    match s.parse::<u16>() {
+        Ok(n) if (1..=500).contains(&n) => Ok(n),
+        _ => Err(format!("{s:?} is not a size between 1 and 500")),
+    }
+}
+
+fn env_pair(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
+        _ => Err(format!("{s:?} is not KEY=VALUE")),
+    }
+}
+
+fn ms(d: Duration) -> u64 {
+    d.as_millis().min(u64::MAX as u128) as u64
+}
+
+#[derive(Debug, Subcommand)]
+enum SessionCommand {
+    /// Start a program in a new background terminal.
+    Start {
+        #[arg(long, default_value_t = 100, value_parser = dimension)]
+        width: u16,
+        #[arg(long, default_value_t = 24, value_parser = dimension)]
+        height: u16,
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        #[arg(long = "env", value_parser = env_pair)]
+        env: Vec<(String, String)>,
+        #[arg(long)]
+        title: Option<String>,
+        #[arg(long)]
+        group: Option<String>,
+        /// Stop the session after this long.
+        #[arg(long, value_parser = parse_duration)]
+        timeout: Option<Duration>,
+        /// Keep the ended session this long (default 24h).
+        #[arg(long, value_parser = parse_duration)]
+        retain: Option<Duration>,
+        #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u32).range(100..=200_000))]
+        scrollback: u32,
+        /// A TCP port the program will listen on (warns when already in use).
+        #[arg(long = "port")]
+        ports: Vec<u16>,
+        #[arg(long)]
+        no_colorenv: bool,
+        #[arg(long)]
+        no_delete_envs: bool,
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// List sessions.
+    List {
+        #[arg(long)]
+        all: bool,
+        #[arg(long)]
+        group: Option<String>,
+        #[arg(long)]
+        state: Option<String>,
+    },
+    /// Read the screen.
+    Read {
+        id: String,
+        #[arg(long)]
+        structured: bool,
+        #[arg(long)]
+        top: Option<usize>,
+        #[arg(long)]
+        bottom: Option<usize>,
+        #[arg(long)]
+        start: Option<usize>,
+        #[arg(long)]
+        end: Option<usize>,
+    },
+    /// Wait for a condition on the screen.
+    Wait {
+        id: String,
+        #[arg(long)]
+        text: Option<String>,
+        #[arg(long)]
+        regex: Option<String>,
+        #[arg(long)]
+        until: Option<String>,
+        #[arg(long, value_parser = parse_duration)]
+        stable_for: Option<Duration>,
+        #[arg(long, value_parser = parse_duration)]
+        timeout: Option<Duration>,
+        #[arg(long, value_parser = parse_duration)]
+        idle: Option<Duration>,
+        #[arg(long)]
+        exit: bool,
+    },
+    /// Send text, pasted text, keys or raw bytes, in order, as one operation.
+    Send {
+        id: String,
+        #[arg(long)]
+        text: Vec<String>,
+        #[arg(long)]
+        paste: Vec<String>,
+        #[arg(long)]
+        keys: Vec<String>,
+        #[arg(long)]
+        raw_hex: Vec<String>,
+    },
+    /// Resize the terminal.
+    Resize {
+        id: String,
+        #[arg(long, value_parser = dimension)]
+        width: u16,
+        #[arg(long, value_parser = dimension)]
+        height: u16,
+    },
+    /// Render the screen to a file.
+    Capture {
+        id: String,
+        #[arg(short = 'o', long = "out", default_value = "output.svg")]
+        out: PathBuf,
+        #[arg(long, value_parser = format_arg)]
+        format: Option<Format>,
+        #[command(flatten)]
+        appearance: AppearanceArgs,
+    },
+    /// Render the screen to a private temporary file and print its path.
+    Inspect {
+        id: String,
+        #[arg(long, value_parser = format_arg)]
+        format: Option<Format>,
+        #[command(flatten)]
+        appearance: AppearanceArgs,
+    },
+    /// Lines from scrollback and screen with their global indices.
+    History {
+        id: String,
+        #[arg(long)]
+        from: Option<u64>,
+        #[arg(long)]
+        limit: Option<usize>,
+        #[arg(long)]
+        grep: Option<String>,
+        #[arg(short = 'i')]
+        ignore_case: bool,
+        #[arg(long)]
+        tail: Option<usize>,
+    },
+    /// End sessions and their whole process trees.
+    Stop {
+        ids: Vec<String>,
+        #[arg(long)]
+        all: bool,
+        #[arg(long)]
+        yes: bool,
+        #[arg(long)]
+        group: Option<String>,
+    },
+    /// Run the session host (started automatically; not for direct use).
+    #[command(hide = true)]
+    Host,
+}
+
+/// Prints the envelope and returns the exit code.
+fn emit(result: Result<Value, SessionError>) -> i32 {
+    let (doc, code) = match result {
+        Ok(mut v) => {
+            let failed = v.get("status").and_then(Value::as_str) == Some("error")
+                || v.get("failed")
+                    .and_then(Value::as_array)
+                    .is_some_and(|f| !f.is_empty());
+            if let Some(obj) = v.as_object_mut() {
+                obj.entry("status").or_insert(json!("ok"));
+            }
+            let mut doc = json!({ "schemaVersion": 1 });
+            if let (Some(d), Some(o)) = (doc.as_object_mut(), v.as_object()) {
+                for (k, val) in o {
+                    d.insert(k.clone(), val.clone());
+                }
+            }
+            (doc, i32::from(failed))
+        }
+        Err(e) => {
+            eprintln!("shotty session: {}", e.message);
+            (
+                json!({ "schemaVersion": 1, "status": "error", "error": { "code": e.code, "message": e.message } }),
+                1,
+            )
+        }
+    };
+    let mut line = serde_json::to_string(&doc).unwrap_or_else(|_| "{}".into());
+    line.push('\n');
+    let _ = write_output(None, line.as_bytes());
+    code
+}
+
+/// Entry point for `shotty session …` (`args` excludes the program name).
+pub fn main(args: Vec<String>) -> i32 {
+    let argv = std::iter::once("shotty session".to_owned()).chain(args);
+    let cli = match SessionCli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help / --version are for people.
+            let _ = e.print();
+            return 0;
+        }
+        Err(e) => {
+            let message = e.to_string();
+            let first = message
+                .lines()
+                .next()
+                .unwrap_or("invalid arguments")
+                .trim_start_matches("error: ");
+            return emit(Err(SessionError::invalid_request(first.to_owned())));
+        }
+    };
+    if let SessionCommand::Host = cli.command {
+        return host();
+    }
+    emit(run(cli.command))
+}
+
+fn host() -> i32 {
+    // Detach from the caller's terminal and process group.
+    let _ = rustix::process::setsid();
+    let runtime = paths::runtime_dir();
+    if paths::ensure_private_dir(&runtime).is_err() {
+        return 1;
+    }
+    let Ok(lock) = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(runtime.join("host.lock"))
+    else {
+        return 1;
+    };
+    // One host per user: whoever holds the lock serves; the others leave quietly.
+    if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err() {
+        return 0;
+    }
+    let idle = std::env::var("SHOTTY_HOST_IDLE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(Duration::from_secs(60), Duration::from_millis);
+    match shotty::session::host::run(&paths::socket_path(), paths::state_dir(), idle) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("shotty session host: {e}");
+            1
+        }
+    }
+}
+
+fn call(method: &str, params: Value) -> Result<Value, SessionError> {
+    Client::connect()?.call(method, params, Some(REPLY_TIMEOUT))
+}
+
+/// The steps of `send` in command-line order (clap keeps each option's values separately).
+fn send_steps() -> Vec<Value> {
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let mut steps = Vec::new();
+    let mut iter = args.iter();
+    while let Some(a) = iter.next() {
+        let (kind, inline) = match a.split_once('=') {
+            Some((k, v)) => (k, Some(v.to_owned())),
+            None => (a.as_str(), None),
+        };
+        let key = match kind {
+            "--text" => "text",
+            "--paste" => "paste",
+            "--keys" => "keys",
+            "--raw-hex" => "rawHex",
+            _ => continue,
+        };
+        let value = inline.or_else(|| iter.next().cloned()).unwrap_or_default();
+        steps.push(json!({ key: value }));
+    }
+    steps
+}
+
+fn render_to(
+    id: &str,
+    format: Format,
+    appearance: &AppearanceArgs,
+) -> Result<(Vec<u8>, Value), SessionError> {
+    let reply = call("snapshot", json!({ "sessionId": id }))?;
+    let snapshot: shotty::term::Snapshot = serde_json::from_value(reply["snapshot"].clone())
+        .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+    let title = reply["title"].as_str().map(str::to_owned);
+    let appearance = appearance
+        .to_appearance(title)
+        .map_err(SessionError::invalid_request)?;
+    let bytes = encode(&snapshot, format, &appearance)
+        .map_err(|e| SessionError::invalid_request(e.to_string()))?;
+    Ok((bytes, reply))
+}
+
+fn run(command: SessionCommand) -> Result<Value, SessionError> {
+    match command {
+        SessionCommand::Start {
+            width,
+            height,
+            cwd,
+            env,
+            title,
+            group,
+            timeout,
+            retain,
+            scrollback,
+            ports,
+            no_colorenv,
+            no_delete_envs,
+            command,
+        } => {
+            let cwd = match cwd {
+                Some(c) => {
+                    Some(std::path::absolute(&c).map_err(|e| SessionError::io("bad --cwd", e))?)
+                }
+                None => Some(
+                    std::env::current_dir()
+                        .map_err(|e| SessionError::io("no working directory", e))?,
+                ),
+            };
+            call(
+                "start",
+                json!({
+                    "command": command, "width": width, "height": height,
+                    "cwd": cwd.map(|c| c.display().to_string()), "env": env, "title": title,
+                    "group": group, "timeoutMs": timeout.map(ms), "retainMs": retain.map(ms),
+                    "scrollback": scrollback, "ports": ports, "noColorenv": no_colorenv,
+                    "noDeleteEnvs": no_delete_envs,
+                }),
+            )
+        }
+        SessionCommand::List { all, group, state } => call(
+            "list",
+            json!({ "all": all, "group": group, "state": state }),
+        ),
+        SessionCommand::Read {
+            id,
+            structured,
+            top,
+            bottom,
+            start,
+            end,
+        } => call(
+            "read",
+            json!({ "sessionId": id, "structured": structured, "top": top, "bottom": bottom, "start": start, "end": end }),
+        ),
+        SessionCommand::Wait {
+            id,
+            text,
+            regex,
+            until,
+            stable_for,
+            timeout,
+            idle,
+            exit,
+        } => {
+            // Ctrl+C ends this process; the host notices the closed connection and gives up
+            // the wait.
+            Client::connect()?.call(
+                "wait",
+                json!({
+                    "sessionId": id, "text": text, "regex": regex, "until": until,
+                    "stableForMs": stable_for.map(ms), "timeoutMs": timeout.map(ms),
+                    "idleMs": idle.map(ms), "exit": exit,
+                }),
+                None,
+            )
+        }
+        SessionCommand::Send { id, .. } => {
+            let steps = send_steps();
+            if steps.is_empty() {
+                return Err(SessionError::invalid_request(
+                    "give at least one of --text, --paste, --keys, --raw-hex",
+                ));
+            }
+            call("send", json!({ "sessionId": id, "steps": steps }))
+        }
+        SessionCommand::Resize { id, width, height } => call(
+            "resize",
+            json!({ "sessionId": id, "width": width, "height": height }),
+        ),
+        SessionCommand::Capture {
+            id,
+            out,
+            format,
+            appearance,
+        } => {
+            let format = resolve_format(format, Some(&out), Format::Svg)
+                .map_err(SessionError::invalid_request)?;
+            let (bytes, _) = render_to(&id, format, &appearance)?;
+            write_output(Some(&out), &bytes)
+                .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
+            let path = std::path::absolute(&out).map_err(|e| SessionError::io("bad path", e))?;
+            Ok(json!({ "sessionId": id, "artifact": { "path": path, "format": format.name() } }))
+        }
+        SessionCommand::Inspect {
+            id,
+            format,
+            appearance,
+        } => {
+            let format = format.unwrap_or(Format::Svg);
+            if !matches!(format, Format::Svg | Format::Png) {
+                return Err(SessionError::invalid_request("inspect renders svg or png"));
+            }
+            let (bytes, _) = render_to(&id, format, &appearance)?;
+            let path = inspect_file(&bytes, format)?;
+            Ok(json!({ "sessionId": id, "path": path, "format": format.name() }))
+        }
+        SessionCommand::History {
+            id,
+            from,
+            limit,
+            grep,
+            ignore_case,
+            tail,
+        } => call(
+            "history",
+            json!({ "sessionId": id, "from": from, "limit": limit, "grep": grep, "ignoreCase": ignore_case, "tail": tail }),
+        ),
+        SessionCommand::Stop {
+            ids,
+            all,
+            yes,
+            group,
+        } => {
+            if all && !yes {
+                use std::io::IsTerminal;
+                if !std::io::stdin().is_terminal() {
+                    return Err(SessionError::invalid_request(
+                        "stop --all needs --yes when stdin is not a terminal",
+                    ));
+                }
+                eprint!("Stop every session? [y/N] ");
+                let mut answer = String::new();
+                let _ = std::io::stdin().read_line(&mut answer);
+                if !matches!(answer.trim(), "y" | "Y" | "yes") {
+                    return Err(SessionError::new(ErrorCode::Cancelled, "not confirmed"));
+                }
+            }
+            call(
+                "stop",
+                json!({ "sessionIds": ids, "all": all, "group": group }),
+            )
+        }
+        SessionCommand::Host => Err(SessionError::invalid_request("host runs on its own")),
+    }
+}
+
+/// Writes an inspect image to `<tmp>/shotty-inspect-<uid>/inspect-<random>/inspect.<ext>`
+/// (directories 0700, file 0600), removing inspect directories older than 24 h first.
+fn inspect_file(bytes: &[u8], format: Format) -> Result<PathBuf, SessionError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let uid = rustix::process::getuid().as_raw();
+    let root = std::env::temp_dir().join(format!("shotty-inspect-{uid}"));
+    paths::ensure_private_dir(&root)?;
+    if let Ok(entries) = std::fs::read_dir(&root) {
+        for e in entries.flatten() {
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|m| m.elapsed().ok())
+                .is_some_and(|age| age > Duration::from_secs(24 * 3600));
+            if old && e.file_name().to_string_lossy().starts_with("inspect-") {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("inspect-")
+        .tempdir_in(&root)
+        .map_err(|e| SessionError::io("cannot create the inspect directory", e))?
+        .keep();
+    std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .map_err(|e| SessionError::io("cannot protect the inspect directory", e))?;
+    let path = dir.join(format!("inspect.{}", format.name()));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(|e| SessionError::io("cannot write the inspect image", e))?;
+    file.write_all(bytes)
+        .map_err(|e| SessionError::io("cannot write the inspect image", e))?;
+    Ok(path)
+}

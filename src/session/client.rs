@@ -1,0 +1,139 @@
+//! Talking to the session host: connect (starting the host on demand), send one request, read
+//! its response with a deadline.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::error::{ErrorCode, SessionError};
+use super::paths;
+use super::protocol::{MAX_LINE, Response};
+
+/// How long a client waits for an ordinary reply.
+pub const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a client waits for a freshly started host to listen.
+const START_TIMEOUT: Duration = Duration::from_secs(5);
+
+fn unavailable(message: impl Into<String>) -> SessionError {
+    SessionError::new(ErrorCode::HostUnavailable, message)
+}
+
+/// A connection to the host.
+pub struct Client {
+    stream: UnixStream,
+    reader: BufReader<UnixStream>,
+    next_id: u64,
+}
+
+impl Client {
+    /// Connects to the running host, starting one (this executable, `session host`) if
+    /// there is none or its socket is stale.
+    pub fn connect() -> Result<Client, SessionError> {
+        let runtime = paths::runtime_dir();
+        paths::ensure_private_dir(&runtime)?;
+        let socket = paths::socket_path();
+        if let Ok(client) = Client::open(&socket) {
+            return Ok(client);
+        }
+        start_host()?;
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            match Client::open(&socket) {
+                Ok(client) => return Ok(client),
+                Err(e) if Instant::now() >= deadline => {
+                    return Err(unavailable(format!("the session host did not start: {e}")));
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+    }
+
+    fn open(socket: &std::path::Path) -> Result<Client, SessionError> {
+        let stream = UnixStream::connect(socket)
+            .map_err(|e| unavailable(format!("cannot connect to {}: {e}", socket.display())))?;
+        paths::check_private_file(socket)?;
+        let reader = BufReader::new(
+            stream
+                .try_clone()
+                .map_err(|e| SessionError::io("cannot use the host connection", e))?,
+        );
+        Ok(Client {
+            stream,
+            reader,
+            next_id: 1,
+        })
+    }
+
+    /// Sends `method(params)` and returns its result. `timeout` bounds the wait for the
+    /// reply (`None`: wait as long as it takes, for `wait`).
+    pub fn call(
+        &mut self,
+        method: &str,
+        params: Value,
+        timeout: Option<Duration>,
+    ) -> Result<Value, SessionError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let request = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        let mut line = serde_json::to_vec(&request)
+            .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+        line.push(b'\n');
+        self.stream
+            .write_all(&line)
+            .map_err(|e| unavailable(format!("the session host went away: {e}")))?;
+        self.stream
+            .set_read_timeout(timeout)
+            .map_err(|e| SessionError::io("cannot set a timeout", e))?;
+        let mut buf = Vec::new();
+        let read = (&mut self.reader)
+            .take(MAX_LINE as u64 * 4)
+            .read_until(b'\n', &mut buf);
+        match read {
+            Ok(0) => return Err(unavailable("the session host closed the connection")),
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(unavailable(format!(
+                    "the session host did not answer within {} s",
+                    timeout.unwrap_or_default().as_secs()
+                )));
+            }
+            Err(e) => {
+                return Err(unavailable(format!(
+                    "cannot read from the session host: {e}"
+                )));
+            }
+        }
+        let response: Response = serde_json::from_slice(&buf)
+            .map_err(|e| unavailable(format!("unreadable reply from the session host: {e}")))?;
+        if let Some(e) = response.session_error() {
+            return Err(e);
+        }
+        response
+            .result
+            .ok_or_else(|| unavailable("the session host sent neither result nor error"))
+    }
+}
+
+use std::io::Read as _;
+
+fn start_host() -> Result<(), SessionError> {
+    let exe: PathBuf = std::env::current_exe()
+        .map_err(|e| unavailable(format!("cannot find the shotty executable: {e}")))?;
+    Command::new(exe)
+        .args(["session", "host"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| unavailable(format!("cannot start the session host: {e}")))?;
+    Ok(())
+}

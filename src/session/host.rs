@@ -1,0 +1,1112 @@
+//! The per-user session host: one background process holding every session, answering
+//! newline-delimited JSON-RPC on a private Unix socket (`docs/host-protocol.md`).
+//!
+//! Ordering: requests run one at a time, in arrival order, on one executor thread; a compound
+//! `send` is one request. `wait` long-polls on its connection's own thread, so it never holds
+//! the executor. Ended sessions are written to the state directory (temp file + rename) before
+//! any reply reports them as ended, so they survive a host restart, even a SIGKILL.
+
+use std::collections::BTreeMap;
+use std::io::{BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use regex::RegexBuilder;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::lines::{Line, read_line, rfc3339};
+use crate::pty::ColorEnvFlags;
+use crate::term::Snapshot;
+
+use super::error::{ErrorCode, SessionError};
+use super::instance::{Outcome, STOP_GRACE, Session, SessionSpec, State, StopReason};
+use super::protocol::{
+    HistoryParams, IdParams, ListParams, MAX_LINE, ReadParams, Request, ResizeParams, Response,
+    SendParams, SendStep, StartParams, StopParams, WaitParams, params,
+};
+use super::wait::{Target, Until, WaitCondition, WaitResult, wait};
+use super::{keys, paths};
+
+/// Default retention of ended sessions.
+pub const DEFAULT_RETAIN: Duration = Duration::from_secs(24 * 3600);
+/// Longest time a `read` waits for output to settle.
+pub const READ_SETTLE_MAX: Duration = Duration::from_millis(100);
+/// Quiet time after which output counts as settled.
+const READ_SETTLE_QUIET: Duration = Duration::from_millis(20);
+/// Viewport text returned at most, in characters.
+pub const MAX_SCREEN_CHARS: usize = 200_000;
+/// Lines of history written with an ended session.
+const MAX_RETAINED_HISTORY: usize = 200_000;
+
+/// Metadata given at start.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Meta {
+    command: Vec<String>,
+    title: Option<String>,
+    group: Option<String>,
+    cwd: String,
+    created_at: SystemTime,
+    retain: Duration,
+}
+
+/// What is kept of an ended session, on disk and in memory.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Record {
+    session_id: String,
+    meta: Meta,
+    state: State,
+    process_id: u32,
+    exit_code: Option<i32>,
+    signal: Option<String>,
+    outcome: Option<Outcome>,
+    stop_reason: Option<StopReason>,
+    updated_at: SystemTime,
+    expires_at: SystemTime,
+    version: u64,
+    snapshot: Snapshot,
+    history: Vec<(u64, String)>,
+    dropped: u64,
+}
+
+struct LiveEntry {
+    session: Arc<Session>,
+    meta: Meta,
+    /// Set once the ended session's record is on disk.
+    record: Mutex<Option<Arc<Record>>>,
+}
+
+enum Entry {
+    Live(Arc<LiveEntry>),
+    Ended(Arc<Record>),
+}
+
+/// The host's registry and configuration.
+pub struct Host {
+    entries: Mutex<BTreeMap<String, Entry>>,
+    expired: Mutex<Vec<String>>,
+    state_dir: PathBuf,
+    idle_exit: Duration,
+    last_activity: Mutex<Instant>,
+}
+
+type Job = (Request, SyncSender<Response>);
+
+fn millis(ms: Option<u64>) -> Option<Duration> {
+    ms.map(Duration::from_millis)
+}
+
+fn session_file(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{id}.json"))
+}
+
+fn new_session_id() -> Result<String, SessionError> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| SessionError::io("cannot read /dev/urandom", e))?;
+    Ok(format!(
+        "s_{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    ))
+}
+
+fn is_valid_id(id: &str) -> bool {
+    id.strip_prefix("s_")
+        .is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// URLs of local services seen in output (`http://localhost:5173`).
+fn detect_urls(text: &str) -> Vec<String> {
+    static URL: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let Some(re) = URL
+        .get_or_init(|| {
+            regex::Regex::new(r#"https?://[A-Za-z0-9.\-\[\]:]+(?::\d+)?(?:/[^\s"'<>]*)?"#).ok()
+        })
+        .as_ref()
+    else {
+        return Vec::new();
+    };
+    let mut urls: Vec<String> = re
+        .find_iter(text)
+        .map(|m| m.as_str().trim_end_matches(['.', ',', ')', ';']).to_owned())
+        .collect();
+    urls.sort();
+    urls.dedup();
+    urls.truncate(20);
+    urls
+}
+
+fn hex_bytes(hex: &str) -> Result<Vec<u8>, SessionError> {
+    let hex: String = hex.chars().filter(|c| !c.is_whitespace()).collect();
+    if hex.is_empty() || !hex.len().is_multiple_of(2) {
+        return Err(SessionError::invalid_request(
+            "--raw-hex needs a non-empty, even number of hex digits",
+        ));
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| {
+            u8::from_str_radix(&hex[i..i + 2], 16)
+                .map_err(|_| SessionError::invalid_request(format!("{hex:?} is not hex")))
+        })
+        .collect()
+}
+
+impl Host {
+    /// A host keeping ended sessions in `state_dir`, exiting after `idle_exit` without
+    /// sessions or requests.
+    pub fn new(state_dir: PathBuf, idle_exit: Duration) -> Result<Host, SessionError> {
+        paths::ensure_private_dir(&state_dir)?;
+        let host = Host {
+            entries: Mutex::new(BTreeMap::new()),
+            expired: Mutex::new(Vec::new()),
+            state_dir,
+            idle_exit,
+            last_activity: Mutex::new(Instant::now()),
+        };
+        host.load_retained();
+        Ok(host)
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Reads retained sessions from the state directory (after a restart).
+    fn load_retained(&self) {
+        let Ok(dir) = std::fs::read_dir(&self.state_dir) else {
+            return;
+        };
+        let now = SystemTime::now();
+        for entry in dir.flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            let Ok(record) = serde_json::from_slice::<Record>(&bytes) else {
+                continue;
+            };
+            if record.expires_at <= now {
+                let _ = std::fs::remove_file(&path);
+                self.expired_ids().push(record.session_id);
+                continue;
+            }
+            self.entries()
+                .insert(record.session_id.clone(), Entry::Ended(Arc::new(record)));
+        }
+    }
+
+    fn expired_ids(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
+        self.expired.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Drops retained sessions whose time is up.
+    fn sweep(&self) {
+        let now = SystemTime::now();
+        let mut gone = Vec::new();
+        self.entries().retain(|id, e| match e {
+            Entry::Ended(r) if r.expires_at <= now => {
+                gone.push(id.clone());
+                false
+            }
+            _ => true,
+        });
+        for id in gone {
+            let _ = std::fs::remove_file(session_file(&self.state_dir, &id));
+            self.expired_ids().push(id);
+        }
+    }
+
+    fn lookup(&self, id: &str) -> Result<Entry, SessionError> {
+        if !is_valid_id(id) {
+            return Err(SessionError::new(
+                ErrorCode::SessionNotFound,
+                format!("{id:?} is not a session id (s_ and 32 hex digits)"),
+            ));
+        }
+        self.sweep();
+        match self.entries().get(id) {
+            Some(Entry::Live(l)) => Ok(Entry::Live(Arc::clone(l))),
+            Some(Entry::Ended(r)) => Ok(Entry::Ended(Arc::clone(r))),
+            None if self.expired_ids().iter().any(|e| e == id) => Err(SessionError::new(
+                ErrorCode::SessionExpired,
+                format!("session {id} ended and its retention is over"),
+            )),
+            None => Err(SessionError::not_found(id)),
+        }
+    }
+
+    /// The record of an ended live session, written to disk first if it is not yet.
+    fn settle(&self, entry: &LiveEntry) -> Result<Option<Arc<Record>>, SessionError> {
+        let mut slot = entry.record.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = slot.as_ref() {
+            return Ok(Some(Arc::clone(r)));
+        }
+        let live = entry.session.lock();
+        if !live.state.is_ended() {
+            return Ok(None);
+        }
+        let history: Vec<(u64, String)> = {
+            let all: Vec<(u64, String)> = live.term.history().map(|(i, r)| (i, r.text())).collect();
+            let skip = all.len().saturating_sub(MAX_RETAINED_HISTORY);
+            all.into_iter().skip(skip).collect()
+        };
+        let dropped = history.first().map_or(0, |(i, _)| *i);
+        let record = Record {
+            session_id: entry.session.id().to_owned(),
+            meta: entry.meta.clone(),
+            state: live.state,
+            process_id: entry.session.pid(),
+            exit_code: live.exit_code,
+            signal: live.signal.clone(),
+            outcome: live.outcome,
+            stop_reason: live.stop_reason,
+            updated_at: live.updated_at,
+            expires_at: SystemTime::now() + entry.meta.retain,
+            version: live.version,
+            snapshot: live.term.snapshot(),
+            history,
+            dropped,
+        };
+        drop(live);
+        self.write_record(&record)?;
+        let record = Arc::new(record);
+        *slot = Some(Arc::clone(&record));
+        Ok(Some(record))
+    }
+
+    fn write_record(&self, record: &Record) -> Result<(), SessionError> {
+        let json = serde_json::to_vec(record)
+            .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+        let mut tmp = tempfile::NamedTempFile::new_in(&self.state_dir)
+            .map_err(|e| SessionError::io("cannot write the session state", e))?;
+        tmp.write_all(&json)
+            .and_then(|()| tmp.as_file().sync_all())
+            .map_err(|e| SessionError::io("cannot write the session state", e))?;
+        tmp.persist(session_file(&self.state_dir, &record.session_id))
+            .map_err(|e| SessionError::io("cannot write the session state", e.error))?;
+        Ok(())
+    }
+
+    // ----- methods ------------------------------------------------------------------------
+
+    fn start(self: &Arc<Self>, p: StartParams) -> Result<Value, SessionError> {
+        let width = p.width.unwrap_or(100);
+        let height = p.height.unwrap_or(24);
+        if !(1..=500).contains(&width) || !(1..=500).contains(&height) {
+            return Err(SessionError::invalid_request(format!(
+                "size {width}x{height} is outside 1–500"
+            )));
+        }
+        let scrollback = p.scrollback.unwrap_or(5000);
+        if !(100..=200_000).contains(&scrollback) {
+            return Err(SessionError::invalid_request(format!(
+                "scrollback {scrollback} is outside 100–200000"
+            )));
+        }
+        if p.command.is_empty() {
+            return Err(SessionError::invalid_request(
+                "no command to run (give it after --)",
+            ));
+        }
+        let cwd = match &p.cwd {
+            Some(c) => PathBuf::from(c),
+            None => {
+                std::env::current_dir().map_err(|e| SessionError::io("no working directory", e))?
+            }
+        };
+        let warnings: Vec<String> = p
+            .ports
+            .iter()
+            .filter(|&&port| std::net::TcpListener::bind(("127.0.0.1", port)).is_err())
+            .map(|port| format!("port {port} is already in use"))
+            .collect();
+        let id = new_session_id()?;
+        let spec = SessionSpec {
+            command: p.command.clone(),
+            width,
+            height,
+            cwd: Some(cwd.clone()),
+            env: p.env.clone(),
+            color_env: ColorEnvFlags {
+                no_colorenv: p.no_colorenv,
+                no_delete_envs: p.no_delete_envs,
+            },
+            scrollback,
+        };
+        let session = Session::start(id.clone(), spec)?;
+        let meta = Meta {
+            command: p.command,
+            title: p.title,
+            group: p.group,
+            cwd: cwd.display().to_string(),
+            created_at: SystemTime::now(),
+            retain: millis(p.retain_ms).unwrap_or(DEFAULT_RETAIN),
+        };
+        let entry = Arc::new(LiveEntry {
+            session: Arc::clone(&session),
+            meta,
+            record: Mutex::new(None),
+        });
+        self.entries()
+            .insert(id.clone(), Entry::Live(Arc::clone(&entry)));
+        self.watch(entry, millis(p.timeout_ms));
+        let state = session.lock().state;
+        Ok(json!({
+            "sessionId": id,
+            "state": state,
+            "processId": session.pid(),
+            "width": width,
+            "height": height,
+            "warnings": warnings,
+        }))
+    }
+
+    /// A thread per session: stops it at its timeout and writes its record when it ends.
+    fn watch(self: &Arc<Self>, entry: Arc<LiveEntry>, timeout: Option<Duration>) {
+        let host = Arc::clone(self);
+        let _ = std::thread::Builder::new()
+            .name(format!("shotty-watch-{}", entry.session.id()))
+            .spawn(move || {
+                let deadline = timeout.map(|t| Instant::now() + t);
+                let session = &entry.session;
+                let mut live = session.lock();
+                while !live.state.is_ended() {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        drop(live);
+                        let _ = session.stop(StopReason::Timeout, STOP_GRACE);
+                        live = session.lock();
+                        continue;
+                    }
+                    live = session.wait_change(live, deadline);
+                }
+                drop(live);
+                let _ = host.settle(&entry);
+                host.touch();
+            });
+    }
+
+    fn touch(&self) {
+        *self.last_activity.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    }
+
+    fn summary(&self, id: &str, entry: &Entry) -> Value {
+        match entry {
+            Entry::Live(l) => {
+                let live = l.session.lock();
+                let text = live.term.text();
+                let output_lines = live.term.history().count();
+                let mut v = json!({
+                    "sessionId": id,
+                    "state": live.state,
+                    "processId": l.session.pid(),
+                    "exitCode": live.exit_code,
+                    "width": live.term.width(),
+                    "height": live.term.height(),
+                    "command": l.meta.command,
+                    "title": l.meta.title.clone().unwrap_or_else(|| live.term.screen().title().to_owned()),
+                    "group": l.meta.group,
+                    "cwd": l.meta.cwd,
+                    "createdAt": rfc3339(l.meta.created_at),
+                    "updatedAt": rfc3339(live.updated_at),
+                    "urls": detect_urls(&text),
+                    "outputLines": output_lines,
+                });
+                if live.state.is_ended() {
+                    v["outcome"] = json!(live.outcome);
+                    v["stopReason"] = json!(live.stop_reason);
+                    v["expiresAt"] = json!(rfc3339(SystemTime::now() + l.meta.retain));
+                }
+                v
+            }
+            Entry::Ended(r) => json!({
+                "sessionId": id,
+                "state": r.state,
+                "processId": r.process_id,
+                "exitCode": r.exit_code,
+                "width": r.snapshot.width,
+                "height": r.snapshot.height,
+                "command": r.meta.command,
+                "title": r.meta.title.clone().unwrap_or_else(|| r.snapshot.title.clone()),
+                "group": r.meta.group,
+                "cwd": r.meta.cwd,
+                "createdAt": rfc3339(r.meta.created_at),
+                "updatedAt": rfc3339(r.updated_at),
+                "outcome": r.outcome,
+                "stopReason": r.stop_reason,
+                "expiresAt": rfc3339(r.expires_at),
+                "urls": detect_urls(&r.snapshot.text()),
+                "outputLines": r.history.len(),
+            }),
+        }
+    }
+
+    fn list(&self, p: ListParams) -> Result<Value, SessionError> {
+        self.sweep();
+        if let Some(s) = &p.state {
+            serde_json::from_value::<State>(json!(s))
+                .map_err(|_| SessionError::invalid_request(format!("unknown state {s:?}")))?;
+        }
+        let entries: Vec<(String, Entry)> = self
+            .entries()
+            .iter()
+            .map(|(id, e)| {
+                (
+                    id.clone(),
+                    match e {
+                        Entry::Live(l) => Entry::Live(Arc::clone(l)),
+                        Entry::Ended(r) => Entry::Ended(Arc::clone(r)),
+                    },
+                )
+            })
+            .collect();
+        let mut sessions = Vec::new();
+        for (id, entry) in entries {
+            if let Entry::Live(l) = &entry {
+                self.settle(l)?;
+            }
+            let summary = self.summary(&id, &entry);
+            let ended = summary["state"]
+                .as_str()
+                .is_some_and(|s| matches!(s, "exited" | "stopped" | "unavailable"));
+            if ended && !p.all && p.state.is_none() {
+                continue;
+            }
+            if p.group
+                .as_ref()
+                .is_some_and(|g| summary["group"] != json!(g))
+            {
+                continue;
+            }
+            if p.state
+                .as_ref()
+                .is_some_and(|s| summary["state"] != json!(s))
+            {
+                continue;
+            }
+            sessions.push(summary);
+        }
+        Ok(json!({ "sessions": sessions }))
+    }
+
+    fn screen(snapshot: &Snapshot, p: &ReadParams) -> Result<Value, SessionError> {
+        let rows: Vec<String> = snapshot.text().split('\n').map(str::to_owned).collect();
+        let h = rows.len();
+        let selectors = [
+            p.top.is_some(),
+            p.bottom.is_some(),
+            p.start.is_some() || p.end.is_some(),
+        ];
+        if selectors.iter().filter(|s| **s).count() > 1 {
+            return Err(SessionError::invalid_request(
+                "use one of --top, --bottom and --start/--end",
+            ));
+        }
+        let range = match (p.top, p.bottom, p.start, p.end) {
+            (Some(n), ..) => 0..n.min(h),
+            (_, Some(n), ..) => h.saturating_sub(n)..h,
+            (_, _, Some(a), Some(b)) if a <= b => a.min(h)..(b + 1).min(h),
+            (_, _, Some(_), Some(_)) => {
+                return Err(SessionError::invalid_request("--start is after --end"));
+            }
+            (_, _, Some(_), None) | (_, _, None, Some(_)) => {
+                return Err(SessionError::invalid_request(
+                    "--start and --end go together",
+                ));
+            }
+            _ => 0..h,
+        };
+        let mut text = rows[range].join("\n");
+        let truncated = text.chars().count() > MAX_SCREEN_CHARS;
+        if truncated {
+            let cut = text
+                .char_indices()
+                .nth(MAX_SCREEN_CHARS)
+                .map_or(text.len(), |(i, _)| i);
+            text.truncate(cut);
+        }
+        let mut screen = json!({
+            "width": snapshot.width,
+            "height": snapshot.height,
+            "text": text,
+            "truncated": truncated,
+            "cursorRow": snapshot.cursor.row,
+            "cursorColumn": snapshot.cursor.col,
+            "cursorVisible": snapshot.cursor.visible,
+            "isAlternateScreen": snapshot.alternate_screen,
+            "scrollbackRows": snapshot.scrollback_lines,
+            "scope": "viewport",
+        });
+        if p.structured {
+            screen["structured"] = json!(snapshot);
+        }
+        Ok(screen)
+    }
+
+    /// The session's current (or final) snapshot with its lifecycle fields.
+    fn current(&self, id: &str, settle_output: bool) -> Result<(Snapshot, Value), SessionError> {
+        match self.lookup(id)? {
+            Entry::Live(l) => {
+                if let Some(r) = self.settle(&l)? {
+                    return Ok((r.snapshot.clone(), Self::status_fields(&r)));
+                }
+                let session = &l.session;
+                let mut live = session.lock();
+                if settle_output {
+                    // Let a burst of output finish, but hold the executor at most 100 ms.
+                    let until = Instant::now() + READ_SETTLE_MAX;
+                    loop {
+                        let seen = live.version;
+                        let quiet = (Instant::now() + READ_SETTLE_QUIET).min(until);
+                        live = session.wait_change(live, Some(quiet));
+                        if live.version == seen || Instant::now() >= until {
+                            break;
+                        }
+                    }
+                }
+                let fields = json!({
+                    "sessionId": id,
+                    "state": live.state,
+                    "processId": session.pid(),
+                    "exitCode": live.exit_code,
+                    "version": live.version,
+                });
+                Ok((live.term.snapshot(), fields))
+            }
+            Entry::Ended(r) => Ok((r.snapshot.clone(), Self::status_fields(&r))),
+        }
+    }
+
+    fn status_fields(r: &Record) -> Value {
+        json!({
+            "sessionId": r.session_id,
+            "state": r.state,
+            "processId": r.process_id,
+            "exitCode": r.exit_code,
+            "version": r.version,
+        })
+    }
+
+    fn read(&self, p: ReadParams) -> Result<Value, SessionError> {
+        let (snapshot, mut fields) = self.current(&p.session_id, true)?;
+        fields["screen"] = Self::screen(&snapshot, &p)?;
+        Ok(fields)
+    }
+
+    fn snapshot(&self, p: IdParams) -> Result<Value, SessionError> {
+        let (snapshot, mut fields) = self.current(&p.session_id, true)?;
+        let title = match self.lookup(&p.session_id)? {
+            Entry::Live(l) => l.meta.title.clone(),
+            Entry::Ended(r) => r.meta.title.clone(),
+        };
+        fields["title"] = json!(title);
+        fields["snapshot"] = json!(snapshot);
+        Ok(fields)
+    }
+
+    fn live_session(&self, id: &str) -> Result<Arc<Session>, SessionError> {
+        match self.lookup(id)? {
+            Entry::Live(l) if !l.session.lock().state.is_ended() => Ok(Arc::clone(&l.session)),
+            _ => Err(SessionError::new(
+                ErrorCode::SessionExited,
+                format!("session {id} has ended"),
+            )),
+        }
+    }
+
+    fn send(&self, p: SendParams) -> Result<Value, SessionError> {
+        let session = self.live_session(&p.session_id)?;
+        if p.steps.is_empty() {
+            return Err(SessionError::invalid_request("nothing to send"));
+        }
+        // Encode every step first: one bad key sends nothing.
+        let modes = {
+            let live = session.lock();
+            *live.term.screen().modes()
+        };
+        let mut bytes = Vec::new();
+        for step in &p.steps {
+            match step {
+                SendStep::Text(t) => bytes.extend_from_slice(t.as_bytes()),
+                SendStep::Paste(t) => bytes.extend(keys::paste_bytes(t, modes.bracketed_paste)),
+                SendStep::Keys(k) => bytes.extend(
+                    keys::encode_keys(k, keys::KeyModes::from(&modes))
+                        .map_err(|e| SessionError::new(ErrorCode::UnsupportedKey, e.to_string()))?,
+                ),
+                SendStep::RawHex(h) => bytes.extend(hex_bytes(h)?),
+            }
+        }
+        let written = session.write(&bytes)?;
+        let state = session.lock().state;
+        Ok(json!({ "sessionId": p.session_id, "state": state, "written": written }))
+    }
+
+    fn resize(&self, p: ResizeParams) -> Result<Value, SessionError> {
+        let session = self.live_session(&p.session_id)?;
+        session.resize(p.width, p.height)?;
+        Ok(json!({ "sessionId": p.session_id, "width": p.width, "height": p.height }))
+    }
+
+    fn history(&self, p: HistoryParams) -> Result<Value, SessionError> {
+        let (lines, dropped): (Vec<(u64, String)>, u64) = match self.lookup(&p.session_id)? {
+            Entry::Live(l) => match self.settle(&l)? {
+                Some(r) => (r.history.clone(), r.dropped),
+                None => {
+                    let live = l.session.lock();
+                    let dropped = live.term.screen().scrollback().dropped();
+                    (
+                        live.term.history().map(|(i, r)| (i, r.text())).collect(),
+                        dropped,
+                    )
+                }
+            },
+            Entry::Ended(r) => (r.history.clone(), r.dropped),
+        };
+        // The blank rows below the last written line are screen, not history.
+        let written = lines
+            .iter()
+            .rposition(|(_, t)| !t.is_empty())
+            .map_or(0, |i| i + 1);
+        let lines = &lines[..written];
+        let grep = p
+            .grep
+            .as_deref()
+            .map(|g| {
+                RegexBuilder::new(g)
+                    .case_insensitive(p.ignore_case)
+                    .size_limit(1 << 20)
+                    .build()
+                    .map_err(|e| {
+                        SessionError::new(ErrorCode::InvalidCondition, format!("bad regex: {e}"))
+                    })
+            })
+            .transpose()?;
+        let limit = p.limit.unwrap_or(200).clamp(1, 10_000);
+        let from = p.from.unwrap_or(0);
+        let mut selected: Vec<&(u64, String)> = lines
+            .iter()
+            .filter(|(i, t)| *i >= from && grep.as_ref().is_none_or(|g| g.is_match(t)))
+            .collect();
+        if let Some(n) = p.tail {
+            let skip = selected.len().saturating_sub(n);
+            selected.drain(..skip);
+        }
+        let truncated = selected.len() > limit;
+        let next = selected.get(limit).map(|(i, _)| *i);
+        let out: Vec<Value> = selected
+            .iter()
+            .take(limit)
+            .map(|(i, t)| json!({ "index": i, "text": t }))
+            .collect();
+        Ok(json!({
+            "sessionId": p.session_id,
+            "lines": out,
+            "next": next,
+            "truncated": truncated,
+            "dropped": dropped,
+        }))
+    }
+
+    fn stop(&self, p: StopParams) -> Result<Value, SessionError> {
+        let targets: Vec<String> = if p.all || p.group.is_some() {
+            if !p.session_ids.is_empty() {
+                return Err(SessionError::invalid_request(
+                    "give ids, --all or --group, not several",
+                ));
+            }
+            self.entries()
+                .iter()
+                .filter(|(_, e)| match (&p.group, e) {
+                    (None, _) => true,
+                    (Some(g), Entry::Live(l)) => l.meta.group.as_ref() == Some(g),
+                    (Some(g), Entry::Ended(r)) => r.meta.group.as_ref() == Some(g),
+                })
+                .map(|(id, _)| id.clone())
+                .collect()
+        } else if p.session_ids.is_empty() {
+            return Err(SessionError::invalid_request(
+                "give a session id, --all or --group",
+            ));
+        } else {
+            p.session_ids.clone()
+        };
+        let mut stopped = Vec::new();
+        let mut failed = Vec::new();
+        for id in targets {
+            let result = self.lookup(&id).and_then(|entry| {
+                if let Entry::Live(l) = &entry {
+                    l.session.stop(StopReason::User, STOP_GRACE)?;
+                }
+                // `stop` deletes at once: no retention.
+                self.entries().remove(&id);
+                let _ = std::fs::remove_file(session_file(&self.state_dir, &id));
+                Ok(())
+            });
+            match result {
+                Ok(()) => stopped.push(id),
+                Err(e) => {
+                    failed.push(json!({ "sessionId": id, "code": e.code, "message": e.message }))
+                }
+            }
+        }
+        Ok(json!({ "stopped": stopped, "failed": failed }))
+    }
+
+    fn wait(
+        &self,
+        p: WaitParams,
+        cancel: &AtomicBool,
+        on_session: impl FnOnce(Arc<Session>),
+    ) -> Result<Value, SessionError> {
+        let until = match p.until.as_deref() {
+            None | Some("present") => Until::Present,
+            Some("absent") => Until::Absent,
+            Some(other) => {
+                return Err(SessionError::new(
+                    ErrorCode::InvalidCondition,
+                    format!("--until must be present or absent, not {other:?}"),
+                ));
+            }
+        };
+        let targets = [
+            p.text.is_some(),
+            p.regex.is_some(),
+            p.idle_ms.is_some(),
+            p.exit,
+        ];
+        if targets.iter().filter(|t| **t).count() != 1 {
+            return Err(SessionError::new(
+                ErrorCode::InvalidCondition,
+                "give exactly one of --text, --regex, --idle and --exit",
+            ));
+        }
+        let target = match (&p.text, &p.regex, p.idle_ms) {
+            (Some(t), ..) if t.is_empty() => {
+                return Err(SessionError::new(
+                    ErrorCode::InvalidCondition,
+                    "--text is empty",
+                ));
+            }
+            (Some(t), ..) => Target::Text(t.clone()),
+            (_, Some(r), _) => WaitCondition::regex(r)?,
+            (_, _, Some(ms)) => Target::Idle(Duration::from_millis(ms)),
+            _ => Target::Exit,
+        };
+        let condition = WaitCondition {
+            target,
+            until,
+            stable_for: millis(p.stable_for_ms),
+            timeout: millis(p.timeout_ms),
+        };
+        let entry = self.lookup(&p.session_id)?;
+        let (result, waited, version, session) = match entry {
+            Entry::Live(l) => {
+                on_session(Arc::clone(&l.session));
+                let o = wait(&l.session, &condition, cancel);
+                (o.result, o.waited, o.version, Some(l))
+            }
+            // An ended session cannot change: evaluate once.
+            Entry::Ended(r) => {
+                let text = r.snapshot.text();
+                let holds = match &condition.target {
+                    Target::Text(t) => until == Until::Present && text.contains(t.as_str()),
+                    Target::Regex(re) => until == Until::Present && re.is_match(&text),
+                    Target::Idle(_) | Target::Exit => true,
+                };
+                let result = if holds {
+                    WaitResult::Matched
+                } else {
+                    WaitResult::SessionEnded
+                };
+                (result, Duration::ZERO, r.version, None)
+            }
+        };
+        if let Some(l) = &session {
+            self.settle(l)?;
+        }
+        let read = ReadParams {
+            session_id: p.session_id.clone(),
+            ..ReadParams::default()
+        };
+        let (snapshot, fields) = self.current(&p.session_id, false)?;
+        let mut reply = json!({
+            "sessionId": p.session_id,
+            "result": result,
+            "until": until,
+            "text": p.text.or(p.regex),
+            "matched": result == WaitResult::Matched,
+            "timedOut": result == WaitResult::Timeout,
+            "waitedMs": waited.as_millis() as u64,
+            "version": version,
+            "state": fields["state"],
+            "screen": Self::screen(&snapshot, &read)?,
+        });
+        let error = match result {
+            WaitResult::Matched => None,
+            WaitResult::Timeout => {
+                Some((ErrorCode::WaitTimeout, "the condition was not met in time"))
+            }
+            WaitResult::SessionEnded => Some((ErrorCode::SessionExited, "the session ended first")),
+            WaitResult::Cancelled => Some((ErrorCode::Cancelled, "the wait was cancelled")),
+        };
+        if let Some((code, message)) = error {
+            reply["status"] = json!("error");
+            reply["error"] = json!({ "code": code, "message": message });
+        }
+        Ok(reply)
+    }
+
+    /// Runs one request (everything but `wait`).
+    fn execute(self: &Arc<Self>, request: Request) -> Response {
+        self.touch();
+        let id = request.id.clone();
+        let result = match request.method.as_str() {
+            "start" => params(request.params).and_then(|p| self.start(p)),
+            "list" => params(request.params).and_then(|p| self.list(p)),
+            "read" => params(request.params).and_then(|p| self.read(p)),
+            "snapshot" => params(request.params).and_then(|p| self.snapshot(p)),
+            "send" => params(request.params).and_then(|p| self.send(p)),
+            "resize" => params(request.params).and_then(|p| self.resize(p)),
+            "history" => params(request.params).and_then(|p| self.history(p)),
+            "stop" => params(request.params).and_then(|p| self.stop(p)),
+            "ping" => Ok(json!({ "pid": std::process::id() })),
+            other => Err(SessionError::invalid_request(format!(
+                "unknown method {other:?}"
+            ))),
+        };
+        match result {
+            Ok(v) => Response::ok(id, v),
+            Err(e) => Response::err(id, &e),
+        }
+    }
+
+    fn has_live_sessions(&self) -> bool {
+        self.entries()
+            .values()
+            .any(|e| matches!(e, Entry::Live(l) if !l.session.lock().state.is_ended()))
+    }
+
+    /// Stops every live session (host shutdown) and writes their records.
+    fn shutdown(&self) {
+        let live: Vec<Arc<LiveEntry>> = self
+            .entries()
+            .values()
+            .filter_map(|e| match e {
+                Entry::Live(l) => Some(Arc::clone(l)),
+                Entry::Ended(_) => None,
+            })
+            .collect();
+        for l in live {
+            let _ = l.session.stop(StopReason::Shutdown, STOP_GRACE);
+            let _ = self.settle(&l);
+        }
+    }
+}
+
+/// Refuses connections from other users.
+fn peer_is_us(stream: &UnixStream) -> bool {
+    rustix::net::sockopt::socket_peercred(stream)
+        .is_ok_and(|cred| cred.uid == rustix::process::getuid())
+}
+
+fn write_response(stream: &mut UnixStream, response: &Response) -> bool {
+    let Ok(mut line) = serde_json::to_vec(response) else {
+        return false;
+    };
+    line.push(b'\n');
+    stream
+        .write_all(&line)
+        .and_then(|()| stream.flush())
+        .is_ok()
+}
+
+fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) {
+    let Ok(reader_stream) = stream.try_clone() else {
+        return;
+    };
+    let mut writer = stream;
+    let mut reader = BufReader::new(reader_stream);
+    let mut buf = Vec::new();
+    loop {
+        let line = match read_line(&mut reader, &mut buf, MAX_LINE) {
+            Ok(Line::Eof) | Err(_) => return,
+            Ok(Line::TooLong) => {
+                let e = SessionError::invalid_request(format!(
+                    "request line longer than {MAX_LINE} bytes"
+                ));
+                if !write_response(&mut writer, &Response::err(Value::Null, &e)) {
+                    return;
+                }
+                continue;
+            }
+            Ok(Line::Complete) => &buf,
+        };
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        let request: Request = match serde_json::from_slice(line) {
+            Ok(r) => r,
+            Err(e) => {
+                let err = SessionError::invalid_request(format!("malformed request: {e}"));
+                if !write_response(&mut writer, &Response::err(Value::Null, &err)) {
+                    return;
+                }
+                continue;
+            }
+        };
+        let response = if request.method == "wait" {
+            host.touch();
+            let id = request.id.clone();
+            // The client going away cancels its wait: a watcher reads the (otherwise idle)
+            // socket and flags end-of-file.
+            let cancel = Arc::new(AtomicBool::new(false));
+            let watched: Arc<Mutex<Option<Arc<Session>>>> = Arc::new(Mutex::new(None));
+            if let Ok(mut probe) = writer.try_clone() {
+                let cancel = Arc::clone(&cancel);
+                let watched = Arc::clone(&watched);
+                let _ = std::thread::Builder::new()
+                    .name("shotty-wait-cancel".into())
+                    .spawn(move || {
+                        let mut byte = [0u8; 1];
+                        let _ = probe.read(&mut byte);
+                        cancel.store(true, Ordering::SeqCst);
+                        if let Some(s) = watched.lock().unwrap_or_else(|e| e.into_inner()).as_ref()
+                        {
+                            s.notify();
+                        }
+                    });
+            }
+            let result = params(request.params).and_then(|p| {
+                host.wait(p, &cancel, |s| {
+                    *watched.lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
+                })
+            });
+            let response = match result {
+                Ok(v) => Response::ok(id, v),
+                Err(e) => Response::err(id, &e),
+            };
+            // One request per connection for wait: the probe thread owns the read side now.
+            let _ = write_response(&mut writer, &response);
+            let _ = writer.shutdown(std::net::Shutdown::Both);
+            return;
+        } else {
+            let (tx, rx) = mpsc::sync_channel(1);
+            if jobs.send((request, tx)).is_err() {
+                return;
+            }
+            match rx.recv() {
+                Ok(r) => r,
+                Err(_) => return,
+            }
+        };
+        if !write_response(&mut writer, &response) {
+            return;
+        }
+    }
+}
+
+fn executor(host: Arc<Host>, jobs: Receiver<Job>) {
+    for (request, reply) in jobs {
+        let response = host.execute(request);
+        let _ = reply.send(response);
+    }
+}
+
+/// Runs the host until it has been idle (no live sessions, no requests) for its idle time.
+/// The caller holds the host lock; `socket` is bound here (0600) and removed on exit.
+pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(), SessionError> {
+    let host = Arc::new(Host::new(state_dir, idle_exit)?);
+    let _ = std::fs::remove_file(socket);
+    let listener = UnixListener::bind(socket)
+        .map_err(|e| SessionError::io(&format!("cannot listen on {}", socket.display()), e))?;
+    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| SessionError::io("cannot protect the socket", e))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| SessionError::io("cannot configure the socket", e))?;
+    let (jobs_tx, jobs_rx) = mpsc::sync_channel::<Job>(64);
+    {
+        let host = Arc::clone(&host);
+        std::thread::Builder::new()
+            .name("shotty-executor".into())
+            .spawn(move || executor(host, jobs_rx))
+            .map_err(|e| SessionError::io("cannot start the executor", e))?;
+    }
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                if !peer_is_us(&stream) {
+                    continue;
+                }
+                let _ = stream.set_nonblocking(false);
+                let host = Arc::clone(&host);
+                let jobs = jobs_tx.clone();
+                let _ = std::thread::Builder::new()
+                    .name("shotty-conn".into())
+                    .spawn(move || serve_connection(host, stream, jobs));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                // Accepting is polled so the idle check can run; 20 ms keeps connects fast.
+                std::thread::sleep(Duration::from_millis(20));
+                let idle = host
+                    .last_activity
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .elapsed();
+                if idle >= host.idle_exit && !host.has_live_sessions() {
+                    break;
+                }
+                // A replaced socket (another host took over) ends this one.
+                if std::fs::symlink_metadata(socket).is_err() {
+                    host.shutdown();
+                    return Ok(());
+                }
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+    let _ = std::fs::remove_file(socket);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_found_and_deduplicated() {
+        let text = "  VITE ready\n  ➜  Local:   http://localhost:5173/\n  ➜  Network: http://192.168.1.2:5173/ (http://localhost:5173/).";
+        assert_eq!(
+            detect_urls(text),
+            ["http://192.168.1.2:5173/", "http://localhost:5173/"]
+        );
+    }
+
+    #[test]
+    fn hex_steps() {
+        assert_eq!(hex_bytes("1B5B41").unwrap(), b"\x1b[A");
+        assert_eq!(hex_bytes("1b 5b 41").unwrap(), b"\x1b[A");
+        assert!(hex_bytes("").is_err());
+        assert!(hex_bytes("abc").is_err());
+        assert!(hex_bytes("zz").is_err());
+    }
+
+    #[test]
+    fn ids_are_validated() {
+        let id = new_session_id().unwrap();
+        assert!(is_valid_id(&id), "{id}");
+        assert!(!is_valid_id("s_123"));
+        assert!(!is_valid_id("x_00000000000000000000000000000000"));
+    }
+}

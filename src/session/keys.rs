@@ -1,0 +1,1467 @@
+//! The key table: key names (SPEC §4 "Keys", §5) and the bytes an xterm sends for them.
+//!
+//! This is the only place that turns a name such as `Ctrl+Alt+Left` into bytes; the CLI
+//! (`shotty session send --keys`), the JSON-RPC endpoint and the MCP server all go through
+//! [`parse_key`] / [`encode_keys`], and through [`paste_bytes`] for pastes.
+//!
+//! # Names
+//!
+//! Case-insensitive: `Enter` (`Return`), `Tab`, `Escape` (`Esc`), `Backspace`, `Delete`
+//! (`Del`), `Insert` (`Ins`), `Up`/`Down`/`Left`/`Right` (`ArrowUp` …), `Home`, `End`, `PageUp`
+//! (`PgUp`), `PageDown` (`PgDn`), `Space`, `Plus`, `F1`–`F12`, `KP0`–`KP9`, `KPDecimal`,
+//! `KPEnter`, `KPAdd`, `KPSubtract`, `KPMultiply`, `KPDivide`, `KPSeparator`, or any single
+//! printable character (one Unicode scalar value, e.g. `a`, `?`, `é`; a character is sent as
+//! typed, so `A` is a capital A). Modifiers `Ctrl+` (`Control+`), `Alt+` (`Option+`), `Shift+`
+//! and `Meta+` come before the key in any order and combination. `+` itself is `Plus`, or a
+//! trailing `+` as in `Ctrl+Alt++`. Surrounding whitespace is ignored.
+//!
+//! # Bytes
+//!
+//! What xterm sends with `TERM=xterm-256color` and its default resources (modifyOtherKeys off,
+//! metaSendsEscape on, Backspace sends DEL), after ctlseqs "PC-Style Function Keys":
+//!
+//! * cursor keys and Home/End: `CSI A` (DECCKM reset) or `SS3 A` (DECCKM set); with modifiers
+//!   `CSI 1 ; M A` in either mode, where M = 1 + Shift·1 + Alt·2 + Ctrl·4 + Meta·8;
+//! * Insert/Delete/PageUp/PageDown and F5–F12: `CSI N ~`, modified `CSI N ; M ~`;
+//! * F1–F4: `SS3 P`…`SS3 S`, modified `CSI 1 ; M P`…;
+//! * keypad keys: their character in numeric mode, `SS3 p`… in application mode (DECKPAM /
+//!   DECNKM); modified in application mode `SS3 M p` (xterm puts the modifier into the SS3
+//!   sequence for the keypad);
+//! * keys that send one character (Enter, Tab, Escape, Backspace, Space, printable characters,
+//!   keypad keys in numeric mode): Alt or Meta prefixes ESC; Ctrl turns a character into its C0
+//!   control code; Shift turns a letter into a capital.
+//!
+//! # Decisions where the legacy encoding has no room for a modifier
+//!
+//! * **Ctrl + a character without a C0 code** (`Ctrl+1`, `Ctrl+.`, `Ctrl+é`, `Ctrl++` …) is
+//!   rejected with [`KeyError`] instead of sending the bare character: xterm (modifyOtherKeys
+//!   off) would send just `1`, which types text the caller did not ask for. The accepted
+//!   characters are those X11 and xterm give a control code: letters, Space, ``@ [ \ ] ^ _ ` { |
+//!   } ~`` (masked with 0x1F), `2`–`8` (`2` NUL, `3` ESC, `4` FS, `5` GS, `6` RS, `7` US, `8`
+//!   DEL), `/` (US), `?` (DEL) and `-` (US, as most terminals send for Ctrl+-).
+//! * **Ctrl or Shift on Enter, Tab, Escape and Space, Shift on Backspace, and Ctrl/Shift on a
+//!   keypad key in numeric mode** are dropped, exactly as xterm drops them: `Ctrl+Enter` sends
+//!   `\r` (SPEC §4 lists it as valid). Only modifyOtherKeys could tell them apart, and an
+//!   application that did not ask for that mode would misread its `CSI 27;…~` sequences.
+//!   `Ctrl+Space` is NUL and `Ctrl+Backspace` BS, as in xterm.
+//! * **Shift+Tab** is `CSI Z` (back-tab) whatever other modifiers come with it; xterm does the
+//!   same (its back-tab sequence has no modifier parameter).
+//! * **Alt and Meta together** prefix a single ESC.
+//!
+//! [`paste_bytes`] sends a paste as a terminal does: line ends become CR (xterm, VTE, kitty and
+//! Alacritty all send a pasted newline as CR) and, when the application enabled bracketed
+//! paste, the text is wrapped in `ESC [200~` … `ESC [201~` with any end marker inside removed.
+
+use std::fmt;
+use std::sync::LazyLock;
+
+const ESC: u8 = 0x1b;
+
+/// Start of a bracketed paste.
+pub const PASTE_START: &[u8] = b"\x1b[200~";
+
+/// End of a bracketed paste.
+pub const PASTE_END: &[u8] = b"\x1b[201~";
+
+/// The modifier names [`parse_key`] accepts (case-insensitive), canonical ones first.
+pub const MODIFIER_NAMES: &[&str] = &["Ctrl", "Alt", "Shift", "Meta", "Control", "Option"];
+
+/// Terminal modes that change what keys send.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeyModes {
+    /// DECCKM: unmodified cursor keys and Home/End send `SS3 x` instead of `CSI x`.
+    pub cursor_keys_application: bool,
+    /// DECKPAM / DECNKM: keypad keys send `SS3 x` instead of their characters.
+    pub keypad_application: bool,
+}
+
+impl From<&crate::term::Modes> for KeyModes {
+    fn from(modes: &crate::term::Modes) -> KeyModes {
+        KeyModes {
+            cursor_keys_application: modes.cursor_keys_application,
+            keypad_application: modes.keypad_application,
+        }
+    }
+}
+
+/// Modifier keys held with a key.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Modifiers {
+    /// Shift.
+    pub shift: bool,
+    /// Alt (Option).
+    pub alt: bool,
+    /// Ctrl (Control).
+    pub ctrl: bool,
+    /// Meta.
+    pub meta: bool,
+}
+
+impl Modifiers {
+    /// No modifier.
+    pub const NONE: Modifiers = Modifiers {
+        shift: false,
+        alt: false,
+        ctrl: false,
+        meta: false,
+    };
+
+    /// Whether no modifier is held.
+    pub fn is_empty(self) -> bool {
+        self == Modifiers::NONE
+    }
+
+    /// xterm's modifier parameter: 1 + Shift·1 + Alt·2 + Ctrl·4 + Meta·8 (1 when none).
+    pub fn param(self) -> u8 {
+        1 + u8::from(self.shift)
+            + 2 * u8::from(self.alt)
+            + 4 * u8::from(self.ctrl)
+            + 8 * u8::from(self.meta)
+    }
+
+    /// Alt or Meta: the modifiers that prefix ESC to a one-character key.
+    fn escape_prefix(self) -> bool {
+        self.alt || self.meta
+    }
+}
+
+/// A key of the numeric keypad.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeypadKey {
+    /// KP0.
+    Kp0,
+    /// KP1.
+    Kp1,
+    /// KP2.
+    Kp2,
+    /// KP3.
+    Kp3,
+    /// KP4.
+    Kp4,
+    /// KP5.
+    Kp5,
+    /// KP6.
+    Kp6,
+    /// KP7.
+    Kp7,
+    /// KP8.
+    Kp8,
+    /// KP9.
+    Kp9,
+    /// KPDecimal (`.`).
+    Decimal,
+    /// KPEnter.
+    Enter,
+    /// KPAdd (`+`).
+    Add,
+    /// KPSubtract (`-`).
+    Subtract,
+    /// KPMultiply (`*`).
+    Multiply,
+    /// KPDivide (`/`).
+    Divide,
+    /// KPSeparator (`,`).
+    Separator,
+}
+
+impl KeypadKey {
+    /// (numeric-mode byte, application-mode SS3 final byte), from xterm's `kypd_num` and
+    /// `kypd_apl` tables.
+    fn codes(self) -> (u8, u8) {
+        match self {
+            KeypadKey::Kp0 => (b'0', b'p'),
+            KeypadKey::Kp1 => (b'1', b'q'),
+            KeypadKey::Kp2 => (b'2', b'r'),
+            KeypadKey::Kp3 => (b'3', b's'),
+            KeypadKey::Kp4 => (b'4', b't'),
+            KeypadKey::Kp5 => (b'5', b'u'),
+            KeypadKey::Kp6 => (b'6', b'v'),
+            KeypadKey::Kp7 => (b'7', b'w'),
+            KeypadKey::Kp8 => (b'8', b'x'),
+            KeypadKey::Kp9 => (b'9', b'y'),
+            KeypadKey::Decimal => (b'.', b'n'),
+            KeypadKey::Enter => (b'\r', b'M'),
+            KeypadKey::Add => (b'+', b'k'),
+            KeypadKey::Subtract => (b'-', b'm'),
+            KeypadKey::Multiply => (b'*', b'j'),
+            KeypadKey::Divide => (b'/', b'o'),
+            KeypadKey::Separator => (b',', b'l'),
+        }
+    }
+}
+
+/// A key without modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Key {
+    /// Enter (Return).
+    Enter,
+    /// Tab.
+    Tab,
+    /// Escape.
+    Escape,
+    /// Backspace.
+    Backspace,
+    /// Delete (the editing key, not DEL).
+    Delete,
+    /// Insert.
+    Insert,
+    /// Cursor up.
+    Up,
+    /// Cursor down.
+    Down,
+    /// Cursor left.
+    Left,
+    /// Cursor right.
+    Right,
+    /// Home.
+    Home,
+    /// End.
+    End,
+    /// Page up.
+    PageUp,
+    /// Page down.
+    PageDown,
+    /// The space bar.
+    Space,
+    /// A function key, F1–F12.
+    F(u8),
+    /// A keypad key.
+    Keypad(KeypadKey),
+    /// A printable character, sent as typed.
+    Char(char),
+}
+
+/// Every key name (not single characters), case as documented; aliases follow their key.
+const NAMED: &[(&str, Key)] = &[
+    ("Enter", Key::Enter),
+    ("Return", Key::Enter),
+    ("Tab", Key::Tab),
+    ("Escape", Key::Escape),
+    ("Esc", Key::Escape),
+    ("Backspace", Key::Backspace),
+    ("Delete", Key::Delete),
+    ("Del", Key::Delete),
+    ("Insert", Key::Insert),
+    ("Ins", Key::Insert),
+    ("Up", Key::Up),
+    ("Down", Key::Down),
+    ("Left", Key::Left),
+    ("Right", Key::Right),
+    ("ArrowUp", Key::Up),
+    ("ArrowDown", Key::Down),
+    ("ArrowLeft", Key::Left),
+    ("ArrowRight", Key::Right),
+    ("Home", Key::Home),
+    ("End", Key::End),
+    ("PageUp", Key::PageUp),
+    ("PgUp", Key::PageUp),
+    ("PageDown", Key::PageDown),
+    ("PgDn", Key::PageDown),
+    ("Space", Key::Space),
+    ("Plus", Key::Char('+')),
+    ("F1", Key::F(1)),
+    ("F2", Key::F(2)),
+    ("F3", Key::F(3)),
+    ("F4", Key::F(4)),
+    ("F5", Key::F(5)),
+    ("F6", Key::F(6)),
+    ("F7", Key::F(7)),
+    ("F8", Key::F(8)),
+    ("F9", Key::F(9)),
+    ("F10", Key::F(10)),
+    ("F11", Key::F(11)),
+    ("F12", Key::F(12)),
+    ("KP0", Key::Keypad(KeypadKey::Kp0)),
+    ("KP1", Key::Keypad(KeypadKey::Kp1)),
+    ("KP2", Key::Keypad(KeypadKey::Kp2)),
+    ("KP3", Key::Keypad(KeypadKey::Kp3)),
+    ("KP4", Key::Keypad(KeypadKey::Kp4)),
+    ("KP5", Key::Keypad(KeypadKey::Kp5)),
+    ("KP6", Key::Keypad(KeypadKey::Kp6)),
+    ("KP7", Key::Keypad(KeypadKey::Kp7)),
+    ("KP8", Key::Keypad(KeypadKey::Kp8)),
+    ("KP9", Key::Keypad(KeypadKey::Kp9)),
+    ("KPDecimal", Key::Keypad(KeypadKey::Decimal)),
+    ("KPEnter", Key::Keypad(KeypadKey::Enter)),
+    ("KPAdd", Key::Keypad(KeypadKey::Add)),
+    ("KPSubtract", Key::Keypad(KeypadKey::Subtract)),
+    ("KPMultiply", Key::Keypad(KeypadKey::Multiply)),
+    ("KPDivide", Key::Keypad(KeypadKey::Divide)),
+    ("KPSeparator", Key::Keypad(KeypadKey::Separator)),
+];
+
+static NAMES: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| NAMED.iter().map(|&(name, _)| name).collect());
+
+/// The key names [`parse_key`] accepts besides single characters, aliases included
+/// (`Enter`, `Return`, `Tab`, …, `KPSeparator`), for help texts, docs and schemas. Modifiers
+/// are in [`MODIFIER_NAMES`].
+pub fn key_names() -> &'static [&'static str] {
+    &NAMES
+}
+
+impl Key {
+    /// The canonical name (the first of its spellings in [`key_names`]); a character is
+    /// itself, except `+`, which is `Plus`.
+    pub fn name(self) -> String {
+        match self {
+            Key::Char(c) if c != '+' => c.to_string(),
+            _ => NAMED
+                .iter()
+                .find(|&&(_, key)| key == self)
+                .map_or_else(|| format!("{self:?}"), |&(name, _)| name.to_string()),
+        }
+    }
+}
+
+/// Why a key name was refused. The session layer reports it with the stable error code
+/// [`KeyError::CODE`] (`unsupported_key`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyError {
+    /// The name as given.
+    pub name: String,
+    /// What is wrong with it (one line, without the name's prefix).
+    pub message: String,
+}
+
+impl KeyError {
+    /// The stable error code for a refused key (SPEC §4).
+    pub const CODE: &'static str = "unsupported_key";
+
+    fn new(name: &str, message: impl Into<String>) -> KeyError {
+        KeyError {
+            name: name.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// At most this many characters of a refused name are repeated in messages.
+const SHOWN_NAME_CHARS: usize = 40;
+
+/// `name` for a one-line message: control characters escaped, long names cut.
+fn shown(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .take(SHOWN_NAME_CHARS)
+        .flat_map(char::escape_debug)
+        .collect();
+    if name.chars().count() > SHOWN_NAME_CHARS {
+        out.push('…');
+    }
+    out
+}
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let message: String = self
+            .message
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        write!(f, "unsupported key \"{}\": {message}", shown(&self.name))
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+/// A few valid names, for "unknown key" messages.
+const EXAMPLES: &str = "expected Enter, Tab, Escape, Backspace, Delete, Insert, Up, Down, \
+    Left, Right, Home, End, PageUp, PageDown, Space, F1-F12, KP0-KP9, KPEnter … or a single \
+    printable character, optionally after Ctrl+, Alt+, Shift+ or Meta+";
+
+/// What Ctrl turns a character into (X11's control mapping as xterm applies it, plus `-`).
+fn control_code(c: char) -> Option<u8> {
+    Some(match c {
+        'a'..='z' => c as u8 - b'a' + 1,
+        'A'..='Z' => c as u8 - b'A' + 1,
+        '@' | '`' | ' ' | '2' => 0x00,
+        '[' | '{' | '3' => 0x1b,
+        '\\' | '|' | '4' => 0x1c,
+        ']' | '}' | '5' => 0x1d,
+        '^' | '~' | '6' => 0x1e,
+        '_' | '-' | '/' | '7' => 0x1f,
+        '?' | '8' => 0x7f,
+        _ => return None,
+    })
+}
+
+/// A parsed key combination: modifiers + key. Only combinations that have an encoding can be
+/// built ([`parse_key`], [`KeyCombo::new`]), so [`KeyCombo::encode`] cannot fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KeyCombo {
+    key: Key,
+    mods: Modifiers,
+}
+
+impl KeyCombo {
+    /// Checks that `key` with `mods` can be sent: function keys F1–F12, printable characters,
+    /// Ctrl only with characters that have a control code.
+    pub fn new(key: Key, mods: Modifiers) -> Result<KeyCombo, KeyError> {
+        let combo = KeyCombo { key, mods };
+        combo
+            .check()
+            .map_err(|message| KeyError::new(&combo.to_string(), message))?;
+        Ok(combo.normalized())
+    }
+
+    /// The key.
+    pub fn key(&self) -> Key {
+        self.key
+    }
+
+    /// The modifiers.
+    pub fn modifiers(&self) -> Modifiers {
+        self.mods
+    }
+
+    fn check(&self) -> Result<(), String> {
+        match self.key {
+            Key::F(n) if !(1..=12).contains(&n) => Err(format!(
+                "unknown function key F{n}; function keys are F1-F12"
+            )),
+            Key::Char(c) if c.is_control() => Err(format!(
+                "{} is a control character; name the key instead (e.g. Enter, Tab, Ctrl+A)",
+                c.escape_unicode()
+            )),
+            Key::Char(c) if self.mods.ctrl && control_code(c).is_none() => Err(format!(
+                "Ctrl+{} has no control code (Ctrl works with letters, Space, \
+                 @ [ \\ ] ^ _ ` {{ | }} ~ ? / - and 2-8); send the character without Ctrl",
+                Key::Char(c).name()
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// One spelling per key: the space character is [`Key::Space`], and Ctrl+letter, being
+    /// case-insensitive, is stored in lower case, so that equal keys compare equal.
+    fn normalized(mut self) -> KeyCombo {
+        match self.key {
+            Key::Char(' ') => self.key = Key::Space,
+            Key::Char(c) if self.mods.ctrl && c.is_ascii_uppercase() => {
+                self.key = Key::Char(c.to_ascii_lowercase());
+            }
+            _ => {}
+        }
+        self
+    }
+
+    /// The bytes xterm sends for this key in `modes` (see the module documentation).
+    pub fn encode(&self, modes: KeyModes) -> Vec<u8> {
+        let mods = self.mods;
+        let m = mods.param();
+        match self.key {
+            Key::Up => cursor_key(b'A', m, modes),
+            Key::Down => cursor_key(b'B', m, modes),
+            Key::Right => cursor_key(b'C', m, modes),
+            Key::Left => cursor_key(b'D', m, modes),
+            Key::Home => cursor_key(b'H', m, modes),
+            Key::End => cursor_key(b'F', m, modes),
+            Key::Insert => tilde_key(2, m),
+            Key::Delete => tilde_key(3, m),
+            Key::PageUp => tilde_key(5, m),
+            Key::PageDown => tilde_key(6, m),
+            Key::F(n @ 1..=4) => {
+                let fin = b'P' + (n - 1);
+                if m == 1 {
+                    vec![ESC, b'O', fin]
+                } else {
+                    csi(&format!("1;{m}"), fin)
+                }
+            }
+            Key::F(n) => tilde_key(function_key_code(n), m),
+            Key::Keypad(kp) => {
+                let (numeric, application) = kp.codes();
+                if modes.keypad_application {
+                    let mut out = vec![ESC, b'O'];
+                    if m != 1 {
+                        out.extend_from_slice(m.to_string().as_bytes());
+                    }
+                    out.push(application);
+                    out
+                } else {
+                    with_prefix(mods, &[numeric])
+                }
+            }
+            Key::Tab if mods.shift => b"\x1b[Z".to_vec(),
+            Key::Tab => with_prefix(mods, b"\t"),
+            Key::Enter => with_prefix(mods, b"\r"),
+            Key::Escape => with_prefix(mods, &[ESC]),
+            Key::Backspace => with_prefix(mods, if mods.ctrl { b"\x08" } else { b"\x7f" }),
+            Key::Space => with_prefix(mods, if mods.ctrl { b"\0" } else { b" " }),
+            Key::Char(c) => {
+                if mods.ctrl {
+                    // `check` guarantees a code; fall back to the character regardless.
+                    match control_code(c) {
+                        Some(code) => with_prefix(mods, &[code]),
+                        None => with_prefix(mods, c.to_string().as_bytes()),
+                    }
+                } else {
+                    let c = if mods.shift { shifted(c) } else { c };
+                    with_prefix(mods, c.to_string().as_bytes())
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for KeyCombo {
+    /// The canonical spelling, e.g. `Ctrl+Alt+Left`; [`parse_key`] reads it back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mods = self.mods;
+        for (held, name) in [
+            (mods.ctrl, "Ctrl+"),
+            (mods.alt, "Alt+"),
+            (mods.shift, "Shift+"),
+            (mods.meta, "Meta+"),
+        ] {
+            if held {
+                f.write_str(name)?;
+            }
+        }
+        f.write_str(&self.key.name())
+    }
+}
+
+impl std::str::FromStr for KeyCombo {
+    type Err = KeyError;
+
+    fn from_str(name: &str) -> Result<KeyCombo, KeyError> {
+        parse_key(name)
+    }
+}
+
+/// Shift on a character: a letter becomes its capital (when that is one character), anything
+/// else is sent as is.
+fn shifted(c: char) -> char {
+    let mut upper = c.to_uppercase();
+    match (upper.next(), upper.next()) {
+        (Some(u), None) => u,
+        _ => c,
+    }
+}
+
+fn with_prefix(mods: Modifiers, bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + 1);
+    if mods.escape_prefix() {
+        out.push(ESC);
+    }
+    out.extend_from_slice(bytes);
+    out
+}
+
+fn csi(params: &str, fin: u8) -> Vec<u8> {
+    let mut out = vec![ESC, b'['];
+    out.extend_from_slice(params.as_bytes());
+    out.push(fin);
+    out
+}
+
+/// Arrows, Home and End.
+fn cursor_key(fin: u8, m: u8, modes: KeyModes) -> Vec<u8> {
+    if m != 1 {
+        csi(&format!("1;{m}"), fin)
+    } else if modes.cursor_keys_application {
+        vec![ESC, b'O', fin]
+    } else {
+        vec![ESC, b'[', fin]
+    }
+}
+
+/// `CSI code ~`, modified `CSI code ; m ~`.
+fn tilde_key(code: u8, m: u8) -> Vec<u8> {
+    if m == 1 {
+        csi(&code.to_string(), b'~')
+    } else {
+        csi(&format!("{code};{m}"), b'~')
+    }
+}
+
+/// The VT220 code of F5–F12 (F1–F4 would be 11–14, but xterm sends them as SS3 P–S).
+fn function_key_code(n: u8) -> u8 {
+    match n {
+        1..=5 => 10 + n,
+        6..=10 => 11 + n,
+        _ => 12 + n,
+    }
+}
+
+/// Adds the modifier called `name` to `mods`; false if there is no such modifier.
+fn add_modifier(mods: &mut Modifiers, name: &str) -> bool {
+    let is = |n: &str| n.eq_ignore_ascii_case(name);
+    if is("ctrl") || is("control") {
+        mods.ctrl = true;
+    } else if is("alt") || is("option") {
+        mods.alt = true;
+    } else if is("shift") {
+        mods.shift = true;
+    } else if is("meta") {
+        mods.meta = true;
+    } else {
+        return false;
+    }
+    true
+}
+
+/// Parses a key name such as `Enter`, `ctrl+c`, `Shift+Tab`, `Ctrl+Alt+Left`, `é` or `Alt++`
+/// (see the module documentation). Fails for unknown names and for combinations without an
+/// encoding (`Ctrl+1`).
+pub fn parse_key(name: &str) -> Result<KeyCombo, KeyError> {
+    let err = |message: String| KeyError::new(name, message);
+    if name.trim().is_empty() && name != " " {
+        return Err(err(format!("empty key name; {EXAMPLES}")));
+    }
+    // Whitespace is trimmed per part (not as a whole, so that `Alt+ ` names the space bar).
+    let text = name;
+
+    // Split into modifiers and key. `+` alone is the key `+`; so is a trailing `++`.
+    let (mods_text, key_text) = if text.trim() == "+" {
+        (None, "+")
+    } else if let Some(rest) = text.trim_end().strip_suffix("++") {
+        (Some(rest), "+")
+    } else {
+        match text.rfind('+') {
+            Some(i) => (Some(&text[..i]), &text[i + 1..]),
+            None => (None, text),
+        }
+    };
+
+    if key_text.trim().is_empty() && key_text != " " {
+        return Err(err(format!(
+            "missing key after \"{}\"; {EXAMPLES}",
+            shown(text)
+        )));
+    }
+    let key_text = if key_text.trim().is_empty() {
+        key_text
+    } else {
+        key_text.trim()
+    };
+
+    let mut mods = Modifiers::NONE;
+    if let Some(mods_text) = mods_text {
+        for part in mods_text.split('+') {
+            let part = part.trim();
+            if part.is_empty() {
+                return Err(err(format!(
+                    "empty modifier in \"{}\" (modifiers are Ctrl, Alt, Shift, Meta; \
+                     the + key is Plus)",
+                    shown(text)
+                )));
+            }
+            if !add_modifier(&mut mods, part) {
+                return Err(err(format!(
+                    "unknown modifier \"{}\" (modifiers are Ctrl, Alt, Shift, Meta)",
+                    shown(part)
+                )));
+            }
+        }
+    }
+
+    let key = parse_base_key(key_text).map_err(err)?;
+    KeyCombo::new(key, mods).map_err(|e| KeyError::new(name, e.message))
+}
+
+/// A key without modifiers: a name from [`NAMED`] or one printable character.
+fn parse_base_key(text: &str) -> Result<Key, String> {
+    if let Some(&(_, key)) = NAMED.iter().find(|(n, _)| n.eq_ignore_ascii_case(text)) {
+        return Ok(key);
+    }
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(' '), None) => Ok(Key::Space),
+        (Some(c), None) if c.is_control() => Err(format!(
+            "{} is a control character; name the key instead (e.g. Enter, Tab, Ctrl+A)",
+            c.escape_unicode()
+        )),
+        (Some(c), None) => Ok(Key::Char(c)),
+        _ => {
+            let lower = text.to_ascii_lowercase();
+            if let Some(n) = lower.strip_prefix('f')
+                && !n.is_empty()
+                && n.bytes().all(|b| b.is_ascii_digit())
+            {
+                return Err(format!(
+                    "unknown function key \"{}\"; function keys are F1-F12",
+                    shown(text)
+                ));
+            }
+            if let Some(rest) = lower.strip_prefix("kp")
+                && !rest.is_empty()
+            {
+                return Err(format!(
+                    "unknown keypad key \"{}\"; keypad keys are KP0-KP9, KPDecimal, KPEnter, \
+                     KPAdd, KPSubtract, KPMultiply, KPDivide, KPSeparator",
+                    shown(text)
+                ));
+            }
+            Err(format!("unknown key \"{}\"; {EXAMPLES}", shown(text)))
+        }
+    }
+}
+
+/// [`parse_key`] and [`KeyCombo::encode`] in one step: the bytes for one key name.
+pub fn encode_keys(name: &str, modes: KeyModes) -> Result<Vec<u8>, KeyError> {
+    Ok(parse_key(name)?.encode(modes))
+}
+
+/// The bytes a terminal sends when `text` is pasted: line ends (`\r\n`, `\n`) become `\r`, as
+/// in every common terminal; when the application enabled bracketed paste (`bracketed`, mode
+/// 2004) the text is wrapped in [`PASTE_START`] … [`PASTE_END`], and every [`PASTE_END`]
+/// inside it is removed (also one that removing another would form), so a paste cannot end
+/// itself early.
+pub fn paste_bytes(text: &str, bracketed: bool) -> Vec<u8> {
+    let mut body = Vec::with_capacity(text.len() + PASTE_START.len() + PASTE_END.len());
+    if bracketed {
+        body.extend_from_slice(PASTE_START);
+    }
+    let start = body.len();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        i += 1;
+        match b {
+            b'\r' if bytes.get(i) == Some(&b'\n') => {
+                body.push(b'\r');
+                i += 1;
+            }
+            b'\n' => body.push(b'\r'),
+            _ => body.push(b),
+        }
+        // Removing on the fly (a stack) also catches markers formed by an earlier removal.
+        if bracketed && body.len() - start >= PASTE_END.len() && body.ends_with(PASTE_END) {
+            body.truncate(body.len() - PASTE_END.len());
+        }
+    }
+    if bracketed {
+        body.extend_from_slice(PASTE_END);
+    }
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NORMAL: KeyModes = KeyModes {
+        cursor_keys_application: false,
+        keypad_application: false,
+    };
+    const APP_CURSOR: KeyModes = KeyModes {
+        cursor_keys_application: true,
+        keypad_application: false,
+    };
+    const APP_KEYPAD: KeyModes = KeyModes {
+        cursor_keys_application: false,
+        keypad_application: true,
+    };
+    const ALL_APP: KeyModes = KeyModes {
+        cursor_keys_application: true,
+        keypad_application: true,
+    };
+    const ALL_MODES: [KeyModes; 4] = [NORMAL, APP_CURSOR, APP_KEYPAD, ALL_APP];
+
+    #[track_caller]
+    fn enc(name: &str, modes: KeyModes) -> Vec<u8> {
+        match encode_keys(name, modes) {
+            Ok(bytes) => bytes,
+            Err(e) => panic!("{name}: {e}"),
+        }
+    }
+
+    /// `name` sends `expected` in every mode.
+    #[track_caller]
+    fn same_in_all_modes(name: &str, expected: &[u8]) {
+        for modes in ALL_MODES {
+            assert_eq!(
+                enc(name, modes),
+                expected,
+                "{name} in {modes:?}: got {:?}",
+                String::from_utf8_lossy(&enc(name, modes))
+            );
+        }
+    }
+
+    #[track_caller]
+    fn refused(name: &str) -> KeyError {
+        match parse_key(name) {
+            Ok(combo) => panic!("{name:?} parsed as {combo:?}"),
+            Err(e) => e,
+        }
+    }
+
+    // --- Single-character keys (ctlseqs: the keys that send ASCII) -----------------------
+
+    #[test]
+    fn editing_keys_that_send_one_byte() {
+        same_in_all_modes("Enter", b"\r");
+        same_in_all_modes("Return", b"\r");
+        same_in_all_modes("Tab", b"\t");
+        same_in_all_modes("Escape", b"\x1b");
+        same_in_all_modes("Esc", b"\x1b");
+        same_in_all_modes("Backspace", b"\x7f");
+        same_in_all_modes("Space", b" ");
+        same_in_all_modes(" ", b" ");
+    }
+
+    #[test]
+    fn modified_one_byte_keys() {
+        same_in_all_modes("Shift+Tab", b"\x1b[Z");
+        same_in_all_modes("Ctrl+Shift+Tab", b"\x1b[Z");
+        same_in_all_modes("Alt+Shift+Tab", b"\x1b[Z");
+        same_in_all_modes("Ctrl+Backspace", b"\x08");
+        same_in_all_modes("Alt+Backspace", b"\x1b\x7f");
+        same_in_all_modes("Ctrl+Alt+Backspace", b"\x1b\x08");
+        same_in_all_modes("Shift+Backspace", b"\x7f");
+        same_in_all_modes("Ctrl+Space", b"\x00");
+        same_in_all_modes("Ctrl+ ", b"\x00");
+        same_in_all_modes("Alt+Space", b"\x1b ");
+        same_in_all_modes("Ctrl+Alt+Space", b"\x1b\x00");
+        same_in_all_modes("Shift+Space", b" ");
+        same_in_all_modes("Alt+Enter", b"\x1b\r");
+        same_in_all_modes("Meta+Enter", b"\x1b\r");
+        same_in_all_modes("Alt+Tab", b"\x1b\t");
+        same_in_all_modes("Alt+Escape", b"\x1b\x1b");
+        // xterm without modifyOtherKeys: Ctrl and Shift do not change these keys.
+        same_in_all_modes("Ctrl+Enter", b"\r");
+        same_in_all_modes("Shift+Enter", b"\r");
+        same_in_all_modes("Ctrl+Tab", b"\t");
+        same_in_all_modes("Ctrl+Escape", b"\x1b");
+    }
+
+    #[test]
+    fn printable_characters() {
+        same_in_all_modes("a", b"a");
+        same_in_all_modes("A", b"A");
+        same_in_all_modes("z", b"z");
+        same_in_all_modes("0", b"0");
+        same_in_all_modes("~", b"~");
+        same_in_all_modes("?", b"?");
+        same_in_all_modes("é", "é".as_bytes());
+        same_in_all_modes("日", "日".as_bytes());
+        same_in_all_modes("😀", "😀".as_bytes());
+        same_in_all_modes("+", b"+");
+        same_in_all_modes("Plus", b"+");
+        same_in_all_modes("plus", b"+");
+        same_in_all_modes("-", b"-");
+    }
+
+    #[test]
+    fn every_printable_ascii_character_is_a_key() {
+        for b in 0x21u8..0x7f {
+            let name = (b as char).to_string();
+            same_in_all_modes(&name, &[b]);
+            same_in_all_modes(&format!("Alt+{name}"), &[0x1b, b]);
+        }
+    }
+
+    #[test]
+    fn shift_on_characters() {
+        same_in_all_modes("Shift+a", b"A");
+        same_in_all_modes("Shift+A", b"A");
+        same_in_all_modes("Shift+é", "É".as_bytes());
+        same_in_all_modes("Shift+1", b"1");
+        same_in_all_modes("Shift+/", b"/");
+        // ß has no one-character capital: sent as is.
+        same_in_all_modes("Shift+ß", "ß".as_bytes());
+        same_in_all_modes("Alt+Shift+x", b"\x1bX");
+    }
+
+    #[test]
+    fn alt_and_meta_prefix_escape() {
+        same_in_all_modes("Alt+x", b"\x1bx");
+        same_in_all_modes("Meta+x", b"\x1bx");
+        same_in_all_modes("Option+x", b"\x1bx");
+        same_in_all_modes("Alt+Meta+x", b"\x1bx");
+        same_in_all_modes("Alt+X", b"\x1bX");
+        same_in_all_modes("Alt+é", "\x1bé".as_bytes());
+        same_in_all_modes("Alt++", b"\x1b+");
+        same_in_all_modes("Alt+Plus", b"\x1b+");
+    }
+
+    // --- Ctrl + character: C0 codes -------------------------------------------------------
+
+    #[test]
+    fn ctrl_letters_are_c0_codes() {
+        for (i, c) in ('a'..='z').enumerate() {
+            let code = i as u8 + 1;
+            same_in_all_modes(&format!("Ctrl+{c}"), &[code]);
+            same_in_all_modes(&format!("Ctrl+{}", c.to_ascii_uppercase()), &[code]);
+            same_in_all_modes(&format!("Ctrl+Shift+{c}"), &[code]);
+            same_in_all_modes(&format!("Ctrl+Alt+{c}"), &[0x1b, code]);
+        }
+        same_in_all_modes("Ctrl+c", b"\x03");
+        same_in_all_modes("Ctrl+C", b"\x03");
+        same_in_all_modes("Ctrl+A", b"\x01");
+        same_in_all_modes("Ctrl+Z", b"\x1a");
+        same_in_all_modes("Ctrl+Alt+a", b"\x1b\x01");
+        same_in_all_modes("Ctrl+Meta+a", b"\x1b\x01");
+    }
+
+    #[test]
+    fn ctrl_punctuation_and_digits() {
+        for (name, code) in [
+            ("Ctrl+@", 0x00u8),
+            ("Ctrl+2", 0x00),
+            ("Ctrl+`", 0x00),
+            ("Ctrl+[", 0x1b),
+            ("Ctrl+3", 0x1b),
+            ("Ctrl+{", 0x1b),
+            ("Ctrl+\\", 0x1c),
+            ("Ctrl+4", 0x1c),
+            ("Ctrl+|", 0x1c),
+            ("Ctrl+]", 0x1d),
+            ("Ctrl+5", 0x1d),
+            ("Ctrl+}", 0x1d),
+            ("Ctrl+^", 0x1e),
+            ("Ctrl+6", 0x1e),
+            ("Ctrl+~", 0x1e),
+            ("Ctrl+_", 0x1f),
+            ("Ctrl+-", 0x1f),
+            ("Ctrl+/", 0x1f),
+            ("Ctrl+7", 0x1f),
+            ("Ctrl+?", 0x7f),
+            ("Ctrl+8", 0x7f),
+        ] {
+            same_in_all_modes(name, &[code]);
+            same_in_all_modes(&format!("Alt+{name}"), &[0x1b, code]);
+        }
+    }
+
+    #[test]
+    fn ctrl_without_a_control_code_is_refused() {
+        for name in [
+            "Ctrl+1",
+            "Ctrl+9",
+            "Ctrl+0",
+            "Ctrl+.",
+            "Ctrl+,",
+            "Ctrl+=",
+            "Ctrl++",
+            "Ctrl+Plus",
+            "Ctrl+é",
+            "Ctrl+!",
+            "Ctrl+'",
+            "Ctrl+;",
+            "Ctrl+Alt+1",
+            "Ctrl+日",
+        ] {
+            let e = refused(name);
+            assert_eq!(e.name, name);
+            assert!(e.message.contains("no control code"), "{name}: {e}");
+        }
+    }
+
+    // --- Cursor keys (DECCKM) --------------------------------------------------------------
+
+    #[test]
+    fn cursor_keys_follow_decckm() {
+        for (names, fin) in [
+            (&["Up", "ArrowUp"][..], b'A'),
+            (&["Down", "ArrowDown"][..], b'B'),
+            (&["Right", "ArrowRight"][..], b'C'),
+            (&["Left", "ArrowLeft"][..], b'D'),
+            (&["Home"][..], b'H'),
+            (&["End"][..], b'F'),
+        ] {
+            for name in names {
+                assert_eq!(enc(name, NORMAL), [0x1b, b'[', fin], "{name}");
+                assert_eq!(enc(name, APP_KEYPAD), [0x1b, b'[', fin], "{name}");
+                assert_eq!(enc(name, APP_CURSOR), [0x1b, b'O', fin], "{name}");
+                assert_eq!(enc(name, ALL_APP), [0x1b, b'O', fin], "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn modified_cursor_keys_ignore_decckm() {
+        same_in_all_modes("Shift+Up", b"\x1b[1;2A");
+        same_in_all_modes("Alt+Down", b"\x1b[1;3B");
+        same_in_all_modes("Alt+Shift+Right", b"\x1b[1;4C");
+        same_in_all_modes("Ctrl+Left", b"\x1b[1;5D");
+        same_in_all_modes("Ctrl+Shift+Left", b"\x1b[1;6D");
+        same_in_all_modes("Ctrl+Alt+Left", b"\x1b[1;7D");
+        same_in_all_modes("Ctrl+Alt+Shift+Left", b"\x1b[1;8D");
+        same_in_all_modes("Meta+Home", b"\x1b[1;9H");
+        same_in_all_modes("Meta+Shift+End", b"\x1b[1;10F");
+        same_in_all_modes("Meta+Alt+Up", b"\x1b[1;11A");
+        same_in_all_modes("Meta+Alt+Shift+Up", b"\x1b[1;12A");
+        same_in_all_modes("Meta+Ctrl+Up", b"\x1b[1;13A");
+        same_in_all_modes("Meta+Ctrl+Shift+Up", b"\x1b[1;14A");
+        same_in_all_modes("Meta+Ctrl+Alt+Up", b"\x1b[1;15A");
+        same_in_all_modes("Meta+Ctrl+Alt+Shift+Up", b"\x1b[1;16A");
+        same_in_all_modes("Ctrl+Home", b"\x1b[1;5H");
+        same_in_all_modes("Shift+End", b"\x1b[1;2F");
+        same_in_all_modes("Alt+ArrowUp", b"\x1b[1;3A");
+    }
+
+    #[test]
+    fn modifier_order_does_not_matter() {
+        let expected = b"\x1b[1;7D";
+        for name in [
+            "Ctrl+Alt+Left",
+            "Alt+Ctrl+Left",
+            "alt+ctrl+left",
+            "CONTROL+OPTION+LEFT",
+            "Control+Alt+ArrowLeft",
+        ] {
+            same_in_all_modes(name, expected);
+        }
+        for name in [
+            "Ctrl+Alt+Shift+Meta+F5",
+            "Meta+Shift+Alt+Ctrl+F5",
+            "Shift+Meta+Ctrl+Alt+F5",
+        ] {
+            assert_eq!(enc(name, NORMAL), b"\x1b[15;16~", "{name}");
+        }
+    }
+
+    // --- Editing keypad and function keys ---------------------------------------------------
+
+    #[test]
+    fn editing_keys() {
+        for (names, code) in [
+            (&["Insert", "Ins"][..], "2"),
+            (&["Delete", "Del"][..], "3"),
+            (&["PageUp", "PgUp"][..], "5"),
+            (&["PageDown", "PgDn"][..], "6"),
+        ] {
+            for name in names {
+                same_in_all_modes(name, format!("\x1b[{code}~").as_bytes());
+                same_in_all_modes(
+                    &format!("Shift+{name}"),
+                    format!("\x1b[{code};2~").as_bytes(),
+                );
+                same_in_all_modes(
+                    &format!("Ctrl+Alt+{name}"),
+                    format!("\x1b[{code};7~").as_bytes(),
+                );
+                same_in_all_modes(
+                    &format!("Meta+{name}"),
+                    format!("\x1b[{code};9~").as_bytes(),
+                );
+            }
+        }
+        same_in_all_modes("Ctrl+Alt+Del", b"\x1b[3;7~");
+        same_in_all_modes("Ctrl+PageDown", b"\x1b[6;5~");
+    }
+
+    #[test]
+    fn function_keys() {
+        let table: [(&str, &[u8], &[u8]); 12] = [
+            ("F1", b"\x1bOP", b"\x1b[1;5P"),
+            ("F2", b"\x1bOQ", b"\x1b[1;5Q"),
+            ("F3", b"\x1bOR", b"\x1b[1;5R"),
+            ("F4", b"\x1bOS", b"\x1b[1;5S"),
+            ("F5", b"\x1b[15~", b"\x1b[15;5~"),
+            ("F6", b"\x1b[17~", b"\x1b[17;5~"),
+            ("F7", b"\x1b[18~", b"\x1b[18;5~"),
+            ("F8", b"\x1b[19~", b"\x1b[19;5~"),
+            ("F9", b"\x1b[20~", b"\x1b[20;5~"),
+            ("F10", b"\x1b[21~", b"\x1b[21;5~"),
+            ("F11", b"\x1b[23~", b"\x1b[23;5~"),
+            ("F12", b"\x1b[24~", b"\x1b[24;5~"),
+        ];
+        for (name, plain, ctrl) in table {
+            same_in_all_modes(name, plain);
+            same_in_all_modes(&name.to_lowercase(), plain);
+            same_in_all_modes(&format!("Ctrl+{name}"), ctrl);
+        }
+        same_in_all_modes("Shift+F1", b"\x1b[1;2P");
+        same_in_all_modes("Alt+F4", b"\x1b[1;3S");
+        same_in_all_modes("Ctrl+F5", b"\x1b[15;5~");
+        same_in_all_modes("Shift+F12", b"\x1b[24;2~");
+        same_in_all_modes("Meta+F10", b"\x1b[21;9~");
+        same_in_all_modes("Ctrl+Alt+Shift+Meta+F3", b"\x1b[1;16R");
+    }
+
+    // --- Keypad (DECKPAM / DECNKM) ---------------------------------------------------------
+
+    const KEYPAD: [(&str, u8, u8); 17] = [
+        ("KP0", b'0', b'p'),
+        ("KP1", b'1', b'q'),
+        ("KP2", b'2', b'r'),
+        ("KP3", b'3', b's'),
+        ("KP4", b'4', b't'),
+        ("KP5", b'5', b'u'),
+        ("KP6", b'6', b'v'),
+        ("KP7", b'7', b'w'),
+        ("KP8", b'8', b'x'),
+        ("KP9", b'9', b'y'),
+        ("KPDecimal", b'.', b'n'),
+        ("KPEnter", b'\r', b'M'),
+        ("KPAdd", b'+', b'k'),
+        ("KPSubtract", b'-', b'm'),
+        ("KPMultiply", b'*', b'j'),
+        ("KPDivide", b'/', b'o'),
+        ("KPSeparator", b',', b'l'),
+    ];
+
+    #[test]
+    fn keypad_follows_deckpam() {
+        for (name, numeric, application) in KEYPAD {
+            for spelling in [name.to_string(), name.to_lowercase(), name.to_uppercase()] {
+                assert_eq!(enc(&spelling, NORMAL), [numeric], "{spelling}");
+                assert_eq!(enc(&spelling, APP_CURSOR), [numeric], "{spelling}");
+                assert_eq!(
+                    enc(&spelling, APP_KEYPAD),
+                    [0x1b, b'O', application],
+                    "{spelling}"
+                );
+                assert_eq!(
+                    enc(&spelling, ALL_APP),
+                    [0x1b, b'O', application],
+                    "{spelling}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn modified_keypad_keys() {
+        // Numeric mode: Alt/Meta prefix ESC; Ctrl and Shift do not change the character.
+        assert_eq!(enc("Alt+KP5", NORMAL), b"\x1b5");
+        assert_eq!(enc("Meta+KPEnter", NORMAL), b"\x1b\r");
+        assert_eq!(enc("Ctrl+KP5", NORMAL), b"5");
+        assert_eq!(enc("Shift+KPAdd", NORMAL), b"+");
+        // Application mode: xterm's SS3 with the modifier parameter.
+        assert_eq!(enc("Ctrl+KP5", APP_KEYPAD), b"\x1bO5u");
+        assert_eq!(enc("Alt+KPEnter", APP_KEYPAD), b"\x1bO3M");
+        assert_eq!(enc("Shift+KP0", APP_KEYPAD), b"\x1bO2p");
+        assert_eq!(enc("Meta+Ctrl+Alt+Shift+KPDivide", ALL_APP), b"\x1bO16o");
+    }
+
+    // --- Names ---------------------------------------------------------------------------
+
+    #[test]
+    fn every_listed_name_parses_in_every_case() {
+        for &name in key_names() {
+            for spelling in [name.to_string(), name.to_lowercase(), name.to_uppercase()] {
+                let combo = parse_key(&spelling).unwrap_or_else(|e| panic!("{e}"));
+                assert!(combo.modifiers().is_empty());
+                for modes in ALL_MODES {
+                    assert!(!combo.encode(modes).is_empty(), "{spelling}");
+                }
+                for m in ["Alt", "Shift", "Meta"] {
+                    parse_key(&format!("{m}+{spelling}")).unwrap_or_else(|e| panic!("{e}"));
+                }
+            }
+        }
+        assert!(key_names().contains(&"Enter"));
+        assert!(key_names().contains(&"KPSeparator"));
+        assert!(key_names().contains(&"ArrowLeft"));
+        assert!(key_names().contains(&"F12"));
+        assert!(!key_names().contains(&"F13"));
+    }
+
+    #[test]
+    fn every_key_except_ctrl_plus_and_characters_takes_ctrl() {
+        for &name in key_names() {
+            let result = parse_key(&format!("Ctrl+{name}"));
+            if name == "Plus" {
+                assert!(result.is_err());
+            } else {
+                result.unwrap_or_else(|e| panic!("{e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn aliases_encode_like_their_key() {
+        for (alias, key) in [
+            ("Return", "Enter"),
+            ("Esc", "Escape"),
+            ("Del", "Delete"),
+            ("Ins", "Insert"),
+            ("PgUp", "PageUp"),
+            ("PgDn", "PageDown"),
+            ("ArrowUp", "Up"),
+            ("ArrowDown", "Down"),
+            ("ArrowLeft", "Left"),
+            ("ArrowRight", "Right"),
+            ("Plus", "+"),
+        ] {
+            assert_eq!(parse_key(alias), parse_key(key), "{alias}");
+            for modes in ALL_MODES {
+                assert_eq!(enc(alias, modes), enc(key, modes));
+                assert_eq!(
+                    enc(&format!("Alt+Shift+{alias}"), modes),
+                    enc(&format!("Alt+Shift+{key}"), modes)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_case_insensitive() {
+        for (a, b) in [
+            ("enter", "Enter"),
+            ("ENTER", "Enter"),
+            ("ctrl+c", "Ctrl+C"),
+            ("CTRL+c", "Ctrl+c"),
+            ("shift+tab", "Shift+Tab"),
+            ("ctrl+alt+left", "Ctrl+Alt+Left"),
+            ("pagedown", "PageDown"),
+            ("pgdn", "PageDown"),
+            ("f5", "F5"),
+            ("kpenter", "KPEnter"),
+            ("Kp7", "KP7"),
+            ("META+HOME", "Meta+Home"),
+            ("arrowup", "Up"),
+            ("esc", "Escape"),
+        ] {
+            assert_eq!(parse_key(a), parse_key(b), "{a} vs {b}");
+            for modes in ALL_MODES {
+                assert_eq!(enc(a, modes), enc(b, modes), "{a} vs {b}");
+            }
+        }
+        // A character is sent as typed: only Ctrl makes its case irrelevant.
+        assert_eq!(enc("a", NORMAL), b"a");
+        assert_eq!(enc("A", NORMAL), b"A");
+        assert_ne!(parse_key("a"), parse_key("A"));
+    }
+
+    #[test]
+    fn whitespace_around_names_is_ignored() {
+        assert_eq!(enc(" Enter ", NORMAL), b"\r");
+        assert_eq!(enc("Ctrl + c", NORMAL), b"\x03");
+        assert_eq!(enc("\tCtrl+Alt+Left\n", NORMAL), b"\x1b[1;7D");
+        assert_eq!(enc(" ", NORMAL), b" ");
+        assert_eq!(enc("Alt+ ", NORMAL), b"\x1b ");
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for &name in key_names() {
+            for mods in [
+                "",
+                "Ctrl+",
+                "Alt+",
+                "Shift+",
+                "Meta+",
+                "Ctrl+Alt+Shift+Meta+",
+            ] {
+                let Ok(combo) = parse_key(&format!("{mods}{name}")) else {
+                    continue;
+                };
+                let shown = combo.to_string();
+                assert_eq!(parse_key(&shown), Ok(combo), "{shown}");
+            }
+        }
+        assert_eq!(
+            parse_key("alt+ctrl+left").unwrap().to_string(),
+            "Ctrl+Alt+Left"
+        );
+        assert_eq!(parse_key("Ctrl+Alt++").unwrap_err().name, "Ctrl+Alt++");
+        assert_eq!(parse_key("Alt++").unwrap().to_string(), "Alt+Plus");
+        assert_eq!(parse_key("return").unwrap().to_string(), "Enter");
+        assert_eq!(parse_key("Ctrl+C").unwrap().to_string(), "Ctrl+c");
+        assert_eq!(parse_key("é").unwrap().to_string(), "é");
+        assert_eq!(
+            "Shift+Tab".parse::<KeyCombo>().unwrap().to_string(),
+            "Shift+Tab"
+        );
+    }
+
+    #[test]
+    fn combo_accessors_and_constructor() {
+        let combo = parse_key("Ctrl+Alt+Left").unwrap();
+        assert_eq!(combo.key(), Key::Left);
+        assert_eq!(
+            combo.modifiers(),
+            Modifiers {
+                ctrl: true,
+                alt: true,
+                ..Modifiers::NONE
+            }
+        );
+        assert_eq!(combo.modifiers().param(), 7);
+        assert_eq!(Modifiers::NONE.param(), 1);
+        assert_eq!(KeyCombo::new(Key::Left, combo.modifiers()), Ok(combo));
+        assert!(KeyCombo::new(Key::F(13), Modifiers::NONE).is_err());
+        assert!(KeyCombo::new(Key::F(0), Modifiers::NONE).is_err());
+        assert!(KeyCombo::new(Key::Char('\n'), Modifiers::NONE).is_err());
+        let ctrl = Modifiers {
+            ctrl: true,
+            ..Modifiers::NONE
+        };
+        assert!(KeyCombo::new(Key::Char('1'), ctrl).is_err());
+        assert_eq!(
+            KeyCombo::new(Key::Char('C'), ctrl).unwrap(),
+            parse_key("ctrl+c").unwrap()
+        );
+    }
+
+    #[test]
+    fn key_modes_from_terminal_modes() {
+        let mut modes = crate::term::Modes::default();
+        assert_eq!(KeyModes::from(&modes), KeyModes::default());
+        modes.cursor_keys_application = true;
+        assert_eq!(KeyModes::from(&modes), APP_CURSOR);
+        modes.keypad_application = true;
+        assert_eq!(KeyModes::from(&modes), ALL_APP);
+        modes.cursor_keys_application = false;
+        assert_eq!(KeyModes::from(&modes), APP_KEYPAD);
+    }
+
+    #[test]
+    fn key_modes_follow_the_emulator() {
+        let mut term = crate::term::Terminal::new(20, 5);
+        let modes = |t: &crate::term::Terminal| KeyModes::from(t.screen().modes());
+        assert_eq!(modes(&term), NORMAL);
+        term.advance(b"\x1b[?1h");
+        assert_eq!(enc("Up", modes(&term)), b"\x1bOA");
+        term.advance(b"\x1b=");
+        assert_eq!(enc("KP1", modes(&term)), b"\x1bOq");
+        term.advance(b"\x1b[?1l\x1b>");
+        assert_eq!(enc("Up", modes(&term)), b"\x1b[A");
+        assert_eq!(enc("KP1", modes(&term)), b"1");
+        term.advance(b"\x1b[?66h");
+        assert_eq!(enc("KP1", modes(&term)), b"\x1bOq");
+    }
+
+    // --- Bad names -------------------------------------------------------------------------
+
+    #[test]
+    fn bad_names_are_refused() {
+        for name in [
+            "",
+            "   ",
+            "Foo",
+            "F13",
+            "F0",
+            "F1a",
+            "KP10",
+            "KPFoo",
+            "Ctrl+",
+            "Ctrl+Shift+",
+            "Shift+",
+            "Ctrl+Foo",
+            "Hyper+a",
+            "Ctrl+Hyper+a",
+            "Ctrl++a",
+            "++",
+            "+a",
+            "C-c",
+            "M-x",
+            "Ctrl-c",
+            "ab",
+            "Enter Enter",
+            "\n",
+            "\u{7}",
+            "\u{1b}",
+            "\u{7f}",
+            "Alt+\u{1}",
+            "Ctrl+1",
+            "e\u{301}",
+        ] {
+            let e = refused(name);
+            assert_eq!(e.name, name);
+            let line = e.to_string();
+            assert!(!line.contains('\n'), "{line:?}");
+            assert!(line.starts_with("unsupported key \""), "{line}");
+            assert!(!e.message.is_empty());
+        }
+    }
+
+    #[test]
+    fn error_messages_name_the_key_and_suggest_valid_ones() {
+        let e = refused("Foo");
+        assert_eq!(e.to_string().lines().count(), 1);
+        assert!(e.to_string().contains("\"Foo\""), "{e}");
+        for hint in ["Enter", "Tab", "F1-F12", "Ctrl+"] {
+            assert!(e.message.contains(hint), "{e}");
+        }
+        let e = refused("F13");
+        assert!(e.message.contains("F1-F12"), "{e}");
+        let e = refused("Ctrl+");
+        assert!(e.message.contains("missing key"), "{e}");
+        let e = refused("Hyper+a");
+        assert!(e.message.contains("unknown modifier \"Hyper\""), "{e}");
+        let e = refused("Ctrl+Shift+");
+        assert!(e.message.contains("missing key"), "{e}");
+        let e = refused("Ctrl++a");
+        assert!(e.message.contains("empty modifier"), "{e}");
+        // Control characters and long names stay on one short line.
+        let e = refused("a\nb");
+        assert_eq!(
+            e.to_string(),
+            "unsupported key \"a\\nb\": unknown key \"a\\nb\"; ".to_string() + EXAMPLES
+        );
+        let long = "x".repeat(10_000);
+        let e = refused(&long);
+        assert_eq!(e.name, long);
+        assert!(e.to_string().len() < 600, "{}", e.to_string().len());
+        assert_eq!(KeyError::CODE, "unsupported_key");
+    }
+
+    // --- Paste -----------------------------------------------------------------------------
+
+    #[test]
+    fn paste_without_bracketed_mode() {
+        assert_eq!(paste_bytes("hello", false), b"hello");
+        assert_eq!(paste_bytes("", false), b"");
+        assert_eq!(paste_bytes("é日", false), "é日".as_bytes());
+        assert_eq!(paste_bytes("a\nb\r\nc\rd\n", false), b"a\rb\rc\rd\r");
+        // Nothing to end early: the text is sent as is.
+        assert_eq!(paste_bytes("x\x1b[201~y", false), b"x\x1b[201~y");
+    }
+
+    #[test]
+    fn paste_with_bracketed_mode() {
+        assert_eq!(paste_bytes("hello", true), b"\x1b[200~hello\x1b[201~");
+        assert_eq!(paste_bytes("", true), b"\x1b[200~\x1b[201~");
+        assert_eq!(paste_bytes("a\nb", true), b"\x1b[200~a\rb\x1b[201~");
+        assert_eq!(
+            paste_bytes("tab\there é", true),
+            "\x1b[200~tab\there é\x1b[201~".as_bytes()
+        );
+    }
+
+    #[test]
+    fn paste_cannot_end_itself_early() {
+        assert_eq!(
+            paste_bytes("evil\x1b[201~rm -rf /\n", true),
+            b"\x1b[200~evilrm -rf /\r\x1b[201~"
+        );
+        assert_eq!(
+            paste_bytes("\x1b[201~\x1b[201~", true),
+            b"\x1b[200~\x1b[201~"
+        );
+        // Removing one marker must not leave another one formed around it.
+        assert_eq!(
+            paste_bytes("\x1b[20\x1b[201~1~x", true),
+            b"\x1b[200~x\x1b[201~"
+        );
+        assert_eq!(
+            paste_bytes("\x1b\x1b[201~[201~!", true),
+            b"\x1b[200~!\x1b[201~"
+        );
+        // A marker split by a line end that becomes CR is not a marker.
+        assert_eq!(
+            paste_bytes("\x1b[201\n~", true),
+            b"\x1b[200~\x1b[201\r~\x1b[201~"
+        );
+        // Other escape sequences and the start marker are left alone.
+        assert_eq!(
+            paste_bytes("\x1b[200~\x1b[1m", true),
+            b"\x1b[200~\x1b[200~\x1b[1m\x1b[201~"
+        );
+        for text in [
+            "\x1b[201~",
+            "a\x1b[201~b\x1b[201~c",
+            "\x1b[2\x1b[201~01~",
+            "\x1b[\x1b[201~201~",
+        ] {
+            let out = paste_bytes(text, true);
+            let inner = &out[PASTE_START.len()..out.len() - PASTE_END.len()];
+            assert!(
+                !inner.windows(PASTE_END.len()).any(|w| w == PASTE_END),
+                "{text:?} -> {:?}",
+                String::from_utf8_lossy(&out)
+            );
+            assert!(out.ends_with(PASTE_END));
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! The host's wire protocol: newline-delimited JSON-RPC 2.0 over a Unix socket
+//! (`docs/host-protocol.md`). Method names are the `shotty session` subcommands; params and
+//! results are the types below, whose JSON is also what the CLI prints inside its envelope.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::error::{ErrorCode, SessionError};
+
+/// The longest request line the host reads; longer lines are answered with an error.
+pub const MAX_LINE: usize = 1024 * 1024;
+
+/// JSON-RPC error code for every session error (the stable code is in `data.code`).
+pub const SESSION_ERROR: i64 = -32000;
+
+/// A request.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct Request {
+    /// Always "2.0".
+    pub jsonrpc: String,
+    /// Request id (number or string).
+    pub id: Value,
+    /// Method name.
+    pub method: String,
+    /// Parameters object.
+    #[serde(default)]
+    pub params: Value,
+}
+
+/// A response: exactly one of `result` and `error`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct Response {
+    /// Always "2.0".
+    pub jsonrpc: String,
+    /// The request's id (`null` when it could not be read).
+    pub id: Value,
+    /// Success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// Failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RpcError>,
+}
+
+/// A JSON-RPC error object; `data.code` carries the stable session error code.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct RpcError {
+    /// JSON-RPC code.
+    pub code: i64,
+    /// Message.
+    pub message: String,
+    /// `{"code": "<stable code>"}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl Response {
+    /// A success.
+    pub fn ok(id: Value, result: Value) -> Response {
+        Response {
+            jsonrpc: "2.0".into(),
+            id,
+            result: Some(result),
+            error: None,
+        }
+    }
+
+    /// A failure carrying a session error.
+    pub fn err(id: Value, e: &SessionError) -> Response {
+        Response {
+            jsonrpc: "2.0".into(),
+            id,
+            result: None,
+            error: Some(RpcError {
+                code: SESSION_ERROR,
+                message: e.message.clone(),
+                data: Some(serde_json::json!({ "code": e.code })),
+            }),
+        }
+    }
+
+    /// The session error this response carries, if any.
+    pub fn session_error(&self) -> Option<SessionError> {
+        let e = self.error.as_ref()?;
+        let code = e
+            .data
+            .as_ref()
+            .and_then(|d| d.get("code"))
+            .and_then(|c| serde_json::from_value::<ErrorCode>(c.clone()).ok())
+            .unwrap_or(ErrorCode::SessionError);
+        Some(SessionError::new(code, e.message.clone()))
+    }
+}
+
+/// Decodes a method's params, naming unknown or missing fields (`invalid_request`).
+pub fn params<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, SessionError> {
+    let value = if value.is_null() {
+        Value::Object(Default::default())
+    } else {
+        value
+    };
+    if !value.is_object() {
+        return Err(SessionError::invalid_request("params must be an object"));
+    }
+    serde_json::from_value(value).map_err(|e| SessionError::invalid_request(e.to_string()))
+}
+
+/// `start`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StartParams {
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// Columns (1–500, default 100).
+    #[serde(default)]
+    pub width: Option<u16>,
+    /// Rows (1–500, default 24).
+    #[serde(default)]
+    pub height: Option<u16>,
+    /// Working directory (absolute; the client resolves relative paths).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Extra environment variables.
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
+    /// Title shown in lists and screenshots.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Group name, for `list --group` and `stop --group`.
+    #[serde(default)]
+    pub group: Option<String>,
+    /// Stop the session after this many milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Keep the ended session this many milliseconds (default 24 h).
+    #[serde(default)]
+    pub retain_ms: Option<u64>,
+    /// Scrollback lines (100–200000, default 5000).
+    #[serde(default)]
+    pub scrollback: Option<usize>,
+    /// TCP ports the program will listen on; a port already in use gives a warning.
+    #[serde(default)]
+    pub ports: Vec<u16>,
+    /// Do not set the colour environment.
+    #[serde(default)]
+    pub no_colorenv: bool,
+    /// Keep CI and TF_BUILD.
+    #[serde(default)]
+    pub no_delete_envs: bool,
+}
+
+/// Methods that address one session.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IdParams {
+    /// Session id.
+    pub session_id: String,
+}
+
+/// `list`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListParams {
+    /// Include ended, retained sessions.
+    #[serde(default)]
+    pub all: bool,
+    /// Only this group.
+    #[serde(default)]
+    pub group: Option<String>,
+    /// Only this state.
+    #[serde(default)]
+    pub state: Option<String>,
+}
+
+/// `read`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReadParams {
+    /// Session id.
+    pub session_id: String,
+    /// Include the structured snapshot.
+    #[serde(default)]
+    pub structured: bool,
+    /// Only the first N rows.
+    #[serde(default)]
+    pub top: Option<usize>,
+    /// Only the last N rows.
+    #[serde(default)]
+    pub bottom: Option<usize>,
+    /// First row (0-based, inclusive).
+    #[serde(default)]
+    pub start: Option<usize>,
+    /// Last row (0-based, inclusive).
+    #[serde(default)]
+    pub end: Option<usize>,
+}
+
+/// `wait`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WaitParams {
+    /// Session id.
+    pub session_id: String,
+    /// Literal text.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Regular expression.
+    #[serde(default)]
+    pub regex: Option<String>,
+    /// `present` (default) or `absent`.
+    #[serde(default)]
+    pub until: Option<String>,
+    /// The condition must hold this many milliseconds.
+    #[serde(default)]
+    pub stable_for_ms: Option<u64>,
+    /// Give up after this many milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Wait until the screen content has not changed for this many milliseconds.
+    #[serde(default)]
+    pub idle_ms: Option<u64>,
+    /// Wait until the program ends.
+    #[serde(default)]
+    pub exit: bool,
+}
+
+/// One step of `send`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub enum SendStep {
+    /// Literal text.
+    Text(String),
+    /// Text pasted (bracketed when the application asked for it).
+    Paste(String),
+    /// A key combination name.
+    Keys(String),
+    /// Bytes as hex digit pairs.
+    RawHex(String),
+}
+
+/// `send`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SendParams {
+    /// Session id.
+    pub session_id: String,
+    /// The steps, sent in order as one operation.
+    pub steps: Vec<SendStep>,
+}
+
+/// `resize`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResizeParams {
+    /// Session id.
+    pub session_id: String,
+    /// Columns.
+    pub width: u16,
+    /// Rows.
+    pub height: u16,
+}
+
+/// `history`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HistoryParams {
+    /// Session id.
+    pub session_id: String,
+    /// First global line index.
+    #[serde(default)]
+    pub from: Option<u64>,
+    /// Lines at most (default 200).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Only lines matching this regex.
+    #[serde(default)]
+    pub grep: Option<String>,
+    /// Case-insensitive grep.
+    #[serde(default)]
+    pub ignore_case: bool,
+    /// Only the last N (matching) lines.
+    #[serde(default)]
+    pub tail: Option<usize>,
+}
+
+/// `stop`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StopParams {
+    /// These sessions.
+    #[serde(default)]
+    pub session_ids: Vec<String>,
+    /// Every session.
+    #[serde(default)]
+    pub all: bool,
+    /// Every session of this group.
+    #[serde(default)]
+    pub group: Option<String>,
+}

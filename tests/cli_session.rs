@@ -1,0 +1,420 @@
+//! `shotty session` end to end: the real binary, a real host process, real programs. Each test
+//! has its own runtime and state directories, so its host is its own.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+struct Env {
+    _dir: tempfile::TempDir,
+    runtime: PathBuf,
+    state: PathBuf,
+}
+
+impl Env {
+    fn new() -> Env {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let runtime = dir.path().join("run");
+        let state = dir.path().join("state");
+        Env {
+            runtime,
+            state,
+            _dir: dir,
+        }
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_shotty"));
+        cmd.arg("session")
+            .args(args)
+            .env("SHOTTY_RUNTIME_DIR", &self.runtime)
+            .env("SHOTTY_STATE_DIR", &self.state)
+            .env("SHOTTY_HOST_IDLE_MS", "3000");
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> (Value, i32) {
+        let out: Output = self.command(args).output().expect("shotty runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let doc: Value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: not one JSON document ({e}): {stdout:?}"));
+        assert_eq!(doc["schemaVersion"], 1, "{doc}");
+        (doc, out.status.code().unwrap_or(-1))
+    }
+
+    fn ok(&self, args: &[&str]) -> Value {
+        let (doc, code) = self.run(args);
+        assert_eq!(
+            (doc["status"].as_str(), code),
+            (Some("ok"), 0),
+            "{args:?}: {doc}"
+        );
+        doc
+    }
+
+    fn error(&self, args: &[&str], expected: &str) -> Value {
+        let (doc, code) = self.run(args);
+        assert_eq!(doc["status"], "error", "{args:?}: {doc}");
+        assert_eq!(doc["error"]["code"], expected, "{args:?}: {doc}");
+        assert_ne!(code, 0, "{args:?}");
+        doc
+    }
+
+    fn start(&self, args: &[&str]) -> String {
+        let mut all = vec!["start"];
+        all.extend_from_slice(args);
+        let doc = self.ok(&all);
+        let id = doc["sessionId"].as_str().expect("sessionId").to_owned();
+        assert!(id.starts_with("s_") && id.len() == 34, "{id}");
+        id
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.runtime.join("host.sock")
+    }
+
+    /// One raw request on the host socket.
+    fn raw(&self, line: &[u8]) -> Value {
+        let mut s = UnixStream::connect(self.socket()).expect("host socket");
+        s.set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("timeout");
+        s.write_all(line).expect("request written");
+        let mut reply = String::new();
+        BufReader::new(s).read_line(&mut reply).expect("reply");
+        serde_json::from_str(&reply).expect("JSON reply")
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        let _ = self.command(&["stop", "--all", "--yes"]).output();
+    }
+}
+
+fn shell(env: &Env) -> String {
+    let id = env.start(&[
+        "--width",
+        "60",
+        "--height",
+        "12",
+        "--env",
+        "PS1=$ ",
+        "--",
+        "bash",
+        "--norc",
+        "--noprofile",
+        "-i",
+    ]);
+    env.ok(&["wait", &id, "--regex", r"(?m)^\$ ?$", "--timeout", "10s"]);
+    id
+}
+
+#[test]
+fn an_agent_workflow_on_bash() {
+    let env = Env::new();
+    let id = shell(&env);
+    let sent = env.ok(&[
+        "send",
+        &id,
+        "--text",
+        "echo one-$((40+2))",
+        "--keys",
+        "Enter",
+    ]);
+    assert_eq!(sent["written"], 19);
+    let waited = env.ok(&["wait", &id, "--text", "one-42", "--timeout", "10s"]);
+    assert_eq!(waited["result"], "matched");
+    assert!(
+        waited["screen"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("one-42")
+    );
+
+    let read = env.ok(&["read", &id]);
+    let screen = &read["screen"];
+    assert_eq!(
+        (screen["width"].as_u64(), screen["height"].as_u64()),
+        (Some(60), Some(12))
+    );
+    assert_eq!(screen["scope"], "viewport");
+    assert!(read["version"].as_u64().unwrap() > 0);
+    let structured = env.ok(&["read", &id, "--structured", "--top", "2"]);
+    assert_eq!(structured["screen"]["structured"]["schemaVersion"], 1);
+    assert_eq!(
+        structured["screen"]["text"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .count(),
+        2
+    );
+
+    env.ok(&["resize", &id, "--width", "80", "--height", "20"]);
+    env.ok(&["send", &id, "--text", "stty size\r"]);
+    env.ok(&["wait", &id, "--text", "20 80", "--timeout", "10s"]);
+
+    let history = env.ok(&["history", &id, "--grep", "ONE-", "-i"]);
+    let lines = history["lines"].as_array().unwrap();
+    assert!(lines.iter().any(|l| l["text"] == "one-42"), "{history}");
+    assert!(lines.iter().all(|l| l["index"].is_u64()));
+
+    let listed = env.ok(&["list"]);
+    let entry = &listed["sessions"][0];
+    assert_eq!(entry["sessionId"], id.as_str());
+    assert_eq!(entry["state"], "running");
+    assert_eq!(
+        entry["command"],
+        json!(["bash", "--norc", "--noprofile", "-i"])
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("shot.png");
+    let captured = env.ok(&["capture", &id, "-o", png.to_str().unwrap(), "-d", "macos"]);
+    assert_eq!(captured["artifact"]["format"], "png");
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+
+    let inspected = env.ok(&["inspect", &id]);
+    let path = PathBuf::from(inspected["path"].as_str().unwrap());
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let parent = path.parent().unwrap();
+    assert_eq!(
+        std::fs::metadata(parent).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    assert!(std::fs::read_to_string(&path).unwrap().contains("one-42"));
+
+    let stopped = env.ok(&["stop", &id]);
+    assert_eq!(stopped["stopped"], json!([id]));
+    // stop deletes at once.
+    env.error(&["read", &id], "session_not_found");
+}
+
+#[test]
+fn ended_sessions_are_retained_and_survive_a_host_kill() {
+    let env = Env::new();
+    let id = env.start(&["--", "sh", "-c", "echo finished-output; exit 3"]);
+    let waited = env.ok(&["wait", &id, "--exit", "--timeout", "10s"]);
+    assert_eq!(waited["state"], "exited");
+    let all = env.ok(&["list", "--all"]);
+    let entry = &all["sessions"][0];
+    assert_eq!(
+        (entry["state"].as_str(), entry["outcome"].as_str()),
+        (Some("exited"), Some("failed"))
+    );
+    assert_eq!(entry["exitCode"], 3);
+    assert!(entry["expiresAt"].is_string());
+    assert!(env.ok(&["list"])["sessions"].as_array().unwrap().is_empty());
+    env.error(&["send", &id, "--text", "x"], "session_exited");
+
+    // Kill the host outright; the next command starts a new one that still knows the session.
+    let pid = env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"]
+        .as_i64()
+        .expect("host pid");
+    Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill");
+    let read = env.ok(&["read", &id]);
+    assert!(
+        read["screen"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("finished-output")
+    );
+    assert_eq!(read["exitCode"], 3);
+    let new_pid = env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"]
+        .as_i64()
+        .expect("new host pid");
+    assert_ne!(pid, new_pid);
+    let history = env.ok(&["history", &id]);
+    assert_eq!(history["lines"][0]["text"], "finished-output");
+}
+
+#[test]
+fn session_timeout_stops_it() {
+    let env = Env::new();
+    let id = env.start(&["--timeout", "300ms", "--", "sleep", "30"]);
+    let started = Instant::now();
+    env.ok(&["wait", &id, "--exit", "--timeout", "10s"]);
+    assert!(started.elapsed() < Duration::from_secs(6));
+    let entry = env.ok(&["list", "--all"])["sessions"][0].clone();
+    assert_eq!(
+        (entry["state"].as_str(), entry["stopReason"].as_str()),
+        (Some("stopped"), Some("timeout"))
+    );
+    assert_eq!(entry["outcome"], "stopped");
+}
+
+#[test]
+fn errors_have_stable_codes() {
+    let env = Env::new();
+    let id = shell(&env);
+    env.error(
+        &["read", "s_0123456789abcdef0123456789abcdef"],
+        "session_not_found",
+    );
+    env.error(&["read", "nonsense"], "session_not_found");
+    env.error(&["send", &id, "--keys", "Ctrl+Nope"], "unsupported_key");
+    env.error(&["send", &id, "--raw-hex", "zz"], "invalid_request");
+    env.error(
+        &["wait", &id, "--regex", "(", "--timeout", "1s"],
+        "invalid_condition",
+    );
+    env.error(&["wait", &id, "--text", "a", "--exit"], "invalid_condition");
+    let timed_out = env.error(
+        &["wait", &id, "--text", "never-shown", "--timeout", "200ms"],
+        "wait_timeout",
+    );
+    assert_eq!(
+        (
+            timed_out["result"].as_str(),
+            timed_out["timedOut"].as_bool()
+        ),
+        (Some("timeout"), Some(true))
+    );
+    assert!(timed_out["screen"]["text"].is_string());
+    env.error(&["frobnicate"], "invalid_request");
+    env.error(&["read"], "invalid_request");
+    env.error(&["start", "--width", "0", "--", "true"], "invalid_request");
+    env.error(
+        &["start", "--", "no-such-program-xyz"],
+        "session_not_started",
+    );
+    env.error(&["stop", "--all"], "invalid_request");
+}
+
+#[test]
+fn sends_from_many_clients_arrive_whole() {
+    let env = Env::new();
+    let id = env.start(&[
+        "--width",
+        "40",
+        "--height",
+        "50",
+        "--",
+        "sh",
+        "-c",
+        "stty -echo; cat",
+    ]);
+    std::thread::sleep(Duration::from_millis(200));
+    let handles: Vec<_> = (0..20)
+        .map(|n| {
+            let cmd = env.command(&[
+                "send",
+                &id,
+                "--text",
+                &format!("line-{n:02}-"),
+                "--text",
+                "end",
+                "--keys",
+                "Enter",
+            ]);
+            std::thread::spawn(move || {
+                let mut cmd = cmd;
+                cmd.output().expect("send runs").status.success()
+            })
+        })
+        .collect();
+    for h in handles {
+        assert!(h.join().expect("thread"), "a send failed");
+    }
+    let text = env.ok(&[
+        "wait",
+        &id,
+        "--regex",
+        r"(?s)(line-\d\d-end.*){20}",
+        "--timeout",
+        "10s",
+    ])["screen"]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for n in 0..20 {
+        assert!(
+            text.contains(&format!("line-{n:02}-end")),
+            "{n} missing or torn:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn the_host_socket_is_private_and_rejects_bad_input() {
+    let env = Env::new();
+    env.ok(&["list"]);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&env.runtime), 0o700);
+    assert_eq!(mode(&env.socket()), 0o600);
+    assert_eq!(mode(&env.state), 0o700);
+
+    let bad = env.raw(b"{not json\n");
+    assert_eq!(bad["id"], Value::Null);
+    assert_eq!(bad["error"]["data"]["code"], "invalid_request");
+    let unknown = env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"explode\",\"params\":{}}\n");
+    assert_eq!(unknown["id"], 7);
+    assert_eq!(unknown["error"]["data"]["code"], "invalid_request");
+    let extra =
+        env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"list\",\"params\":{\"bogus\":1}}\n");
+    assert_eq!(extra["error"]["data"]["code"], "invalid_request");
+
+    // A 1 MB line gets a clean error and the connection stays usable.
+    let mut s = UnixStream::connect(env.socket()).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut huge = vec![b'x'; 1024 * 1024 + 10];
+    huge.push(b'\n');
+    s.write_all(&huge).unwrap();
+    s.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"list\",\"params\":{}}\n")
+        .unwrap();
+    let mut reader = BufReader::new(s);
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    let first: Value = serde_json::from_str(&line).unwrap();
+    assert!(
+        first["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than"),
+        "{first}"
+    );
+    line.clear();
+    reader.read_line(&mut line).unwrap();
+    let second: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(second["id"], 9);
+    assert!(second["result"]["sessions"].is_array());
+}
+
+#[test]
+fn another_user_is_refused() {
+    let env = Env::new();
+    env.ok(&["list"]);
+    // `nobody` cannot even reach the 0700 runtime directory; the host would refuse it anyway.
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_shotty"),
+            "session",
+            "list",
+        ])
+        .env("SHOTTY_RUNTIME_DIR", &env.runtime)
+        .env("SHOTTY_STATE_DIR", &env.state)
+        .output()
+        .expect("setpriv runs");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON error document");
+    assert_eq!(doc["status"], "error", "{doc}");
+    assert!(
+        ["permission_denied", "host_unavailable", "io_error"]
+            .contains(&doc["error"]["code"].as_str().unwrap()),
+        "{doc}"
+    );
+    assert_ne!(out.status.code(), Some(0));
+}
