@@ -418,3 +418,25 @@ fn another_user_is_refused() {
     );
     assert_ne!(out.status.code(), Some(0));
 }
+
+#[test]
+fn ctrl_c_cancels_a_wait() {
+    let env = Env::new();
+    let id = env.start(&["--", "sleep", "30"]);
+    let child = env
+        .command(&["wait", &id, "--text", "never"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("wait runs");
+    std::thread::sleep(Duration::from_millis(500));
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    let out = child.wait_with_output().expect("wait ends");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["error"]["code"], "cancelled", "{doc}");
+    assert_eq!(out.status.code(), Some(1));
+    // The session is untouched.
+    assert_eq!(env.ok(&["list"])["sessions"][0]["state"], "running");
+}

@@ -276,8 +276,19 @@ fn host() -> i32 {
     }
 }
 
+/// Connects to the host with Ctrl+C wired to cancel the pending call (the reply is then the
+/// `cancelled` error document).
+fn connect() -> Result<Client, SessionError> {
+    let client = Client::connect()?;
+    let canceller = client.canceller()?;
+    // Only one handler per process, and one call per invocation: a failure here just means
+    // Ctrl+C ends the process the default way.
+    let _ = ctrlc::set_handler(move || canceller.cancel());
+    Ok(client)
+}
+
 fn call(method: &str, params: Value) -> Result<Value, SessionError> {
-    Client::connect()?.call(method, params, Some(REPLY_TIMEOUT))
+    connect()?.call(method, params, Some(REPLY_TIMEOUT))
 }
 
 /// The steps of `send` in command-line order (clap keeps each option's values separately).
@@ -384,9 +395,8 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             idle,
             exit,
         } => {
-            // Ctrl+C ends this process; the host notices the closed connection and gives up
-            // the wait.
-            Client::connect()?.call(
+            // Ctrl+C closes the connection; the host notices and gives up the wait.
+            connect()?.call(
                 "wait",
                 json!({
                     "sessionId": id, "text": text, "regex": regex, "until": until,

@@ -5,6 +5,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -27,6 +29,23 @@ pub struct Client {
     stream: UnixStream,
     reader: BufReader<UnixStream>,
     next_id: u64,
+    cancelled: Arc<AtomicBool>,
+}
+
+/// Cancels a client's pending call from another thread (a Ctrl+C handler): the connection is
+/// shut down, the host notices and abandons the request, and the call returns `cancelled`.
+#[derive(Clone, Debug)]
+pub struct Canceller {
+    stream: Arc<UnixStream>,
+    cancelled: Arc<AtomicBool>,
+}
+
+impl Canceller {
+    /// Cancels the pending call.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+    }
 }
 
 impl Client {
@@ -65,12 +84,43 @@ impl Client {
             stream,
             reader,
             next_id: 1,
+            cancelled: Arc::new(AtomicBool::new(false)),
         })
+    }
+
+    /// A handle that cancels this client's pending call.
+    pub fn canceller(&self) -> Result<Canceller, SessionError> {
+        Ok(Canceller {
+            stream: Arc::new(
+                self.stream
+                    .try_clone()
+                    .map_err(|e| SessionError::io("cannot use the host connection", e))?,
+            ),
+            cancelled: Arc::clone(&self.cancelled),
+        })
+    }
+
+    fn cancelled_or(&self, e: SessionError) -> SessionError {
+        if self.cancelled.load(Ordering::SeqCst) {
+            SessionError::new(ErrorCode::Cancelled, "cancelled")
+        } else {
+            e
+        }
     }
 
     /// Sends `method(params)` and returns its result. `timeout` bounds the wait for the
     /// reply (`None`: wait as long as it takes, for `wait`).
     pub fn call(
+        &mut self,
+        method: &str,
+        params: Value,
+        timeout: Option<Duration>,
+    ) -> Result<Value, SessionError> {
+        self.exchange(method, params, timeout)
+            .map_err(|e| self.cancelled_or(e))
+    }
+
+    fn exchange(
         &mut self,
         method: &str,
         params: Value,

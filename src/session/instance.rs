@@ -179,7 +179,9 @@ impl Session {
             live: Mutex::new(Live {
                 term,
                 version: 0,
-                state: State::Starting,
+                // The program is running once spawn succeeded; `Starting` covers only the
+                // moments before (a host reports it while a spawn is under way).
+                state: State::Running,
                 exit_code: None,
                 signal: None,
                 outcome: None,
@@ -336,9 +338,6 @@ impl Session {
                         let _ = input.try_write(replies);
                     }
                     live.version += 1;
-                    if live.state == State::Starting {
-                        live.state = State::Running;
-                    }
                     let fp = fingerprint(&live.term);
                     if fp != live.content_fingerprint {
                         live.content_fingerprint = fp;
