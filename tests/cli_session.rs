@@ -440,3 +440,84 @@ fn ctrl_c_cancels_a_wait() {
     // The session is untouched.
     assert_eq!(env.ok(&["list"])["sessions"][0]["state"], "running");
 }
+
+#[test]
+fn vim_less_and_python_are_drivable() {
+    let env = Env::new();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.md");
+
+    let vim = env.start(&["--", "vim", "-u", "NONE", "-N", file.to_str().unwrap()]);
+    env.ok(&["wait", &vim, "--text", "notes.md", "--timeout", "10s"]);
+    let read = env.ok(&["read", &vim]);
+    assert_eq!(read["screen"]["isAlternateScreen"], true);
+    env.ok(&[
+        "send", &vim, "--keys", "i", "--text", "# Plan", "--keys", "Escape", "--text", ":wq",
+        "--keys", "Enter",
+    ]);
+    let done = env.ok(&["wait", &vim, "--exit", "--timeout", "10s"]);
+    assert_eq!(done["state"], "exited");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "# Plan\n");
+
+    let lines: String = (1..=200).map(|i| format!("line {i}\n")).collect();
+    let text = dir.path().join("lines.txt");
+    std::fs::write(&text, lines).unwrap();
+    let less = env.start(&["--height", "10", "--", "less", text.to_str().unwrap()]);
+    env.ok(&["wait", &less, "--text", "line 9", "--timeout", "10s"]);
+    env.ok(&["send", &less, "--text", "/line 150", "--keys", "Enter"]);
+    let found = env.ok(&["wait", &less, "--text", "line 152", "--timeout", "10s"]);
+    assert!(
+        !found["screen"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("line 9\n")
+    );
+    env.ok(&["send", &less, "--keys", "q"]);
+    env.ok(&["wait", &less, "--exit", "--timeout", "10s"]);
+
+    let py = env.start(&["--", "python3", "-q"]);
+    env.ok(&["wait", &py, "--text", ">>>", "--timeout", "10s"]);
+    env.ok(&["send", &py, "--text", "sum(range(101))", "--keys", "Enter"]);
+    env.ok(&["wait", &py, "--text", "5050", "--timeout", "10s"]);
+    // Multi-line input through bracketed paste.
+    env.ok(&[
+        "send",
+        &py,
+        "--paste",
+        "def sq(x):\n    return x * x\n",
+        "--keys",
+        "Enter",
+    ]);
+    env.ok(&["send", &py, "--text", "sq(12)", "--keys", "Enter"]);
+    env.ok(&["wait", &py, "--text", "144", "--timeout", "10s"]);
+    env.ok(&["send", &py, "--keys", "Ctrl+D"]);
+    let ended = env.ok(&["wait", &py, "--exit", "--timeout", "10s"]);
+    assert_eq!(ended["state"], "exited");
+}
+
+#[test]
+fn a_stale_socket_is_replaced_and_a_vanished_client_is_harmless() {
+    let env = Env::new();
+    std::fs::create_dir_all(&env.runtime).unwrap();
+    std::fs::set_permissions(&env.runtime, std::fs::Permissions::from_mode(0o700)).unwrap();
+    // A socket file nobody listens on, as a SIGKILLed host leaves behind.
+    drop(std::os::unix::net::UnixListener::bind(env.socket()).unwrap());
+    std::fs::set_permissions(env.socket(), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let id = env.start(&["--", "sleep", "30"]);
+
+    // A client that sends half a request and disappears, and one that vanishes mid-wait.
+    {
+        let mut s = UnixStream::connect(env.socket()).unwrap();
+        s.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"meth")
+            .unwrap();
+    }
+    {
+        let mut s = UnixStream::connect(env.socket()).unwrap();
+        let req = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"wait\",\"params\":{{\"sessionId\":\"{id}\",\"text\":\"never\"}}}}\n"
+        );
+        s.write_all(req.as_bytes()).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(env.ok(&["list"])["sessions"][0]["sessionId"], id.as_str());
+}
