@@ -521,3 +521,36 @@ fn a_stale_socket_is_replaced_and_a_vanished_client_is_harmless() {
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(env.ok(&["list"])["sessions"][0]["sessionId"], id.as_str());
 }
+
+#[test]
+fn host_shutdown_stops_sessions_and_keeps_them() {
+    let env = Env::new();
+    let id = env.start(&["--", "sh", "-c", "echo alive; sleep 300"]);
+    env.ok(&["wait", &id, "--text", "alive", "--timeout", "10s"]);
+    let pid = env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"]
+        .as_i64()
+        .expect("host pid");
+    Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Path::new(&format!("/proc/{pid}")).exists()
+        && std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "))
+    {
+        assert!(Instant::now() < deadline, "host did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let entry = env.ok(&["list", "--all"])["sessions"][0].clone();
+    assert_eq!(entry["sessionId"], id.as_str());
+    assert_eq!(
+        (entry["state"].as_str(), entry["stopReason"].as_str()),
+        (Some("stopped"), Some("shutdown"))
+    );
+    assert!(
+        env.ok(&["read", &id])["screen"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("alive")
+    );
+}

@@ -1032,9 +1032,6 @@ pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(),
         .map_err(|e| SessionError::io(&format!("cannot listen on {}", socket.display()), e))?;
     std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| SessionError::io("cannot protect the socket", e))?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| SessionError::io("cannot configure the socket", e))?;
     let (jobs_tx, jobs_rx) = mpsc::sync_channel::<Job>(64);
     {
         let host = Arc::clone(&host);
@@ -1043,41 +1040,60 @@ pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(),
             .spawn(move || executor(host, jobs_rx))
             .map_err(|e| SessionError::io("cannot start the executor", e))?;
     }
+    {
+        let host = Arc::clone(&host);
+        let socket = socket.to_path_buf();
+        std::thread::Builder::new()
+            .name("shotty-housekeeper".into())
+            .spawn(move || housekeeper(&host, &socket))
+            .map_err(|e| SessionError::io("cannot start the housekeeper", e))?;
+    }
+    {
+        // SIGTERM/SIGINT: stop every session (reason `shutdown`, records written), then leave.
+        let host = Arc::clone(&host);
+        let socket = socket.to_path_buf();
+        let _ = ctrlc::set_handler(move || {
+            host.shutdown();
+            let _ = std::fs::remove_file(&socket);
+            std::process::exit(0);
+        });
+    }
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else {
+            continue;
+        };
+        if !peer_is_us(&stream) {
+            continue;
+        }
+        let host = Arc::clone(&host);
+        let jobs = jobs_tx.clone();
+        let _ = std::thread::Builder::new()
+            .name("shotty-conn".into())
+            .spawn(move || serve_connection(host, stream, jobs));
+    }
+    Ok(())
+}
+
+/// Ends the host process once it has been idle long enough, or when its socket was removed
+/// (a newer host took over). Checked once a second: this is housekeeping, not a reaction to
+/// anything a client waits for.
+fn housekeeper(host: &Host, socket: &Path) {
     loop {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                if !peer_is_us(&stream) {
-                    continue;
-                }
-                let _ = stream.set_nonblocking(false);
-                let host = Arc::clone(&host);
-                let jobs = jobs_tx.clone();
-                let _ = std::thread::Builder::new()
-                    .name("shotty-conn".into())
-                    .spawn(move || serve_connection(host, stream, jobs));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                // Accepting is polled so the idle check can run; 20 ms keeps connects fast.
-                std::thread::sleep(Duration::from_millis(20));
-                let idle = host
-                    .last_activity
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .elapsed();
-                if idle >= host.idle_exit && !host.has_live_sessions() {
-                    break;
-                }
-                // A replaced socket (another host took over) ends this one.
-                if std::fs::symlink_metadata(socket).is_err() {
-                    host.shutdown();
-                    return Ok(());
-                }
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        std::thread::sleep(Duration::from_secs(1).min(host.idle_exit));
+        if std::fs::symlink_metadata(socket).is_err() {
+            host.shutdown();
+            std::process::exit(0);
+        }
+        let idle = host
+            .last_activity
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed();
+        if idle >= host.idle_exit && !host.has_live_sessions() {
+            let _ = std::fs::remove_file(socket);
+            std::process::exit(0);
         }
     }
-    let _ = std::fs::remove_file(socket);
-    Ok(())
 }
 
 #[cfg(test)]
