@@ -407,7 +407,7 @@ impl Host {
                 let live = l.session.lock();
                 let text = live.term.text();
                 let output_lines = live.term.history().count();
-                let mut v = json!({
+                json!({
                     "sessionId": id,
                     "state": live.state,
                     "processId": l.session.pid(),
@@ -422,13 +422,7 @@ impl Host {
                     "updatedAt": rfc3339(live.updated_at),
                     "urls": detect_urls(&text),
                     "outputLines": output_lines,
-                });
-                if live.state.is_ended() {
-                    v["outcome"] = json!(live.outcome);
-                    v["stopReason"] = json!(live.stop_reason);
-                    v["expiresAt"] = json!(rfc3339(SystemTime::now() + l.meta.retain));
-                }
-                v
+                })
             }
             Entry::Ended(r) => json!({
                 "sessionId": id,
@@ -473,9 +467,14 @@ impl Host {
             .collect();
         let mut sessions = Vec::new();
         for (id, entry) in entries {
-            if let Entry::Live(l) = &entry {
-                self.settle(l)?;
-            }
+            // An ended session is described by its record (written here if not yet).
+            let entry = match entry {
+                Entry::Live(l) => match self.settle(&l)? {
+                    Some(record) => Entry::Ended(record),
+                    None => Entry::Live(l),
+                },
+                ended => ended,
+            };
             let summary = self.summary(&id, &entry);
             let ended = summary["state"]
                 .as_str()
