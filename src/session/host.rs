@@ -38,7 +38,7 @@ pub const DEFAULT_RETAIN: Duration = Duration::from_secs(24 * 3600);
 /// Longest time a `read` waits for output to settle.
 pub const READ_SETTLE_MAX: Duration = Duration::from_millis(100);
 /// Quiet time after which output counts as settled.
-const READ_SETTLE_QUIET: Duration = Duration::from_millis(20);
+const READ_SETTLE_QUIET: Duration = Duration::from_millis(5);
 /// Viewport text returned at most, in characters.
 pub const MAX_SCREEN_CHARS: usize = 200_000;
 /// Lines of history written with an ended session.
@@ -563,15 +563,12 @@ impl Host {
                 let session = &l.session;
                 let mut live = session.lock();
                 if settle_output {
-                    // Let a burst of output finish, but hold the executor at most 100 ms.
+                    // Let a burst of output finish — output within the last 5 ms means more
+                    // may be on its way — but hold the executor at most 100 ms.
                     let until = Instant::now() + READ_SETTLE_MAX;
-                    loop {
-                        let seen = live.version;
-                        let quiet = (Instant::now() + READ_SETTLE_QUIET).min(until);
+                    while live.output_at.elapsed() < READ_SETTLE_QUIET && Instant::now() < until {
+                        let quiet = (live.output_at + READ_SETTLE_QUIET).min(until);
                         live = session.wait_change(live, Some(quiet));
-                        if live.version == seen || Instant::now() >= until {
-                            break;
-                        }
                     }
                 }
                 let fields = json!({

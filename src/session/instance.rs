@@ -13,6 +13,9 @@ use crate::term::{Terminal, TerminalOptions};
 
 use super::error::{ErrorCode, SessionError};
 
+/// Output processed per batch at most before waiters are woken.
+pub const BATCH_BYTES: usize = 1 << 20;
+
 /// Time between SIGTERM and SIGKILL when a session is stopped.
 pub const STOP_GRACE: Duration = Duration::from_secs(3);
 
@@ -104,6 +107,8 @@ pub struct Live {
     pub content_changed_at: Instant,
     /// When anything last changed.
     pub updated_at: SystemTime,
+    /// When the program last wrote output.
+    pub output_at: Instant,
     content_fingerprint: u64,
     exited: bool,
     eof: bool,
@@ -188,6 +193,7 @@ impl Session {
                 stop_reason: None,
                 content_changed_at: Instant::now(),
                 updated_at: SystemTime::now(),
+                output_at: Instant::now(),
                 content_fingerprint,
                 exited: false,
                 eof: false,
@@ -323,34 +329,49 @@ impl Session {
     }
 
     /// Feeds output into the terminal until the program has exited and its output is drained.
+    /// Output already queued is taken in one batch (up to [`BATCH_BYTES`]) under one lock, so a
+    /// flood costs one notification and one content check per batch, not per read.
     fn pump(&self) {
         let events = self.process.events();
         let input = self.process.input();
-        while let Ok(event) = events.recv() {
+        while let Ok(first) = events.recv() {
             let mut live = self.lock();
-            match event {
-                PtyEvent::Output(bytes) => {
-                    live.term.advance(&bytes);
-                    let replies = live.term.take_replies();
-                    if !replies.is_empty() {
-                        // A program that floods queries without reading loses replies rather
-                        // than stalling the session.
-                        let _ = input.try_write(replies);
+            let mut fed = false;
+            let mut budget = BATCH_BYTES;
+            let mut next = Some(first);
+            while let Some(event) = next.take() {
+                match event {
+                    PtyEvent::Output(bytes) => {
+                        budget = budget.saturating_sub(bytes.len());
+                        live.term.advance(&bytes);
+                        fed = true;
                     }
-                    live.version += 1;
-                    let fp = fingerprint(&live.term);
-                    if fp != live.content_fingerprint {
-                        live.content_fingerprint = fp;
-                        live.content_changed_at = Instant::now();
+                    PtyEvent::Eof => live.eof = true,
+                    PtyEvent::Exited(status) => {
+                        live.exited = true;
+                        if live.exit_code.is_none() && live.signal.is_none() {
+                            live.exit_code = status.code();
+                            live.signal = status.signal_name();
+                        }
                     }
                 }
-                PtyEvent::Eof => live.eof = true,
-                PtyEvent::Exited(status) => {
-                    live.exited = true;
-                    if live.exit_code.is_none() && live.signal.is_none() {
-                        live.exit_code = status.code();
-                        live.signal = status.signal_name();
-                    }
+                if budget > 0 {
+                    next = events.try_recv().ok();
+                }
+            }
+            if fed {
+                let replies = live.term.take_replies();
+                if !replies.is_empty() {
+                    // A program that floods queries without reading loses replies rather
+                    // than stalling the session.
+                    let _ = input.try_write(replies);
+                }
+                live.version += 1;
+                live.output_at = Instant::now();
+                let fp = fingerprint(&live.term);
+                if fp != live.content_fingerprint {
+                    live.content_fingerprint = fp;
+                    live.content_changed_at = live.output_at;
                 }
             }
             live.updated_at = SystemTime::now();
