@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use shotty::render::theme::parse_hex_color;
-use shotty::render::{Appearance, Backdrop, Crop, CropEdge, DEFAULT_THEME, Theme, WindowStyle};
+use shotty::render::{
+    Appearance, Backdrop, Crop, CropEdge, DEFAULT_THEME, PngCompression, Theme, WindowStyle,
+};
 
 /// Options that change how a screenshot looks (names follow console2svg).
 #[derive(Debug, Clone, Args)]
@@ -82,6 +84,10 @@ pub struct AppearanceArgs {
     /// PNG scale factor.
     #[arg(long, default_value_t = 1.0)]
     scale: f64,
+    /// Compress PNGs faster (several times quicker to write, somewhat larger files, the same
+    /// pixels).
+    #[arg(long)]
+    png_fast: bool,
 }
 
 fn color(name: &str, value: &str) -> Result<shotty::term::Rgb, String> {
@@ -220,6 +226,11 @@ impl AppearanceArgs {
             },
             scale: self.scale,
             font_files: self.font_file.clone(),
+            png_compression: if self.png_fast {
+                PngCompression::Fast
+            } else {
+                PngCompression::Default
+            },
         })
     }
 }

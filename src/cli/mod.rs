@@ -5,6 +5,7 @@ mod capture;
 mod diff;
 mod output;
 mod render;
+mod serve;
 mod session;
 mod themes;
 
@@ -45,6 +46,12 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Run a program in a terminal exposed as a JSON-RPC 2.0 endpoint on a Unix socket or
+    /// TCP loopback (see docs/serve.md).
+    Serve(Box<serve::ServeArgs>),
+    /// Serve the session tools over the Model Context Protocol on stdin/stdout (see
+    /// docs/mcp.md).
+    Mcp,
     /// List the built-in colour themes.
     Themes(themes::ThemesArgs),
 }
@@ -58,6 +65,10 @@ pub fn run() -> i32 {
         .collect();
     if args.get(1).map(String::as_str) == Some("session") {
         return session::main(args[2..].to_vec());
+    }
+    // `serve` reports usage errors on one line.
+    if args.get(1).map(String::as_str) == Some("serve") {
+        return serve::main(&args[2..]);
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -76,6 +87,9 @@ pub fn run() -> i32 {
         // Handled before parsing (see above); reached only through odd spellings.
         Some(Command::Session { args }) => Ok(session::main(args)),
         Some(Command::Diff(args)) => diff::run(*args),
+        Some(Command::Mcp) => shotty::mcp::serve().map(|()| 0),
+        // Handled before parsing, like `session`.
+        Some(Command::Serve(args)) => Ok(serve::run(*args)),
     };
     match result {
         Ok(code) => code,

@@ -1,7 +1,6 @@
 //! Writing results: to stdout, or atomically to a file so a failure never leaves half of one.
 
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use shotty::render::Format;
@@ -41,25 +40,7 @@ pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
     match path {
         None => write_stdout(bytes),
         Some(p) if p.as_os_str() == "-" => write_stdout(bytes),
-        Some(p) => {
-            let dir = match p.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d,
-                _ => Path::new("."),
-            };
-            let mut tmp = tempfile::NamedTempFile::new_in(dir)
-                .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
-            // Temporary files are private; the result should be an ordinary file (or keep the
-            // mode of the file it replaces).
-            let mode = std::fs::metadata(p).map_or(0o644, |m| m.permissions().mode() & 0o777);
-            tmp.as_file()
-                .set_permissions(std::fs::Permissions::from_mode(mode))
-                .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
-            tmp.write_all(bytes)
-                .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
-            tmp.persist(p)
-                .map_err(|e| format!("cannot write {}: {}", p.display(), e.error))?;
-            Ok(())
-        }
+        Some(p) => shotty::session::artifacts::write_file(p, bytes),
     }
 }
 

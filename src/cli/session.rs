@@ -8,9 +8,9 @@ use clap::{Parser, Subcommand};
 use serde_json::{Value, json};
 
 use shotty::duration::parse_duration;
-use shotty::render::{Format, encode};
+use shotty::render::Format;
 use shotty::session::client::{Client, REPLY_TIMEOUT};
-use shotty::session::{ErrorCode, SessionError, paths};
+use shotty::session::{ErrorCode, SessionError, artifacts, paths};
 
 use super::appearance::AppearanceArgs;
 use super::output::{format_arg, resolve_format, write_output};
@@ -25,7 +25,7 @@ struct SessionCli {
     command: SessionCommand,
 }
 
-fn dimension(s: &str) -> Result<u16, String> {
+pub(super) fn dimension(s: &str) -> Result<u16, String> {
     match s.parse::<u16>() {
         Ok(n) if (1..=500).contains(&n) => Ok(n),
         _ => Err(format!("{s:?} is not a size between 1 and 500")),
@@ -316,23 +316,6 @@ fn send_steps() -> Vec<Value> {
     steps
 }
 
-fn render_to(
-    id: &str,
-    format: Format,
-    appearance: &AppearanceArgs,
-) -> Result<(Vec<u8>, Value), SessionError> {
-    let reply = call("snapshot", json!({ "sessionId": id }))?;
-    let snapshot: shotty::term::Snapshot = serde_json::from_value(reply["snapshot"].clone())
-        .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
-    let title = reply["title"].as_str().map(str::to_owned);
-    let appearance = appearance
-        .to_appearance(title)
-        .map_err(SessionError::invalid_request)?;
-    let bytes = encode(&snapshot, format, &appearance)
-        .map_err(|e| SessionError::invalid_request(e.to_string()))?;
-    Ok((bytes, reply))
-}
-
 fn run(command: SessionCommand) -> Result<Value, SessionError> {
     match command {
         SessionCommand::Start {
@@ -427,7 +410,8 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
         } => {
             let format = resolve_format(format, Some(&out), Format::Svg)
                 .map_err(SessionError::invalid_request)?;
-            let (bytes, _) = render_to(&id, format, &appearance)?;
+            let (bytes, _) =
+                artifacts::render_to(connect()?, &id, format, |t| appearance.to_appearance(t))?;
             write_output(Some(&out), &bytes)
                 .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
             let path = std::path::absolute(&out).map_err(|e| SessionError::io("bad path", e))?;
@@ -442,8 +426,9 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             if !matches!(format, Format::Svg | Format::Png) {
                 return Err(SessionError::invalid_request("inspect renders svg or png"));
             }
-            let (bytes, _) = render_to(&id, format, &appearance)?;
-            let path = inspect_file(&bytes, format)?;
+            let (bytes, _) =
+                artifacts::render_to(connect()?, &id, format, |t| appearance.to_appearance(t))?;
+            let path = artifacts::inspect_file(&bytes, format)?;
             Ok(json!({ "sessionId": id, "path": path, "format": format.name() }))
         }
         SessionCommand::History {
@@ -484,44 +469,4 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
         }
         SessionCommand::Host => Err(SessionError::invalid_request("host runs on its own")),
     }
-}
-
-/// Writes an inspect image to `<tmp>/shotty-inspect-<uid>/inspect-<random>/inspect.<ext>`
-/// (directories 0700, file 0600), removing inspect directories older than 24 h first.
-fn inspect_file(bytes: &[u8], format: Format) -> Result<PathBuf, SessionError> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let uid = rustix::process::getuid().as_raw();
-    let root = std::env::temp_dir().join(format!("shotty-inspect-{uid}"));
-    paths::ensure_private_dir(&root)?;
-    if let Ok(entries) = std::fs::read_dir(&root) {
-        for e in entries.flatten() {
-            let old = e
-                .metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|m| m.elapsed().ok())
-                .is_some_and(|age| age > Duration::from_secs(24 * 3600));
-            if old && e.file_name().to_string_lossy().starts_with("inspect-") {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
-        }
-    }
-    let dir = tempfile::Builder::new()
-        .prefix("inspect-")
-        .tempdir_in(&root)
-        .map_err(|e| SessionError::io("cannot create the inspect directory", e))?
-        .keep();
-    std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))
-        .map_err(|e| SessionError::io("cannot protect the inspect directory", e))?;
-    let path = dir.join(format!("inspect.{}", format.name()));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)
-        .map_err(|e| SessionError::io("cannot write the inspect image", e))?;
-    file.write_all(bytes)
-        .map_err(|e| SessionError::io("cannot write the inspect image", e))?;
-    Ok(path)
 }

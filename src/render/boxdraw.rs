@@ -31,8 +31,6 @@
 //! cell edges; they overhang the cell sideways by half their horizontal width, which is what
 //! makes diagonals in diagonally adjacent cells join without a notch.
 
-use std::fmt::Write as _;
-
 /// How a character's geometry is filled.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Fill {
@@ -149,17 +147,7 @@ impl<'a> Pen<'a> {
     }
 
     fn num(&mut self, n: i64) {
-        if n < 0 {
-            self.out.push('-');
-        }
-        let a = n.unsigned_abs();
-        let (int, frac) = (a / 100, a % 100);
-        // Writing to a String cannot fail.
-        let _ = match frac {
-            0 => write!(self.out, "{int}"),
-            f if f % 10 == 0 => write!(self.out, "{int}.{}", f / 10),
-            f => write!(self.out, "{int}.{f:02}"),
-        };
+        super::layout::push_hundredths(self.out, n);
     }
 
     fn point(&mut self, p: (i64, i64)) {

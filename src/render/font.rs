@@ -61,7 +61,14 @@ fn primary_face() -> Option<&'static ttf_parser::Face<'static>> {
 /// Whether the primary monospace font has a glyph for `c` (its advance is then exactly one
 /// cell, so runs of such characters need no per-glyph positions).
 pub fn primary_covers(c: char) -> bool {
-    primary_face().is_some_and(|f| f.glyph_index(c).is_some())
+    // Latin-1 from a table (most cells), everything else from the font's cmap.
+    static LATIN1: OnceLock<[bool; 256]> = OnceLock::new();
+    let face_covers = |c: char| primary_face().is_some_and(|f| f.glyph_index(c).is_some());
+    match u8::try_from(u32::from(c)) {
+        Ok(b) => LATIN1.get_or_init(|| std::array::from_fn(|i| face_covers(char::from(i as u8))))
+            [b as usize],
+        Err(_) => face_covers(c),
+    }
 }
 
 /// Where things go inside a cell, in pixels.

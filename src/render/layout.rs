@@ -1,7 +1,9 @@
 //! Placing everything once: the geometry both the SVG writer and (through it) the PNG
 //! rasteriser use.
 
-use crate::term::{Color, Rgb, Snapshot, StyleSnapshot};
+use rustc_hash::FxHashMap;
+
+use crate::term::{Color, Rgb, Snapshot, Style, StyleSnapshot};
 
 use super::boxdraw::{self, Fill, Stroke};
 use super::font::{self, CellMetrics};
@@ -21,7 +23,7 @@ pub struct Rect {
 }
 
 /// A text style as a CSS class: colour and face.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TextClass {
     /// Text colour.
     pub fill: Rgb,
@@ -252,20 +254,29 @@ struct OpenRun {
 
 struct Builder<'a> {
     snapshot: &'a Snapshot,
+    /// `snapshot.styles`, each resolved once.
+    styles: Vec<Style>,
+    /// Stands in for a style index the snapshot lacks.
+    default_style: &'a StyleSnapshot,
     theme: &'a super::Theme,
     default_fg: Rgb,
     default_bg: Rgb,
     m: CellMetrics,
     stroke: Stroke,
     classes: Vec<TextClass>,
+    class_index: FxHashMap<TextClass, usize>,
     runs: Vec<Run>,
     shapes: Vec<Shape>,
+    /// (fill, alpha bits) → index into `shapes`.
+    shape_index: FxHashMap<(Rgb, u32), usize>,
     strokes: Vec<Stroke1>,
     backgrounds: Vec<(Rect, Rgb)>,
     /// Background spans of the previous row: (columns, colour, index into `backgrounds`).
     previous_spans: Vec<(Span, Rgb, usize)>,
     link_ids: Vec<Option<Option<usize>>>,
     links: Vec<String>,
+    /// Reused buffer for one cell's box-drawing path.
+    scratch: String,
 }
 
 impl Builder<'_> {
@@ -277,8 +288,7 @@ impl Builder<'_> {
         }
     }
 
-    fn colors(&self, style: &StyleSnapshot, block_cursor: bool) -> CellColors {
-        let resolved = style.to_style();
+    fn colors(&self, style: &StyleSnapshot, resolved: Style, block_cursor: bool) -> CellColors {
         let mut fg = self.resolve(resolved.fg, true);
         let mut bg = self.resolve(resolved.bg, false);
         let mut bg_is_screen = resolved.bg == Color::Default;
@@ -302,31 +312,26 @@ impl Builder<'_> {
     }
 
     fn class(&mut self, class: TextClass) -> usize {
-        match self.classes.iter().position(|c| *c == class) {
-            Some(i) => i,
-            None => {
-                self.classes.push(class);
-                self.classes.len() - 1
-            }
-        }
+        let classes = &mut self.classes;
+        *self.class_index.entry(class).or_insert_with(|| {
+            classes.push(class);
+            classes.len() - 1
+        })
     }
 
     fn shape(&mut self, fill: Rgb, alpha: f32) -> &mut String {
-        let i = match self
-            .shapes
-            .iter()
-            .position(|s| s.fill == fill && s.alpha == alpha)
-        {
-            Some(i) => i,
-            None => {
-                self.shapes.push(Shape {
+        let shapes = &mut self.shapes;
+        let i = *self
+            .shape_index
+            .entry((fill, alpha.to_bits()))
+            .or_insert_with(|| {
+                shapes.push(Shape {
                     fill,
                     alpha,
                     path: String::new(),
                 });
-                self.shapes.len() - 1
-            }
-        };
+                shapes.len() - 1
+            });
         &mut self.shapes[i].path
     }
 
@@ -377,15 +382,20 @@ impl Builder<'_> {
                     // One full wave per cell, so neighbouring cells join into one line.
                     let mid = top + s / 2.0;
                     let half = w / 2.0;
-                    let path = format!(
-                        "M{} {}q{} {} {} 0t{} 0",
-                        f(x),
-                        f(mid),
-                        f(half / 2.0),
-                        f(-s * 1.5),
-                        f(half),
-                        f(half)
-                    );
+                    let mut path = String::with_capacity(40);
+                    path.push('M');
+                    push_f(&mut path, x);
+                    path.push(' ');
+                    push_f(&mut path, mid);
+                    path.push('q');
+                    push_f(&mut path, half / 2.0);
+                    path.push(' ');
+                    push_f(&mut path, -s * 1.5);
+                    path.push(' ');
+                    push_f(&mut path, half);
+                    path.push_str(" 0t");
+                    push_f(&mut path, half);
+                    path.push_str(" 0");
                     self.strokes.push(Stroke1 {
                         color,
                         width: s,
@@ -478,12 +488,11 @@ impl Builder<'_> {
             let width = (cell.w as usize).min(cols.end - c);
             let x = origin.0 + (c - cols.start) as f64 * cw;
             let w = width as f64 * cw;
-            let style = snapshot
-                .styles
-                .get(cell.s as usize)
-                .cloned()
-                .unwrap_or_default();
-            let colors = self.colors(&style, cursor == Some(c));
+            let (style, resolved) = match snapshot.styles.get(cell.s as usize) {
+                Some(style) => (style, self.styles[cell.s as usize]),
+                None => (self.default_style, Style::default()),
+            };
+            let colors = self.colors(style, resolved, cursor == Some(c));
             if !colors.bg_is_screen {
                 match spans.last_mut() {
                     Some((span, color)) if span.end == c && *color == colors.bg => {
@@ -492,7 +501,7 @@ impl Builder<'_> {
                     _ => spans.push((c..c + width, colors.bg)),
                 }
             }
-            self.decorations(&style, colors.fg, x, y, w);
+            self.decorations(style, colors.fg, x, y, w);
 
             let text = cell.t.as_str();
             if text == " " || text.is_empty() || style.hidden {
@@ -504,7 +513,8 @@ impl Builder<'_> {
             let single = chars.next().is_none();
             if single && boxdraw::is_drawn(first) {
                 let stroke = self.stroke;
-                let mut path = String::new();
+                let mut path = std::mem::take(&mut self.scratch);
+                path.clear();
                 if let Some(fill) = boxdraw::cell_path(first, x, y, w, ch, stroke, &mut path) {
                     let alpha = match fill {
                         Fill::Solid => 1.0,
@@ -512,6 +522,7 @@ impl Builder<'_> {
                     };
                     self.shape(colors.fg, alpha).push_str(&path);
                 }
+                self.scratch = path;
                 spaces += width;
                 continue;
             }
@@ -657,21 +668,31 @@ impl Layout {
         check_range("output width", out_size.0, 1.0, 20000.0)?;
         check_range("output height", out_size.1, 1.0, 20000.0)?;
 
+        let default_style = StyleSnapshot::default();
         let mut b = Builder {
             snapshot,
+            styles: snapshot
+                .styles
+                .iter()
+                .map(StyleSnapshot::to_style)
+                .collect(),
+            default_style: &default_style,
             theme,
             default_fg,
             default_bg,
             m,
             stroke: Stroke::for_font_size(a.font_size),
             classes: Vec::new(),
+            class_index: FxHashMap::default(),
             runs: Vec::new(),
             shapes: Vec::new(),
+            shape_index: FxHashMap::default(),
             strokes: Vec::new(),
             backgrounds: Vec::new(),
             previous_spans: Vec::new(),
             link_ids: Vec::new(),
             links: Vec::new(),
+            scratch: String::new(),
         };
         let cur = &snapshot.cursor;
         let cursor_visible = a.cursor && cur.visible;
@@ -753,14 +774,137 @@ impl Layout {
 
 /// Appends a rectangle as a closed clockwise subpath.
 pub(crate) fn rect_path(out: &mut String, x: f64, y: f64, w: f64, h: f64) {
-    use std::fmt::Write;
-    let _ = write!(out, "M{} {}h{}v{}h{}z", f(x), f(y), f(w), f(h), f(-w));
+    out.push('M');
+    push_f(out, x);
+    out.push(' ');
+    push_f(out, y);
+    out.push('h');
+    push_f(out, w);
+    out.push('v');
+    push_f(out, h);
+    out.push('h');
+    push_f(out, -w);
+    out.push('z');
 }
 
 /// Formats a coordinate with at most two decimals and no trailing zeros.
 pub(crate) fn f(v: f64) -> String {
-    let r = (v * 100.0).round() / 100.0;
-    let r = if r == 0.0 { 0.0 } else { r };
-    let s = format!("{r:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    let mut s = String::new();
+    push_f(&mut s, v);
+    s
+}
+
+/// Appends a coordinate as [`f`] formats it, without allocating.
+pub(crate) fn push_f(out: &mut String, v: f64) {
+    let x = v * 100.0;
+    // Integer arithmetic gives exactly the digits `{:.2}` of round(x) / 100 would (the
+    // nearest double to n / 100 is far closer than the rounding step) while the value is
+    // well inside f64's exact range; anything else (and NaN) takes the formatter.
+    if x.abs() < 1e13 {
+        // `x.round()` (half away from zero) without the libm call: below 2^52 the
+        // fraction `x - trunc(x)` is exact.
+        let t = x as i64;
+        let frac = x - t as f64;
+        let n = if frac >= 0.5 {
+            t + 1
+        } else if frac <= -0.5 {
+            t - 1
+        } else {
+            t
+        };
+        push_hundredths(out, n);
+    } else {
+        use std::fmt::Write;
+        let r = x.round() / 100.0;
+        let s = format!("{r:.2}");
+        let _ = write!(out, "{}", s.trim_end_matches('0').trim_end_matches('.'));
+    }
+}
+
+/// Appends `n` hundredths: at most two decimals, no trailing zeros, no `-0`.
+pub(crate) fn push_hundredths(out: &mut String, n: i64) {
+    // Written back to front: [-]digits[.d[d]].
+    let mut buf = [0u8; 24];
+    let mut i = buf.len();
+    let a = n.unsigned_abs();
+    let (mut int, frac) = (a / 100, a % 100);
+    if frac != 0 {
+        if frac % 10 != 0 {
+            i -= 1;
+            buf[i] = b'0' + (frac % 10) as u8;
+        }
+        i -= 1;
+        buf[i] = b'0' + (frac / 10) as u8;
+        i -= 1;
+        buf[i] = b'.';
+    }
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (int % 10) as u8;
+        int /= 10;
+        if int == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    // Only ASCII digits, '.' and '-' were written.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The formatter `f` replaced: round to hundredths, `{:.2}`, trim.
+    fn reference(v: f64) -> String {
+        let r = (v * 100.0).round() / 100.0;
+        let r = if r == 0.0 { 0.0 } else { r };
+        let s = format!("{r:.2}");
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
+
+    #[test]
+    fn number_formatting_matches_the_formatter() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.004,
+            -0.004,
+            0.005,
+            -0.005,
+            0.5,
+            -0.5,
+            1.0,
+            10.0,
+            100.0,
+            8.4,
+            18.0,
+            22.035,
+            1e9,
+            -1e9,
+            123456.789,
+            1e12,
+            5e12,
+            1e14,
+            -1e14,
+            0.1 + 0.2,
+        ];
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let scale = [1.0, 10.0, 1000.0, 1e6][(x >> 60) as usize % 4];
+            values.push(((x >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * scale);
+            // Exact hundredths and half-hundredths, where rounding is decided.
+            values.push((x % 200_000) as f64 / 100.0 - 1000.0);
+            values.push((x % 200_000) as f64 / 200.0 - 500.0);
+        }
+        for v in values {
+            assert_eq!(f(v), reference(v), "{v:?}");
+        }
+    }
 }

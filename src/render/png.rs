@@ -6,8 +6,25 @@ use resvg::usvg;
 use super::font::{self, PRIMARY_FAMILY};
 use super::{Appearance, RenderError};
 
-/// Rasterises an SVG produced by [`super::svg::write`] at the appearance's scale.
+/// How hard the PNG encoder compresses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PngCompression {
+    /// The `png` crate's balanced default (what `tiny_skia::Pixmap::encode_png` writes).
+    #[default]
+    Default,
+    /// The `png` crate's fast mode (fdeflate): several times faster, somewhat larger files,
+    /// the same pixels.
+    Fast,
+}
+
+/// Rasterises an SVG produced by [`super::svg::write`] at the appearance's scale and encodes
+/// it as PNG at the appearance's compression.
 pub fn rasterize(svg: &str, a: &Appearance) -> Result<Vec<u8>, RenderError> {
+    encode(&render_pixmap(svg, a)?, a.png_compression)
+}
+
+/// Rasterises an SVG produced by [`super::svg::write`] at the appearance's scale.
+pub fn render_pixmap(svg: &str, a: &Appearance) -> Result<tiny_skia::Pixmap, RenderError> {
     let options = usvg::Options {
         font_family: PRIMARY_FAMILY.to_owned(),
         fontdb: font::database(&a.font_files)?,
@@ -25,7 +42,97 @@ pub fn rasterize(svg: &str, a: &Appearance) -> Result<Vec<u8>, RenderError> {
         tiny_skia::Transform::from_scale(a.scale as f32, a.scale as f32),
         &mut pixmap.as_mut(),
     );
-    pixmap
-        .encode_png()
-        .map_err(|e| RenderError::new(format!("cannot encode the PNG: {e}")))
+    Ok(pixmap)
+}
+
+/// Encodes a rasterised image as an 8-bit RGBA PNG (alpha demultiplied).
+pub fn encode(
+    pixmap: &tiny_skia::Pixmap,
+    compression: PngCompression,
+) -> Result<Vec<u8>, RenderError> {
+    let err = |e: png::EncodingError| RenderError::new(format!("cannot encode the PNG: {e}"));
+    match compression {
+        PngCompression::Default => pixmap.encode_png().map_err(err),
+        PngCompression::Fast => {
+            // What encode_png does, at the fast compression level.
+            let pixels = pixmap.clone().take_demultiplied();
+            let mut data = Vec::new();
+            let mut encoder = png::Encoder::new(&mut data, pixmap.width(), pixmap.height());
+            encoder.set_color(png::ColorType::Rgba);
+            encoder.set_depth(png::BitDepth::Eight);
+            encoder.set_compression(png::Compression::Fast);
+            let mut writer = encoder.write_header().map_err(err)?;
+            writer.write_image_data(&pixels).map_err(err)?;
+            writer.finish().map_err(err)?;
+            Ok(data)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::Terminal;
+
+    fn decode(data: &[u8]) -> (u32, u32, Vec<u8>) {
+        let mut reader = png::Decoder::new(std::io::Cursor::new(data))
+            .read_info()
+            .expect("PNG header");
+        let mut pixels = vec![0; reader.output_buffer_size().expect("buffer size")];
+        let info = reader.next_frame(&mut pixels).expect("PNG frame");
+        pixels.truncate(info.buffer_size());
+        (info.width, info.height, pixels)
+    }
+
+    #[test]
+    fn fast_compression_keeps_the_pixels() {
+        let mut term = Terminal::new(30, 4);
+        term.advance(
+            "\x1b[1;31mred\x1b[0m ┌──┐ \x1b[44m blue \x1b[0m 日本\r\n\x1b[4mline".as_bytes(),
+        );
+        let a = Appearance {
+            window: super::super::WindowStyle::Transparent,
+            ..Appearance::default()
+        };
+        let layout = super::super::layout::Layout::new(&term.snapshot(), &a).expect("layout");
+        let svg = super::super::svg::write_for_raster(&layout, &a).expect("svg");
+        let pixmap = render_pixmap(&svg, &a).expect("pixmap");
+        let default = encode(&pixmap, PngCompression::Default).expect("default");
+        let fast = encode(&pixmap, PngCompression::Fast).expect("fast");
+        assert_eq!(default, pixmap.encode_png().expect("tiny-skia's encoder"));
+        assert_ne!(default, fast);
+        assert_eq!(decode(&default), decode(&fast));
+    }
+
+    #[test]
+    fn the_svg_written_for_the_rasteriser_draws_the_same_pixels() {
+        let mut term = Terminal::new(40, 5);
+        term.advance(
+            concat!(
+                "\x1b]2;title\x07\x1b[1;3;32mbold italic\x1b[0m \x1b[2;35mdim\x1b[0m ",
+                "\x1b[7minverse\x1b[0m \x1b[38;2;1;2;3;48;5;200mtrue\x1b[0m\r\n",
+                "╭─┬─╮ 日本語 e\u{301} \x1b[9;53mdeco\x1b[0m ",
+                "\x1b]8;;https://example.com\x1b\\link\x1b]8;;\x1b\\",
+            )
+            .as_bytes(),
+        );
+        let snapshot = term.snapshot();
+        for window in [
+            super::super::WindowStyle::None,
+            super::super::WindowStyle::Macos,
+        ] {
+            let a = Appearance {
+                window,
+                ..Appearance::default()
+            };
+            let layout = super::super::layout::Layout::new(&snapshot, &a).expect("layout");
+            let full = super::super::svg::write(&layout, &snapshot, &a).expect("svg");
+            let raster = super::super::svg::write_for_raster(&layout, &a).expect("svg");
+            assert!(full.contains("<metadata>") && !raster.contains("<metadata>"));
+            assert!(full.contains("class=\"c1") && !raster.contains("class=\"c1"));
+            let full = render_pixmap(&full, &a).expect("pixmap");
+            let raster = render_pixmap(&raster, &a).expect("pixmap");
+            assert!(full.data() == raster.data(), "{window:?}");
+        }
+    }
 }

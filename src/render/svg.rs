@@ -1,36 +1,200 @@
 //! Writing a [`Layout`] as SVG.
 //!
+//! The document is written straight into one string (no element tree): elements in a fixed
+//! order, attributes in alphabetical order, text and attribute values escaped as XML needs.
 //! Determinism: every number goes through one formatter (two decimals), classes and links
-//! are numbered in order of first use, and the `svg` crate sorts attributes — the same
-//! snapshot and options always give the same bytes.
+//! are numbered in order of first use — the same snapshot and options always give the same
+//! bytes.
 
 use std::fmt::Write;
-
-use svg::Document;
-use svg::Node;
-use svg::node::Text as TextNode;
-use svg::node::element::{
-    Anchor, Circle, ClipPath, Definitions, Element, Filter, Group, Image, LinearGradient, Path,
-    Rectangle, Stop, Style, TSpan, Text,
-};
 
 use crate::term::{Rgb, Snapshot};
 
 use super::font::PRIMARY_FAMILY;
-use super::layout::{Frame, Layout, Rect, RunX, f};
+use super::layout::{Frame, Layout, Rect, RunX, TextClass, f, push_f};
 use super::{Appearance, Backdrop, RenderError, WindowStyle};
 
 /// `#rrggbb`.
 pub fn hex(c: Rgb) -> String {
-    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+    let mut s = String::with_capacity(7);
+    push_hex(&mut s, c);
+    s
 }
 
-fn rect(r: Rect) -> Rectangle {
-    Rectangle::new()
-        .set("x", f(r.x))
-        .set("y", f(r.y))
-        .set("width", f(r.w))
-        .set("height", f(r.h))
+fn push_hex(out: &mut String, c: Rgb) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.push('#');
+    for v in [c.0, c.1, c.2] {
+        out.push(DIGITS[(v >> 4) as usize] as char);
+        out.push(DIGITS[(v & 15) as usize] as char);
+    }
+}
+
+/// Appends XML character data: `&`, `<` and `>` escaped.
+fn push_text(out: &mut String, s: &str) {
+    push_escaped(out, s, false);
+}
+
+/// Appends an attribute value: `&`, `<`, `>`, `"` and `'` escaped.
+fn push_value(out: &mut String, s: &str) {
+    push_escaped(out, s, true);
+}
+
+fn push_escaped(out: &mut String, s: &str, quotes: bool) {
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let entity = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' if quotes => "&quot;",
+            b'\'' if quotes => "&apos;",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        out.push_str(entity);
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+}
+
+/// ` name="value"`, the value escaped.
+fn attr(out: &mut String, name: &str, value: &str) {
+    out.push(' ');
+    out.push_str(name);
+    out.push_str("=\"");
+    push_value(out, value);
+    out.push('"');
+}
+
+/// ` name="number"`.
+fn num(out: &mut String, name: &str, v: f64) {
+    out.push(' ');
+    out.push_str(name);
+    out.push_str("=\"");
+    push_f(out, v);
+    out.push('"');
+}
+
+/// ` name="#rrggbb"`.
+fn color(out: &mut String, name: &str, c: Rgb) {
+    out.push(' ');
+    out.push_str(name);
+    out.push_str("=\"");
+    push_hex(out, c);
+    out.push('"');
+}
+
+/// What fills a shape.
+#[derive(Clone, Copy)]
+enum Paint<'a> {
+    Rgb(Rgb),
+    Url(&'a str),
+}
+
+/// The optional attributes of a `<rect>`.
+#[derive(Clone, Copy, Default)]
+struct RectStyle<'a> {
+    fill: Option<Paint<'a>>,
+    fill_opacity: Option<f64>,
+    filter: Option<&'a str>,
+    rx: Option<f64>,
+}
+
+/// `\n<rect …/>`.
+fn rect(out: &mut String, r: Rect, style: RectStyle) {
+    out.push_str("\n<rect");
+    match style.fill {
+        Some(Paint::Rgb(c)) => color(out, "fill", c),
+        Some(Paint::Url(u)) => attr(out, "fill", u),
+        None => {}
+    }
+    if let Some(o) = style.fill_opacity {
+        num(out, "fill-opacity", o);
+    }
+    if let Some(filter) = style.filter {
+        attr(out, "filter", filter);
+    }
+    num(out, "height", r.h);
+    if let Some(rx) = style.rx {
+        num(out, "rx", rx);
+    }
+    num(out, "width", r.w);
+    num(out, "x", r.x);
+    num(out, "y", r.y);
+    out.push_str("/>");
+}
+
+/// A filled rectangle, translucent when the layout's opacity is below 1.
+fn screen_rect(out: &mut String, r: Rect, fill: Rgb, opacity: f64) {
+    rect(
+        out,
+        r,
+        RectStyle {
+            fill: Some(Paint::Rgb(fill)),
+            fill_opacity: (opacity < 1.0).then_some(opacity),
+            ..RectStyle::default()
+        },
+    );
+}
+
+/// How a `<tspan>` gets its colour and face.
+#[derive(Clone, Copy)]
+enum TextStyle {
+    /// Inherited (the window title).
+    Inherit,
+    /// The CSS class `c<index>`.
+    Class(usize),
+    /// The same as presentation attributes.
+    Inline(TextClass),
+}
+
+/// `<tspan class=… x=… y=…>text</tspan>` (`y` optional); centred runs get class `m`. The
+/// enclosing `<text>` carries `xml:space="preserve"`, which the tspans inherit.
+fn tspan(out: &mut String, style: TextStyle, x: &RunX, y: Option<f64>, text: &str) {
+    out.push_str("<tspan");
+    let centred = matches!(x, RunX::Centers(_));
+    match style {
+        TextStyle::Inherit => {}
+        TextStyle::Class(class) => {
+            let _ = write!(out, " class=\"c{class}");
+            if centred {
+                out.push_str(" m");
+            }
+            out.push('"');
+        }
+        TextStyle::Inline(class) => {
+            if centred {
+                out.push_str(" class=\"m\"");
+            }
+            color(out, "fill", class.fill);
+            if class.italic {
+                out.push_str(" font-style=\"italic\"");
+            }
+            if class.bold {
+                out.push_str(" font-weight=\"bold\"");
+            }
+        }
+    }
+    out.push_str(" x=\"");
+    match x {
+        RunX::Start(x) => push_f(out, *x),
+        RunX::Centers(xs) => {
+            for (i, x) in xs.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                push_f(out, *x);
+            }
+        }
+    }
+    out.push('"');
+    if let Some(y) = y {
+        num(out, "y", y);
+    }
+    out.push('>');
+    push_text(out, text);
+    out.push_str("</tspan>");
 }
 
 /// The CSS font-family list: the user's choice first, the bundled family always last but one,
@@ -48,17 +212,28 @@ fn font_stack(a: &Appearance, embedded: &str) -> String {
     families.join(",")
 }
 
-fn css(layout: &Layout, a: &Appearance, font_faces: &str, embedded_families: &str) -> String {
+/// The style sheet; the `c<index>` text classes unless the text is styled inline.
+fn css(
+    layout: &Layout,
+    a: &Appearance,
+    font_faces: &str,
+    embedded_families: &str,
+    classes: bool,
+) -> String {
     let mut css = String::new();
     css.push_str(font_faces);
+    // geometricPrecision: Chromium otherwise lays text out with a slightly smaller font
+    // whenever the viewBox-to-viewport scale is not exactly 1 (it snaps fractional SVG sizes
+    // to 1/64 px), and long runs drift off the grid (0.65 px after 70 columns).
     let _ = write!(
         css,
-        "text{{font-family:{};font-size:{}px;font-variant-ligatures:none;font-feature-settings:\"liga\" 0,\"calt\" 0}}",
+        "text{{font-family:{};font-size:{}px;font-variant-ligatures:none;font-feature-settings:\"liga\" 0,\"calt\" 0;text-rendering:geometricPrecision}}",
         font_stack(a, embedded_families),
         f(a.font_size)
     );
     css.push_str(".m{text-anchor:middle}");
-    for (i, class) in layout.classes.iter().enumerate() {
+    let text_classes = if classes { &layout.classes[..] } else { &[] };
+    for (i, class) in text_classes.iter().enumerate() {
         let _ = write!(css, ".c{i}{{fill:{}", hex(class.fill));
         if class.bold {
             css.push_str(";font-weight:bold");
@@ -79,7 +254,8 @@ fn css(layout: &Layout, a: &Appearance, font_faces: &str, embedded_families: &st
     css
 }
 
-fn backdrop(layout: &Layout, defs: &mut Definitions) -> Option<Element> {
+/// The canvas fill (written to `out`, a gradient to `defs`).
+fn backdrop(out: &mut String, layout: &Layout, defs: &mut String) {
     let canvas = Rect {
         x: 0.0,
         y: 0.0,
@@ -87,103 +263,95 @@ fn backdrop(layout: &Layout, defs: &mut Definitions) -> Option<Element> {
         h: layout.view.y + layout.view.h,
     };
     match &layout.backdrop {
-        Backdrop::None => None,
-        Backdrop::Solid(c) => Some(rect(canvas).set("fill", hex(*c)).into()),
-        Backdrop::Gradient(a, b) => {
-            defs.append(
-                LinearGradient::new()
-                    .set("id", "backdrop")
-                    .set("x1", 0)
-                    .set("y1", 0)
-                    .set("x2", 1)
-                    .set("y2", 1)
-                    .add(Stop::new().set("offset", 0).set("stop-color", hex(*a)))
-                    .add(Stop::new().set("offset", 1).set("stop-color", hex(*b))),
+        Backdrop::None => {}
+        Backdrop::Solid(c) => {
+            let fill = Some(Paint::Rgb(*c));
+            rect(
+                out,
+                canvas,
+                RectStyle {
+                    fill,
+                    ..RectStyle::default()
+                },
             );
-            Some(rect(canvas).set("fill", "url(#backdrop)").into())
+        }
+        Backdrop::Gradient(a, b) => {
+            defs.push_str(
+                "\n<linearGradient id=\"backdrop\" x1=\"0\" x2=\"1\" y1=\"0\" y2=\"1\">\n<stop offset=\"0\"",
+            );
+            color(defs, "stop-color", *a);
+            defs.push_str("/>\n<stop offset=\"1\"");
+            color(defs, "stop-color", *b);
+            defs.push_str("/>\n</linearGradient>");
+            let fill = Some(Paint::Url("url(#backdrop)"));
+            rect(
+                out,
+                canvas,
+                RectStyle {
+                    fill,
+                    ..RectStyle::default()
+                },
+            );
         }
         Backdrop::Image { mime, data } => {
             use base64::Engine;
-            let uri = format!(
-                "data:{mime};base64,{}",
-                base64::engine::general_purpose::STANDARD.encode(data)
-            );
-            Some(
-                Image::new()
-                    .set("x", 0)
-                    .set("y", 0)
-                    .set("width", f(canvas.w))
-                    .set("height", f(canvas.h))
-                    .set("preserveAspectRatio", "xMidYMid slice")
-                    .set("href", uri)
-                    .into(),
-            )
+            out.push_str("\n<image");
+            num(out, "height", canvas.h);
+            out.push_str(" href=\"data:");
+            push_value(out, mime);
+            out.push_str(";base64,");
+            base64::engine::general_purpose::STANDARD.encode_string(data, out);
+            out.push_str("\" preserveAspectRatio=\"xMidYMid slice\"");
+            num(out, "width", canvas.w);
+            out.push_str(" x=\"0\" y=\"0\"/>");
         }
     }
 }
 
-fn frame(frame: &Frame, layout: &Layout, defs: &mut Definitions) -> Group {
+/// The window frame group (written to `out`, its shadow filter and clip path to `defs`).
+fn frame(out: &mut String, frame: &Frame, layout: &Layout, defs: &mut String) {
     let r = frame.rect;
-    let mut g = Group::new();
+    out.push_str("\n<g>");
     if frame.shadow {
-        defs.append(
-            Filter::new()
-                .set("id", "shadow")
-                .set("x", "-20%")
-                .set("y", "-20%")
-                .set("width", "140%")
-                .set("height", "140%")
-                .add({
-                    let mut shadow = Element::new("feDropShadow");
-                    shadow.assign("dx", 0);
-                    shadow.assign("dy", 8);
-                    shadow.assign("stdDeviation", 10);
-                    shadow.assign("flood-color", "#000");
-                    shadow.assign("flood-opacity", 0.45);
-                    shadow
-                }),
-        );
-        g.append(
-            rect(r)
-                .set("rx", f(frame.radius))
-                .set("fill", hex(frame.bar_fill))
-                .set("filter", "url(#shadow)"),
-        );
+        defs.push_str(concat!(
+            "\n<filter height=\"140%\" id=\"shadow\" width=\"140%\" x=\"-20%\" y=\"-20%\">",
+            "\n<feDropShadow dx=\"0\" dy=\"8\" flood-color=\"#000\" flood-opacity=\"0.45\" ",
+            "stdDeviation=\"10\"/>\n</filter>"
+        ));
+        let style = RectStyle {
+            fill: Some(Paint::Rgb(frame.bar_fill)),
+            filter: Some("url(#shadow)"),
+            rx: Some(frame.radius),
+            ..RectStyle::default()
+        };
+        rect(out, r, style);
     }
-    defs.append(
-        ClipPath::new()
-            .set("id", "window")
-            .add(rect(r).set("rx", f(frame.radius))),
-    );
-    let mut body = Group::new().set("clip-path", "url(#window)");
+    defs.push_str("\n<clipPath id=\"window\">");
+    let clip = RectStyle {
+        rx: Some(frame.radius),
+        ..RectStyle::default()
+    };
+    rect(defs, r, clip);
+    defs.push_str("\n</clipPath>");
+    out.push_str("\n<g clip-path=\"url(#window)\">");
     let bar = Rect {
         h: frame.bar_height,
         ..r
     };
-    let mut bar_rect = rect(bar).set("fill", hex(frame.bar_fill));
-    if layout.opacity < 1.0 {
-        bar_rect = bar_rect.set("fill-opacity", f(layout.opacity));
-    }
-    body.append(bar_rect);
+    screen_rect(out, bar, frame.bar_fill, layout.opacity);
     if let Some(fill) = layout.screen_fill {
-        let mut screen = rect(layout.screen).set("fill", hex(fill));
-        if layout.opacity < 1.0 {
-            screen = screen.set("fill-opacity", f(layout.opacity));
-        }
-        body.append(screen);
+        screen_rect(out, layout.screen, fill, layout.opacity);
     }
-    g.append(body);
+    out.push_str("\n</g>");
     let cy = r.y + frame.bar_height / 2.0;
     match frame.style {
         WindowStyle::Macos | WindowStyle::MacosPc => {
-            for (i, color) in ["#ff5f57", "#febc2e", "#28c840"].iter().enumerate() {
-                g.append(
-                    Circle::new()
-                        .set("cx", f(r.x + 18.0 + 20.0 * i as f64))
-                        .set("cy", f(cy))
-                        .set("r", 6)
-                        .set("fill", *color),
-                );
+            for (i, fill) in ["#ff5f57", "#febc2e", "#28c840"].iter().enumerate() {
+                out.push_str("\n<circle");
+                num(out, "cx", r.x + 18.0 + 20.0 * i as f64);
+                num(out, "cy", cy);
+                attr(out, "fill", fill);
+                out.push_str(" r=\"6\"/>");
             }
         }
         _ => {
@@ -212,13 +380,11 @@ fn frame(frame: &Frame, layout: &Layout, defs: &mut Definitions) -> Group {
                 f(-2.0 * s),
                 f(2.0 * s)
             );
-            g.append(
-                Path::new()
-                    .set("d", d)
-                    .set("fill", "none")
-                    .set("stroke", hex(frame.ink))
-                    .set("stroke-width", 1),
-            );
+            out.push_str("\n<path");
+            attr(out, "d", &d);
+            out.push_str(" fill=\"none\"");
+            color(out, "stroke", frame.ink);
+            out.push_str(" stroke-width=\"1\"/>");
         }
     }
     if let Some((title, x, y)) = &frame.title {
@@ -232,135 +398,180 @@ fn frame(frame: &Frame, layout: &Layout, defs: &mut Definitions) -> Group {
         } else {
             title.clone()
         };
-        let mut text = Text::new("")
-            .set("class", if mac { "t m" } else { "t" })
-            .set("y", f(*y));
-        text.append(
-            TSpan::new(shown)
-                .set("x", f(*x))
-                .set("xml:space", "preserve"),
-        );
-        g.append(text);
+        // Nothing between <text> and its <tspan>s: a newline there would be laid out as a
+        // space joining the previous text chunk, moving centred chunks half a space off
+        // their anchor (in browsers and resvg alike).
+        out.push_str(if mac {
+            "\n<text class=\"t m\" xml:space=\"preserve\""
+        } else {
+            "\n<text class=\"t\" xml:space=\"preserve\""
+        });
+        num(out, "y", *y);
+        out.push('>');
+        tspan(out, TextStyle::Inherit, &RunX::Start(*x), None, &shown);
+        out.push_str("</text>");
     }
-    g
+    out.push_str("\n</g>");
 }
 
 /// Writes the layout as an SVG document. The structured snapshot goes into `<metadata>`
 /// unless the appearance turns it off.
 pub fn write(layout: &Layout, snapshot: &Snapshot, a: &Appearance) -> Result<String, RenderError> {
-    let v = layout.view;
-    let mut doc = Document::new()
-        .set("width", f(layout.out_size.0))
-        .set("height", f(layout.out_size.1))
-        .set(
-            "viewBox",
-            format!("{} {} {} {}", f(v.x), f(v.y), f(v.w), f(v.h)),
-        );
-    if a.metadata {
-        let json = serde_json::to_string(snapshot)
-            .map_err(|e| RenderError::new(format!("cannot encode the snapshot: {e}")))?;
-        let mut meta = Element::new("metadata");
-        meta.append(TextNode::new(json));
-        doc.append(meta);
-    }
+    document(layout, a.metadata.then_some(snapshot), a, false)
+}
+
+/// Writes the layout as the SVG document the PNG path rasterises: what [`write`] writes,
+/// drawing the same pixels, without the metadata and with each run's colour and face as
+/// attributes rather than CSS classes (usvg matches every CSS rule against every element,
+/// which costs milliseconds on a screen of many colours).
+pub fn write_for_raster(layout: &Layout, a: &Appearance) -> Result<String, RenderError> {
+    document(layout, None, a, true)
+}
+
+fn document(
+    layout: &Layout,
+    metadata: Option<&Snapshot>,
+    a: &Appearance,
+    inline_styles: bool,
+) -> Result<String, RenderError> {
     let (font_faces, families) = if a.embed_font {
         super::font::embedded_font_faces(layout)?
     } else {
         (String::new(), String::new())
     };
-    doc.append(Style::new(css(layout, a, &font_faces, &families)));
+    let css = css(layout, a, &font_faces, &families, !inline_styles);
+    let text_style = |class: usize| match layout.classes.get(class) {
+        Some(c) if inline_styles => TextStyle::Inline(*c),
+        _ => TextStyle::Class(class),
+    };
+    let text_bytes: usize = layout.runs.iter().map(|r| r.text.len() + 64).sum();
+    let shape_bytes: usize = layout.shapes.iter().map(|s| s.path.len() + 40).sum();
+    let mut out = String::with_capacity(
+        1024 + css.len() + text_bytes + shape_bytes + 64 * layout.backgrounds.len(),
+    );
 
-    let mut defs = Definitions::new();
-    let mut body: Vec<Element> = Vec::new();
-    if let Some(b) = backdrop(layout, &mut defs) {
-        body.push(b);
+    let v = layout.view;
+    out.push_str("<svg");
+    num(&mut out, "height", layout.out_size.1);
+    out.push_str(" viewBox=\"");
+    for (i, n) in [v.x, v.y, v.w, v.h].into_iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        push_f(&mut out, n);
     }
+    out.push('"');
+    num(&mut out, "width", layout.out_size.0);
+    out.push_str(" xmlns=\"http://www.w3.org/2000/svg\">");
+    if let Some(snapshot) = metadata {
+        let json = serde_json::to_string(snapshot)
+            .map_err(|e| RenderError::new(format!("cannot encode the snapshot: {e}")))?;
+        out.push_str("\n<metadata>");
+        push_text(&mut out, &json);
+        out.push_str("</metadata>");
+    }
+    out.push_str("\n<style>\n");
+    push_text(&mut out, &css);
+    out.push_str("\n</style>");
+
+    // The body goes after <defs>, which the backdrop and the frame add to.
+    let mut defs = String::new();
+    let mut body = String::with_capacity(out.capacity() - out.len());
+    backdrop(&mut body, layout, &mut defs);
     match &layout.frame {
-        Some(fr) => body.push(frame(fr, layout, &mut defs).into()),
+        Some(fr) => frame(&mut body, fr, layout, &mut defs),
         None => {
             if let Some(fill) = layout.screen_fill {
-                let mut screen = rect(layout.screen).set("fill", hex(fill));
-                if layout.opacity < 1.0 {
-                    screen = screen.set("fill-opacity", f(layout.opacity));
-                }
-                body.push(screen.into());
+                screen_rect(&mut body, layout.screen, fill, layout.opacity);
             }
         }
     }
 
-    let mut term = Group::new();
-    for (r, color) in &layout.backgrounds {
-        term.append(rect(*r).set("fill", hex(*color)));
-    }
-    if let Some((r, color)) = layout.cursor {
-        term.append(rect(r).set("fill", hex(color)));
-    }
-    for shape in &layout.shapes {
-        let mut p = Path::new()
-            .set("d", shape.path.clone())
-            .set("fill", hex(shape.fill));
-        if shape.alpha < 1.0 {
-            p = p.set("fill-opacity", f(shape.alpha as f64));
-        }
-        term.append(p);
-    }
-    for s in &layout.strokes {
-        term.append(
-            Path::new()
-                .set("d", s.path.clone())
-                .set("fill", "none")
-                .set("stroke", hex(s.color))
-                .set("stroke-width", f(s.width)),
+    body.push_str("\n<g>");
+    for (r, c) in &layout.backgrounds {
+        let fill = Some(Paint::Rgb(*c));
+        rect(
+            &mut body,
+            *r,
+            RectStyle {
+                fill,
+                ..RectStyle::default()
+            },
         );
     }
-    let mut plain = Text::new("");
-    let mut linked: Vec<(usize, Text)> = Vec::new();
-    for run in &layout.runs {
-        let (x, centred) = match &run.x {
-            RunX::Start(x) => (f(*x), false),
-            RunX::Centers(xs) => (xs.iter().map(|x| f(*x)).collect::<Vec<_>>().join(" "), true),
-        };
-        let class = if centred {
-            format!("c{} m", run.class)
-        } else {
-            format!("c{}", run.class)
-        };
-        let tspan = TSpan::new(run.text.clone())
-            .set("x", x)
-            .set("y", f(run.y))
-            .set("class", class)
-            .set("xml:space", "preserve");
-        match run.link {
-            None => plain.append(tspan),
-            Some(l) => {
-                let mut t = Text::new("");
-                t.append(tspan);
-                linked.push((l, t));
-            }
-        }
+    if let Some((r, c)) = layout.cursor {
+        let fill = Some(Paint::Rgb(c));
+        rect(
+            &mut body,
+            r,
+            RectStyle {
+                fill,
+                ..RectStyle::default()
+            },
+        );
     }
-    term.append(plain);
-    for (l, text) in linked {
-        term.append(Anchor::new().set("href", layout.links[l].clone()).add(text));
+    for shape in &layout.shapes {
+        body.push_str("\n<path");
+        attr(&mut body, "d", &shape.path);
+        color(&mut body, "fill", shape.fill);
+        if shape.alpha < 1.0 {
+            num(&mut body, "fill-opacity", shape.alpha as f64);
+        }
+        body.push_str("/>");
+    }
+    for s in &layout.strokes {
+        body.push_str("\n<path");
+        attr(&mut body, "d", &s.path);
+        body.push_str(" fill=\"none\"");
+        color(&mut body, "stroke", s.color);
+        num(&mut body, "stroke-width", s.width);
+        body.push_str("/>");
+    }
+    // One <text> for the runs without a link, with nothing between its <tspan>s (see the
+    // title above); one <a><text> per linked run. `xml:space` on the <text>, once, rather
+    // than on every tspan: there is no other character data for it to apply to.
+    body.push_str("\n<text xml:space=\"preserve\">");
+    for run in layout.runs.iter().filter(|r| r.link.is_none()) {
+        tspan(
+            &mut body,
+            text_style(run.class),
+            &run.x,
+            Some(run.y),
+            &run.text,
+        );
+    }
+    body.push_str("</text>");
+    for run in &layout.runs {
+        let Some(l) = run.link else { continue };
+        body.push_str("\n<a");
+        attr(&mut body, "href", &layout.links[l]);
+        body.push_str(">\n<text xml:space=\"preserve\">");
+        tspan(
+            &mut body,
+            text_style(run.class),
+            &run.x,
+            Some(run.y),
+            &run.text,
+        );
+        body.push_str("</text>\n</a>");
     }
     if !layout.highlights.is_empty() {
-        let mut marks = Group::new()
-            .set("fill", "#ff2d55")
-            .set("fill-opacity", 0.35)
-            .set("stroke", "#ff2d55")
-            .set("stroke-width", 1);
+        body.push_str(
+            "\n<g fill=\"#ff2d55\" fill-opacity=\"0.35\" stroke=\"#ff2d55\" stroke-width=\"1\">",
+        );
         for r in &layout.highlights {
-            marks.append(rect(*r));
+            rect(&mut body, *r, RectStyle::default());
         }
-        term.append(marks);
+        body.push_str("\n</g>");
     }
-    body.push(term.into());
+    body.push_str("\n</g>");
 
-    if defs.get_children().is_some_and(|c| !c.is_empty()) {
-        doc.append(defs);
+    if !defs.is_empty() {
+        out.push_str("\n<defs>");
+        out.push_str(&defs);
+        out.push_str("\n</defs>");
     }
-    for e in body {
-        doc.append(e);
-    }
-    Ok(doc.to_string())
+    out.push_str(&body);
+    out.push_str("\n</svg>");
+    Ok(out)
 }

@@ -19,6 +19,10 @@ use super::protocol::{MAX_LINE, Response};
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a client waits for a freshly started host to listen.
 const START_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a host may take to answer the liveness ping.
+const PING_TIMEOUT: Duration = Duration::from_secs(2);
+/// How often a client retries starting a host while none serves.
+const RESTART_INTERVAL: Duration = Duration::from_millis(300);
 
 fn unavailable(message: impl Into<String>) -> SessionError {
     SessionError::new(ErrorCode::HostUnavailable, message)
@@ -55,20 +59,43 @@ impl Client {
         let runtime = paths::runtime_dir();
         paths::ensure_private_dir(&runtime)?;
         let socket = paths::socket_path();
-        if let Ok(client) = Client::open(&socket) {
+        if let Some(client) = Client::open_alive(&socket) {
             return Ok(client);
         }
-        start_host()?;
+        // No host, a stale socket, or a host that is dying: start one. If the dying host
+        // still holds the lock, the new one steps aside, so keep starting until one serves.
         let deadline = Instant::now() + START_TIMEOUT;
+        let mut started: Option<Instant> = None;
         loop {
-            match Client::open(&socket) {
-                Ok(client) => return Ok(client),
-                Err(e) if Instant::now() >= deadline => {
-                    return Err(unavailable(format!("the session host did not start: {e}")));
-                }
-                Err(_) => std::thread::sleep(Duration::from_millis(10)),
+            if started.is_none_or(|t| t.elapsed() >= RESTART_INTERVAL) {
+                start_host()?;
+                started = Some(Instant::now());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+            if let Some(client) = Client::open_alive(&socket) {
+                return Ok(client);
+            }
+            if Instant::now() >= deadline {
+                return Err(unavailable(format!(
+                    "the session host did not start (socket {})",
+                    socket.display()
+                )));
             }
         }
+    }
+
+    /// A connection to a host that answers a ping (a killed host's socket may still accept
+    /// for a moment before the process is gone).
+    fn open_alive(socket: &std::path::Path) -> Option<Client> {
+        let mut client = Client::open(socket).ok()?;
+        client
+            .exchange(
+                "ping",
+                Value::Object(Default::default()),
+                Some(PING_TIMEOUT),
+            )
+            .ok()?;
+        Some(client)
     }
 
     fn open(socket: &std::path::Path) -> Result<Client, SessionError> {

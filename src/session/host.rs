@@ -25,11 +25,13 @@ use crate::pty::ColorEnvFlags;
 use crate::term::Snapshot;
 
 use super::error::{ErrorCode, SessionError};
+use super::hangup::HangupWatch;
 use super::instance::{Outcome, STOP_GRACE, Session, SessionSpec, State, StopReason};
 use super::protocol::{
     HistoryParams, IdParams, ListParams, MAX_LINE, ReadParams, Request, ResizeParams, Response,
     SendParams, SendStep, StartParams, StopParams, WaitParams, params,
 };
+use super::rows::{Rows, RowsError};
 use super::wait::{Target, Until, WaitCondition, WaitResult, wait};
 use super::{keys, paths};
 
@@ -500,33 +502,14 @@ impl Host {
     }
 
     fn screen(snapshot: &Snapshot, p: &ReadParams) -> Result<Value, SessionError> {
-        let rows: Vec<String> = snapshot.text().split('\n').map(str::to_owned).collect();
-        let h = rows.len();
-        let selectors = [
-            p.top.is_some(),
-            p.bottom.is_some(),
-            p.start.is_some() || p.end.is_some(),
-        ];
-        if selectors.iter().filter(|s| **s).count() > 1 {
-            return Err(SessionError::invalid_request(
-                "use one of --top, --bottom and --start/--end",
-            ));
-        }
-        let range = match (p.top, p.bottom, p.start, p.end) {
-            (Some(n), ..) => 0..n.min(h),
-            (_, Some(n), ..) => h.saturating_sub(n)..h,
-            (_, _, Some(a), Some(b)) if a <= b => a.min(h)..(b + 1).min(h),
-            (_, _, Some(_), Some(_)) => {
-                return Err(SessionError::invalid_request("--start is after --end"));
-            }
-            (_, _, Some(_), None) | (_, _, None, Some(_)) => {
-                return Err(SessionError::invalid_request(
-                    "--start and --end go together",
-                ));
-            }
-            _ => 0..h,
-        };
-        let mut text = rows[range].join("\n");
+        let rows = Rows::parse(p.top, p.bottom, p.start, p.end, 0).map_err(|e| {
+            SessionError::invalid_request(match e {
+                RowsError::Several => "use one of --top, --bottom and --start/--end",
+                RowsError::Reversed => "--start is after --end",
+                RowsError::Unpaired => "--start and --end go together",
+            })
+        })?;
+        let mut text = rows.select(&snapshot.text());
         let truncated = text.chars().count() > MAX_SCREEN_CHARS;
         if truncated {
             let cut = text
@@ -964,25 +947,20 @@ fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) 
         let response = if request.method == "wait" {
             host.touch();
             let id = request.id.clone();
-            // The client going away cancels its wait: a watcher reads the (otherwise idle)
-            // socket and flags end-of-file.
+            // The client hanging up cancels its wait.
             let cancel = Arc::new(AtomicBool::new(false));
             let watched: Arc<Mutex<Option<Arc<Session>>>> = Arc::new(Mutex::new(None));
-            if let Ok(mut probe) = writer.try_clone() {
+            let watch = writer.try_clone().ok().and_then(|probe| {
                 let cancel = Arc::clone(&cancel);
                 let watched = Arc::clone(&watched);
-                let _ = std::thread::Builder::new()
-                    .name("shotty-wait-cancel".into())
-                    .spawn(move || {
-                        let mut byte = [0u8; 1];
-                        let _ = probe.read(&mut byte);
-                        cancel.store(true, Ordering::SeqCst);
-                        if let Some(s) = watched.lock().unwrap_or_else(|e| e.into_inner()).as_ref()
-                        {
-                            s.notify();
-                        }
-                    });
-            }
+                HangupWatch::start(probe, move || {
+                    cancel.store(true, Ordering::SeqCst);
+                    if let Some(s) = watched.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+                        s.notify();
+                    }
+                })
+                .ok()
+            });
             let result = params(request.params).and_then(|p| {
                 host.wait(p, &cancel, |s| {
                     *watched.lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
@@ -992,7 +970,8 @@ fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) 
                 Ok(v) => Response::ok(id, v),
                 Err(e) => Response::err(id, &e),
             };
-            // One request per connection for wait: the probe thread owns the read side now.
+            drop(watch);
+            // One request per connection for wait.
             let _ = write_response(&mut writer, &response);
             let _ = writer.shutdown(std::net::Shutdown::Both);
             return;

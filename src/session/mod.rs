@@ -1,13 +1,16 @@
 //! Background terminal sessions: programs in PTYs driven from separate CLI calls, the
 //! JSON-RPC endpoint and the MCP server.
 
+pub mod artifacts;
 pub mod client;
 pub mod error;
+pub mod hangup;
 pub mod host;
 pub mod instance;
 pub mod keys;
 pub mod paths;
 pub mod protocol;
+pub mod rows;
 pub mod wait;
 
 pub use error::{ErrorCode, SessionError};

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod golden_inputs;
+
 use std::path::{Path, PathBuf};
 
 /// One recorded fixture of `tests/fixtures/manifest.json`.

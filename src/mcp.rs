@@ -1,0 +1,558 @@
+//! `shotty mcp`: a Model Context Protocol server on stdio, backed by the session host, so the
+//! sessions it starts are the ones `shotty session list` shows (and the other way round).
+//!
+//! Each tool maps onto one host method (docs/host-protocol.md); `capture` and `inspect`
+//! render the host's snapshot here, like the CLI (see [`crate::session::artifacts`]). A
+//! failure is an MCP tool error (`isError: true`) whose content is
+//! `{"error": {"code": <stable session error code>, "message": …}}`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use base64::Engine;
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
+use rmcp::schemars::{self, JsonSchema};
+use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::render::{Appearance, Format};
+use crate::session::client::{Client, REPLY_TIMEOUT};
+use crate::session::{ErrorCode, SessionError, artifacts};
+
+/// How long `wait` waits when the caller gives no `timeout`.
+const DEFAULT_WAIT_MS: u64 = 30_000;
+
+/// Arguments of `spawn`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpawnArgs {
+    /// The program and its arguments, e.g. ["bash", "--norc", "-i"]. Not run through a
+    /// shell: use ["sh", "-c", "…"] for shell syntax.
+    pub command: Vec<String>,
+    /// Working directory (default: the MCP server's working directory).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Terminal width in columns, 1–500 (default 100).
+    #[serde(default)]
+    pub cols: Option<u16>,
+    /// Terminal height in rows, 1–500 (default 24).
+    #[serde(default)]
+    pub rows: Option<u16>,
+    /// Extra environment variables for the program, e.g. {"PS1": "$ "}.
+    #[serde(default)]
+    pub env: Option<BTreeMap<String, String>>,
+    /// A title shown by `list` and in screenshots.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// A group name, for `list` and `kill` of several sessions at once.
+    #[serde(default)]
+    pub group: Option<String>,
+    /// Stop the session after this many seconds (default: runs until killed or it exits).
+    #[serde(default)]
+    pub timeout: Option<f64>,
+}
+
+/// Arguments naming one session.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SessionArgs {
+    /// The session id returned by `spawn` or `list` (`s_` + 32 hex digits).
+    pub session_id: String,
+}
+
+/// Arguments of `read`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ReadArgs {
+    /// The session id.
+    pub session_id: String,
+    /// Also return per-cell structure (colours, attributes) under `screen.structured`.
+    #[serde(default)]
+    pub structured: Option<bool>,
+    /// Only the first N rows of the screen.
+    #[serde(default)]
+    pub top: Option<usize>,
+    /// Only the last N rows of the screen.
+    #[serde(default)]
+    pub bottom: Option<usize>,
+}
+
+/// One input action: give exactly one of its fields.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Action {
+    /// Text typed as is (use `key` for Enter, Tab, arrows …).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// One key, e.g. "Enter", "Ctrl+C", "Shift+Tab", "Alt+F4" (several keys: several
+    /// actions). Names: Enter, Tab, Escape, Backspace, Delete, Insert, Up, Down, Left, Right,
+    /// Home, End, PageUp, PageDown, Space, Plus, F1–F12, KP0–KP9, or one printable character;
+    /// modifiers Ctrl+, Alt+, Shift+, Meta+.
+    #[serde(default)]
+    pub key: Option<String>,
+    /// Text sent as a bracketed paste when the program asked for it, else as typed.
+    #[serde(default)]
+    pub paste: Option<String>,
+    /// Raw bytes as hexadecimal, e.g. "1b5b41".
+    #[serde(default)]
+    pub raw_hex: Option<String>,
+}
+
+/// One action or several, sent in order as one uninterrupted write.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Actions {
+    /// A single action.
+    One(Action),
+    /// Several actions, in order.
+    Many(Vec<Action>),
+}
+
+/// Arguments of `write`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WriteArgs {
+    /// The session id.
+    pub session_id: String,
+    /// What to send: {"text": "ls"}, {"key": "Enter"}, {"paste": "…"}, {"rawHex": "03"}, or an
+    /// array of them, e.g. [{"text": "echo hi"}, {"key": "Enter"}].
+    pub action: Actions,
+}
+
+/// Arguments of `wait`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WaitArgs {
+    /// The session id.
+    pub session_id: String,
+    /// Wait for this literal text on the screen. Give exactly one of `match`, `regex`,
+    /// `idle`, `exit`.
+    #[serde(default, rename = "match")]
+    pub text: Option<String>,
+    /// Wait for a regular expression (Rust regex syntax) to match the screen text.
+    #[serde(default)]
+    pub regex: Option<String>,
+    /// Wait until the screen has not changed for this many milliseconds.
+    #[serde(default)]
+    pub idle: Option<u64>,
+    /// Wait for the program to exit.
+    #[serde(default)]
+    pub exit: Option<bool>,
+    /// "present" (default): until the text appears; "absent": until it is gone.
+    #[serde(default)]
+    pub until: Option<Until>,
+    /// The condition must hold this many milliseconds without interruption.
+    #[serde(default)]
+    pub stable_for: Option<u64>,
+    /// Give up after this many milliseconds (default 30000); a timeout is a tool error with
+    /// code wait_timeout.
+    #[serde(default)]
+    pub timeout: Option<u64>,
+}
+
+/// Whether `wait` waits for its text to appear or to disappear.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Until {
+    /// Until the text is on the screen.
+    Present,
+    /// Until the text is not on the screen.
+    Absent,
+}
+
+/// Arguments of `resize`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResizeArgs {
+    /// The session id.
+    pub session_id: String,
+    /// New width in columns, 1–500.
+    pub cols: u16,
+    /// New height in rows, 1–500.
+    pub rows: u16,
+}
+
+/// Arguments of `list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListArgs {
+    /// Include ended sessions that are still retained.
+    #[serde(default)]
+    pub all: Option<bool>,
+    /// Only sessions of this group.
+    #[serde(default)]
+    pub group: Option<String>,
+    /// Only sessions in this state: "running" or "exited".
+    #[serde(default)]
+    pub state: Option<String>,
+}
+
+/// Arguments of `history`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct HistoryArgs {
+    /// The session id.
+    pub session_id: String,
+    /// First line index to return (from a previous call's `next`).
+    #[serde(default)]
+    pub from: Option<u64>,
+    /// At most this many lines (default 200).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Only lines matching this regular expression.
+    #[serde(default)]
+    pub grep: Option<String>,
+    /// Make `grep` case-insensitive.
+    #[serde(default)]
+    pub ignore_case: Option<bool>,
+    /// Only the last N lines.
+    #[serde(default)]
+    pub tail: Option<usize>,
+}
+
+/// Arguments of `capture`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CaptureArgs {
+    /// The session id.
+    pub session_id: String,
+    /// Output file; the extension picks the format: .svg, .png, .txt or .json. A relative
+    /// path is relative to the MCP server's working directory.
+    pub path: String,
+}
+
+/// The MCP server.
+#[derive(Debug, Clone)]
+pub struct Server {
+    tool_router: ToolRouter<Self>,
+}
+
+impl Default for Server {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn call(method: &str, params: Value) -> Result<Value, SessionError> {
+    Client::connect()?.call(method, params, Some(REPLY_TIMEOUT))
+}
+
+fn error_result(e: &SessionError) -> CallToolResult {
+    CallToolResult::structured_error(json!({ "error": { "code": e.code, "message": e.message } }))
+}
+
+/// Runs blocking host calls off the async executor and turns the outcome into a tool result.
+async fn run(f: impl FnOnce() -> Result<Value, SessionError> + Send + 'static) -> CallToolResult {
+    let outcome = tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
+        Err(SessionError::new(
+            ErrorCode::SessionError,
+            format!("the tool failed: {e}"),
+        ))
+    });
+    match outcome {
+        // A failed wait keeps its result and carries its own `error`.
+        Ok(v) if v.get("status").and_then(Value::as_str) == Some("error") => {
+            CallToolResult::structured_error(v)
+        }
+        Ok(v) => CallToolResult::structured(v),
+        Err(e) => error_result(&e),
+    }
+}
+
+fn appearance(title: Option<String>) -> Result<Appearance, String> {
+    Ok(Appearance {
+        title,
+        ..Appearance::default()
+    })
+}
+
+fn step(a: Action) -> Result<Value, SessionError> {
+    let fields = [
+        ("text", a.text),
+        ("keys", a.key),
+        ("paste", a.paste),
+        ("rawHex", a.raw_hex),
+    ];
+    let mut given = fields.into_iter().filter_map(|(k, v)| v.map(|v| (k, v)));
+    match (given.next(), given.next()) {
+        (Some((k, v)), None) => Ok(json!({ k: v })),
+        _ => Err(SessionError::invalid_request(
+            "each action needs exactly one of text, key, paste, rawHex",
+        )),
+    }
+}
+
+#[tool_router]
+impl Server {
+    /// A server with every tool.
+    pub fn new() -> Self {
+        Server {
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(
+        description = "Start a program in a new background terminal session (a PTY that keeps running between calls). Returns {sessionId, state, processId, width, height, warnings}. Use `write` to type, `wait` to wait for output, `read` for the screen text, `inspect` to see it, `kill` to end it. Sessions are shared with `shotty session` on the command line."
+    )]
+    async fn spawn(&self, Parameters(a): Parameters<SpawnArgs>) -> CallToolResult {
+        run(move || {
+            if a.command.is_empty() {
+                return Err(SessionError::invalid_request("command is empty"));
+            }
+            let timeout_ms = match a.timeout {
+                Some(t) if !(t.is_finite() && t > 0.0) => {
+                    return Err(SessionError::invalid_request(
+                        "timeout must be a positive number of seconds",
+                    ));
+                }
+                Some(t) => Some((t * 1000.0).round() as u64),
+                None => None,
+            };
+            let cwd = match a.cwd {
+                Some(c) => std::path::absolute(&c),
+                None => std::env::current_dir(),
+            }
+            .map_err(|e| SessionError::io("bad cwd", e))?;
+            let env: Vec<(String, String)> = a.env.unwrap_or_default().into_iter().collect();
+            call(
+                "start",
+                json!({
+                    "command": a.command, "width": a.cols.unwrap_or(100),
+                    "height": a.rows.unwrap_or(24), "cwd": cwd.display().to_string(),
+                    "env": env, "title": a.title, "group": a.group, "timeoutMs": timeout_ms,
+                }),
+            )
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Read a session's screen as text. Waits briefly for output to settle. Returns {sessionId, state, processId, exitCode, version, screen: {width, height, text, cursorRow, cursorColumn, cursorVisible, isAlternateScreen, scrollbackRows, …}}. For earlier output that scrolled away use `history`."
+    )]
+    async fn read(&self, Parameters(a): Parameters<ReadArgs>) -> CallToolResult {
+        run(move || {
+            call(
+                "read",
+                json!({ "sessionId": a.session_id, "structured": a.structured.unwrap_or(false),
+                        "top": a.top, "bottom": a.bottom }),
+            )
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Send input to a session: text, keys, a paste or raw bytes, or an array of them sent in order as one write. Example: {\"sessionId\": \"s_…\", \"action\": [{\"text\": \"ls -l\"}, {\"key\": \"Enter\"}]}. Returns {sessionId, state, written} (bytes written). Follow with `wait` to see the effect."
+    )]
+    async fn write(&self, Parameters(a): Parameters<WriteArgs>) -> CallToolResult {
+        run(move || {
+            let actions = match a.action {
+                Actions::One(x) => vec![x],
+                Actions::Many(v) => v,
+            };
+            if actions.is_empty() {
+                return Err(SessionError::invalid_request("action is an empty array"));
+            }
+            let steps = actions
+                .into_iter()
+                .map(step)
+                .collect::<Result<Vec<_>, _>>()?;
+            call("send", json!({ "sessionId": a.session_id, "steps": steps }))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Wait until a condition holds on a session's screen: `match` text present (or absent with until=\"absent\"), a `regex`, `idle` ms without change, or `exit`. Returns {result: \"matched\", text, matched, waitedMs, version, state, screen}; a timeout (default 30000 ms) or the session ending first is a tool error carrying the same fields plus error.code wait_timeout / session_exited."
+    )]
+    async fn wait(&self, Parameters(a): Parameters<WaitArgs>) -> CallToolResult {
+        run(move || {
+            let until = a.until.map(|u| match u {
+                Until::Present => "present",
+                Until::Absent => "absent",
+            });
+            Client::connect()?.call(
+                "wait",
+                json!({
+                    "sessionId": a.session_id, "text": a.text, "regex": a.regex,
+                    "idleMs": a.idle, "exit": a.exit.unwrap_or(false), "until": until,
+                    "stableForMs": a.stable_for,
+                    "timeoutMs": a.timeout.unwrap_or(DEFAULT_WAIT_MS),
+                }),
+                None,
+            )
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Resize a session's terminal (the program gets SIGWINCH). Returns {sessionId, width, height}."
+    )]
+    async fn resize(&self, Parameters(a): Parameters<ResizeArgs>) -> CallToolResult {
+        run(move || {
+            call(
+                "resize",
+                json!({ "sessionId": a.session_id, "width": a.cols, "height": a.rows }),
+            )
+        })
+        .await
+    }
+
+    #[tool(
+        description = "A session's status without its screen: {sessionId, state (running/exited), processId, exitCode, width, height, command, title, group, cwd, createdAt, updatedAt, urls, outputLines; ended sessions add outcome, stopReason, expiresAt}."
+    )]
+    async fn status(&self, Parameters(a): Parameters<SessionArgs>) -> CallToolResult {
+        run(move || {
+            let reply = call("list", json!({ "all": true }))?;
+            reply["sessions"]
+                .as_array()
+                .and_then(|s| s.iter().find(|s| s["sessionId"] == a.session_id.as_str()))
+                .cloned()
+                .ok_or_else(|| {
+                    SessionError::new(
+                        ErrorCode::SessionNotFound,
+                        format!("no session {}", a.session_id),
+                    )
+                })
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Stop a session and its whole process tree, and forget it: afterwards its id is unknown (session_not_found). Works on ended sessions too. Returns {stopped: [sessionId], failed: []}."
+    )]
+    async fn kill(&self, Parameters(a): Parameters<SessionArgs>) -> CallToolResult {
+        run(move || {
+            let reply = call("stop", json!({ "sessionIds": [a.session_id] }))?;
+            match reply["failed"].as_array().and_then(|f| f.first()) {
+                Some(f) => Err(SessionError::new(
+                    serde_json::from_value(f["code"].clone()).unwrap_or(ErrorCode::SessionError),
+                    f["message"].as_str().unwrap_or("cannot stop the session"),
+                )),
+                None => Ok(reply),
+            }
+        })
+        .await
+    }
+
+    #[tool(
+        description = "List sessions (running ones; all=true adds retained ended ones), including those started with `shotty session start`. Returns {sessions: [{sessionId, state, processId, exitCode, width, height, command, title, group, cwd, createdAt, updatedAt, …}]}."
+    )]
+    async fn list(&self, Parameters(a): Parameters<ListArgs>) -> CallToolResult {
+        run(move || {
+            call(
+                "list",
+                json!({ "all": a.all.unwrap_or(false), "group": a.group, "state": a.state }),
+            )
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Lines of a session's scrollback and screen with their global indices, oldest first. Returns {lines: [{index, text}], next, truncated, dropped}; pass `next` as `from` to continue."
+    )]
+    async fn history(&self, Parameters(a): Parameters<HistoryArgs>) -> CallToolResult {
+        run(move || {
+            call(
+                "history",
+                json!({
+                    "sessionId": a.session_id, "from": a.from, "limit": a.limit,
+                    "grep": a.grep, "ignoreCase": a.ignore_case.unwrap_or(false), "tail": a.tail,
+                }),
+            )
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Save a screenshot of a session's screen to a file; the extension picks the format (.svg, .png, .txt, .json). Returns {sessionId, artifact: {path (absolute), format}}. To look at the screen yourself use `inspect`."
+    )]
+    async fn capture(&self, Parameters(a): Parameters<CaptureArgs>) -> CallToolResult {
+        run(move || {
+            let out = PathBuf::from(&a.path);
+            let format = Format::from_path(&out).ok_or_else(|| {
+                SessionError::invalid_request(format!(
+                    "cannot tell the format of {} from its extension; use .svg, .png, .txt or .json",
+                    a.path
+                ))
+            })?;
+            let (bytes, _) =
+                artifacts::render_to(Client::connect()?, &a.session_id, format, appearance)?;
+            let path = std::path::absolute(&out).map_err(|e| SessionError::io("bad path", e))?;
+            artifacts::write_file(&path, &bytes)
+                .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
+            Ok(json!({ "sessionId": a.session_id, "artifact": { "path": path, "format": format.name() } }))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Look at a session's screen: returns the screenshot as a PNG image, plus a text item with the path of the same screenshot as SVG (a private temporary file)."
+    )]
+    async fn inspect(&self, Parameters(a): Parameters<SessionArgs>) -> CallToolResult {
+        let id = a.session_id;
+        let outcome = tokio::task::spawn_blocking(move || {
+            let fetched = artifacts::fetch(Client::connect()?, &id)?;
+            let look = appearance(fetched.title.clone()).map_err(SessionError::invalid_request)?;
+            // Both from the same snapshot, so they show the same screen.
+            let svg = artifacts::render(&fetched, Format::Svg, &look)?;
+            let path = artifacts::inspect_file(&svg, Format::Svg)?;
+            let png = artifacts::render(&fetched, Format::Png, &look)?;
+            Ok::<_, SessionError>((png, path, id))
+        })
+        .await
+        .unwrap_or_else(|e| {
+            Err(SessionError::new(
+                ErrorCode::SessionError,
+                format!("the tool failed: {e}"),
+            ))
+        });
+        match outcome {
+            Ok((png, path, id)) => CallToolResult::success(vec![
+                ContentBlock::image(
+                    base64::engine::general_purpose::STANDARD.encode(png),
+                    "image/png",
+                ),
+                ContentBlock::text(
+                    json!({ "sessionId": id, "svg": path, "format": "png" }).to_string(),
+                ),
+            ]),
+            Err(e) => error_result(&e),
+        }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(rmcp::model::Implementation::new(
+                "shotty",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(
+                "Drive programs in background terminals: spawn, write, wait, read, inspect \
+                 (screenshot), kill. Sessions are shared with `shotty session`.",
+            )
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes stdin.
+pub fn serve() -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(async {
+        let service = Server::new()
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| format!("MCP initialization failed: {e}"))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| format!("MCP server failed: {e}"))?;
+        Ok(())
+    })
+}

@@ -1,0 +1,120 @@
+//! Images of a session's screen, rendered client-side from the host's `snapshot`: shared by
+//! `shotty session capture|inspect` and the MCP server.
+
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::client::{Client, REPLY_TIMEOUT};
+use super::error::{ErrorCode, SessionError};
+use super::paths;
+use crate::render::{Appearance, Format, encode};
+
+/// A session's screen as the host's `snapshot` method returns it.
+pub struct Fetched {
+    /// The screen.
+    pub snapshot: crate::term::Snapshot,
+    /// The terminal's title, if it has one.
+    pub title: Option<String>,
+    /// The whole reply (status fields, `title`, `snapshot`).
+    pub reply: Value,
+}
+
+/// Fetches a session's snapshot through `client`.
+pub fn fetch(mut client: Client, id: &str) -> Result<Fetched, SessionError> {
+    let reply = client.call("snapshot", json!({ "sessionId": id }), Some(REPLY_TIMEOUT))?;
+    let snapshot = serde_json::from_value(reply["snapshot"].clone())
+        .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+    let title = reply["title"].as_str().map(str::to_owned);
+    Ok(Fetched {
+        snapshot,
+        title,
+        reply,
+    })
+}
+
+/// Encodes a fetched snapshot.
+pub fn render(
+    fetched: &Fetched,
+    format: Format,
+    appearance: &Appearance,
+) -> Result<Vec<u8>, SessionError> {
+    encode(&fetched.snapshot, format, appearance)
+        .map_err(|e| SessionError::invalid_request(e.to_string()))
+}
+
+/// Fetches the session's snapshot through `client` and renders it. `appearance` builds the
+/// look from the terminal's title (`None` when it has none). Returns the encoded bytes and
+/// the host's `snapshot` reply.
+pub fn render_to(
+    client: Client,
+    id: &str,
+    format: Format,
+    appearance: impl FnOnce(Option<String>) -> Result<Appearance, String>,
+) -> Result<(Vec<u8>, Value), SessionError> {
+    let fetched = fetch(client, id)?;
+    let appearance = appearance(fetched.title.clone()).map_err(SessionError::invalid_request)?;
+    let bytes = render(&fetched, format, &appearance)?;
+    Ok((bytes, fetched.reply))
+}
+
+/// Writes `bytes` to `path` via a temporary file in the same directory and a rename, so a
+/// failure never leaves half a file. A new file gets mode 0644; a replaced one keeps its mode.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(&e))?;
+    // Temporary files are private; the result should be an ordinary file (or keep the mode of
+    // the file it replaces).
+    let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o777);
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(mode))
+        .map_err(|e| fail(&e))?;
+    tmp.write_all(bytes).map_err(|e| fail(&e))?;
+    tmp.persist(path).map_err(|e| fail(&e.error))?;
+    Ok(())
+}
+
+/// Writes an inspect image to `<tmp>/shotty-inspect-<uid>/inspect-<random>/inspect.<ext>`
+/// (directories 0700, file 0600), removing inspect directories older than 24 h first.
+pub fn inspect_file(bytes: &[u8], format: Format) -> Result<PathBuf, SessionError> {
+    let uid = rustix::process::getuid().as_raw();
+    let root = std::env::temp_dir().join(format!("shotty-inspect-{uid}"));
+    paths::ensure_private_dir(&root)?;
+    if let Ok(entries) = std::fs::read_dir(&root) {
+        for e in entries.flatten() {
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|m| m.elapsed().ok())
+                .is_some_and(|age| age > Duration::from_secs(24 * 3600));
+            if old && e.file_name().to_string_lossy().starts_with("inspect-") {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("inspect-")
+        .tempdir_in(&root)
+        .map_err(|e| SessionError::io("cannot create the inspect directory", e))?
+        .keep();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+        .map_err(|e| SessionError::io("cannot protect the inspect directory", e))?;
+    let path = dir.join(format!("inspect.{}", format.name()));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(|e| SessionError::io("cannot write the inspect image", e))?;
+    file.write_all(bytes)
+        .map_err(|e| SessionError::io("cannot write the inspect image", e))?;
+    Ok(path)
+}
