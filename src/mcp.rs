@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 
 use crate::render::{Appearance, Format};
 use crate::session::client::{Client, REPLY_TIMEOUT};
+use crate::session::protocol::{HistoryParams, ListParams};
 use crate::session::{ErrorCode, SessionError, artifacts};
 
 /// How long `wait` waits when the caller gives no `timeout`.
@@ -174,44 +175,6 @@ pub struct ResizeArgs {
     pub rows: u16,
 }
 
-/// Arguments of `list`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListArgs {
-    /// Include ended sessions that are still retained.
-    #[serde(default)]
-    pub all: Option<bool>,
-    /// Only sessions of this group.
-    #[serde(default)]
-    pub group: Option<String>,
-    /// Only sessions in this state: "running" or "exited".
-    #[serde(default)]
-    pub state: Option<String>,
-}
-
-/// Arguments of `history`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct HistoryArgs {
-    /// The session id.
-    pub session_id: String,
-    /// First line index to return (from a previous call's `next`).
-    #[serde(default)]
-    pub from: Option<u64>,
-    /// At most this many lines (default 200).
-    #[serde(default)]
-    pub limit: Option<usize>,
-    /// Only lines matching this regular expression.
-    #[serde(default)]
-    pub grep: Option<String>,
-    /// Make `grep` case-insensitive.
-    #[serde(default)]
-    pub ignore_case: Option<bool>,
-    /// Only the last N lines.
-    #[serde(default)]
-    pub tail: Option<usize>,
-}
-
 /// Arguments of `capture`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -237,6 +200,11 @@ impl Default for Server {
 
 fn call(method: &str, params: Value) -> Result<Value, SessionError> {
     Client::connect()?.call(method, params, Some(REPLY_TIMEOUT))
+}
+
+/// Host params from the protocol types the list and history tools share with the host.
+fn to_params(p: &impl serde::Serialize) -> Result<Value, SessionError> {
+    serde_json::to_value(p).map_err(|e| SessionError::invalid_request(e.to_string()))
 }
 
 fn error_result(e: &SessionError) -> CallToolResult {
@@ -439,30 +407,15 @@ impl Server {
     #[tool(
         description = "List sessions (running ones; all=true adds retained ended ones), including those started with `shotty session start`. Returns {sessions: [{sessionId, state, processId, exitCode, width, height, command, title, group, cwd, createdAt, updatedAt, …}]}."
     )]
-    async fn list(&self, Parameters(a): Parameters<ListArgs>) -> CallToolResult {
-        run(move || {
-            call(
-                "list",
-                json!({ "all": a.all.unwrap_or(false), "group": a.group, "state": a.state }),
-            )
-        })
-        .await
+    async fn list(&self, Parameters(p): Parameters<ListParams>) -> CallToolResult {
+        run(move || call("list", to_params(&p)?)).await
     }
 
     #[tool(
         description = "Lines of a session's scrollback and screen with their global indices, oldest first. Returns {lines: [{index, text}], next, truncated, dropped}; pass `next` as `from` to continue."
     )]
-    async fn history(&self, Parameters(a): Parameters<HistoryArgs>) -> CallToolResult {
-        run(move || {
-            call(
-                "history",
-                json!({
-                    "sessionId": a.session_id, "from": a.from, "limit": a.limit,
-                    "grep": a.grep, "ignoreCase": a.ignore_case.unwrap_or(false), "tail": a.tail,
-                }),
-            )
-        })
-        .await
+    async fn history(&self, Parameters(p): Parameters<HistoryParams>) -> CallToolResult {
+        run(move || call("history", to_params(&p)?)).await
     }
 
     #[tool(

@@ -2,6 +2,7 @@
 //! (`docs/host-protocol.md`). Method names are the `shotty session` subcommands; params and
 //! results are the types below, whose JSON is also what the CLI prints inside its envelope.
 
+use rmcp::schemars::{self, JsonSchema};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -157,8 +158,8 @@ pub struct IdParams {
     pub session_id: String,
 }
 
-/// `list`.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+/// `list` (also the MCP `list` tool's arguments).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ListParams {
     /// Include ended, retained sessions.
@@ -260,8 +261,8 @@ pub struct ResizeParams {
     pub height: u16,
 }
 
-/// `history`.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+/// `history` (also the MCP `history` tool's arguments).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HistoryParams {
     /// Session id.
