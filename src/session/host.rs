@@ -40,7 +40,7 @@ pub const DEFAULT_RETAIN: Duration = Duration::from_secs(24 * 3600);
 /// Longest time a `read` waits for output to settle.
 pub const READ_SETTLE_MAX: Duration = Duration::from_millis(100);
 /// Quiet time after which output counts as settled.
-const READ_SETTLE_QUIET: Duration = Duration::from_millis(5);
+const READ_SETTLE_QUIET: Duration = Duration::from_millis(2);
 /// Viewport text returned at most, in characters.
 pub const MAX_SCREEN_CHARS: usize = 200_000;
 /// Lines of history written with an ended session.
@@ -546,7 +546,7 @@ impl Host {
                 let session = &l.session;
                 let mut live = session.lock();
                 if settle_output {
-                    // Let a burst of output finish — output within the last 5 ms means more
+                    // Let a burst of output finish — output within the last 2 ms means more
                     // may be on its way — but hold the executor at most 100 ms.
                     let until = Instant::now() + READ_SETTLE_MAX;
                     while live.output_at.elapsed() < READ_SETTLE_QUIET && Instant::now() < until {
