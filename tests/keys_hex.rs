@@ -207,3 +207,35 @@ fn keys_arrive_as_xterm_sends_them() {
 
     echo.quit();
 }
+
+/// Every name of the key table, alone and with Ctrl and Alt, in normal and in application
+/// cursor/keypad modes, reaches the program byte for byte as encoded (the encodings
+/// themselves are checked against ctlseqs in the unit tests of `session::keys`).
+#[test]
+fn the_whole_key_table_arrives_intact_in_both_modes() {
+    let mut echo = Echo::spawn();
+    let mut checked = 0;
+    for (ckm, kp) in [("!ckm0", "!kp0"), ("!ckm1", "!kp1")] {
+        echo.command(ckm);
+        echo.command(kp);
+        for name in shotty::session::keys::key_names() {
+            for combo in [
+                name.to_string(),
+                format!("Ctrl+{name}"),
+                format!("Alt+{name}"),
+            ] {
+                // Some modifier combinations have no encoding (rejected as unsupported_key).
+                let Ok(bytes) = encode_keys(&combo, echo.modes()) else {
+                    assert_ne!(&combo, name, "plain key {name} must encode");
+                    continue;
+                };
+                let got = echo.send(&bytes);
+                let expected: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+                assert_eq!(got, expected, "{combo} in {:?}", echo.modes());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 200, "only {checked} combinations checked");
+    echo.quit();
+}
