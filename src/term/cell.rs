@@ -44,11 +44,6 @@ impl CellFlags {
             self.0 &= !other.0;
         }
     }
-
-    /// The union of two flag sets.
-    pub const fn union(self, other: CellFlags) -> CellFlags {
-        CellFlags(self.0 | other.0)
-    }
 }
 
 /// One cell of the grid: a character of non-zero width, its interned style and link.

@@ -60,7 +60,7 @@ pub enum PromptMark {
 }
 
 /// One line of cells. Every row holds exactly the grid's width in cells.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Row {
     cells: Vec<Cell>,
     /// The line continues on the next row (it was soft-wrapped by autowrap).
@@ -103,7 +103,7 @@ impl Row {
     }
 
     /// Mutable access to the cells. Callers must keep the `EXTRA` flags consistent: use
-    /// [`Row::set`] or [`Row::clear_extra`] when replacing a cell that may have extras.
+    /// [`Row::set`] or [`Row::fill`] when replacing a cell that may have extras.
     #[inline]
     pub fn cells_mut(&mut self) -> &mut [Cell] {
         self.occ = self.cells.len();
@@ -193,16 +193,6 @@ impl Row {
         {
             let col = self.cells.len() - 1;
             self.set(col, Cell::blank(last.style));
-        }
-    }
-
-    /// Removes the zero-width characters of the cell at `col`.
-    pub fn clear_extra(&mut self, col: usize) {
-        if let Some(cell) = self.cells.get_mut(col)
-            && cell.flags.contains(CellFlags::EXTRA)
-        {
-            cell.flags.set(CellFlags::EXTRA, false);
-            self.remove_extra(col);
         }
     }
 
@@ -511,11 +501,6 @@ impl Scrollback {
         };
         self.rows.push_back(row);
         evicted
-    }
-
-    /// Removes the newest line (used when a taller screen pulls lines back).
-    pub fn pop_newest(&mut self) -> Option<Row> {
-        self.rows.pop_back()
     }
 
     /// Discards every line (ED 3).
