@@ -744,6 +744,21 @@ impl PtyProcess {
             .unwrap_or_else(ExitStatus::unknown)
     }
 
+    /// Whether the terminal's foreground process is on a CPU (or in uninterruptible I/O)
+    /// rather than asleep — typically blocked reading its input. `None` when it cannot be told
+    /// (no foreground group, or no `/proc`).
+    pub fn foreground_running(&self) -> Option<bool> {
+        let leader = self
+            .master
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .process_group_leader()?;
+        let stat = std::fs::read_to_string(format!("/proc/{leader}/stat")).ok()?;
+        // `pid (comm) state …`; comm may itself contain parentheses.
+        let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+        Some(matches!(state, 'R' | 'D'))
+    }
+
     /// Sends `signal` to every process group of the child's session.
     pub fn signal_group(&self, signal: Signal) {
         for group in self.session_groups() {

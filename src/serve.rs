@@ -751,7 +751,7 @@ impl Shared {
                 let deadline = start + timeout;
                 let mut live = self.session.lock();
                 while !cancel.load(Ordering::SeqCst) && Instant::now() < deadline {
-                    live = self.session.wait_change(live, Some(deadline));
+                    live = self.session.wait_lifecycle(live, Some(deadline));
                 }
                 false
             }

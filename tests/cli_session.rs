@@ -14,16 +14,23 @@ struct Env {
     _dir: tempfile::TempDir,
     runtime: PathBuf,
     state: PathBuf,
+    host_idle_ms: u64,
 }
 
 impl Env {
     fn new() -> Env {
+        Env::with_host_idle(3000)
+    }
+
+    /// An environment whose host exits after `ms` without sessions or requests.
+    fn with_host_idle(ms: u64) -> Env {
         let dir = tempfile::tempdir().expect("temp dir");
         let runtime = dir.path().join("run");
         let state = dir.path().join("state");
         Env {
             runtime,
             state,
+            host_idle_ms: ms,
             _dir: dir,
         }
     }
@@ -34,7 +41,7 @@ impl Env {
             .args(args)
             .env("SHOTTY_RUNTIME_DIR", &self.runtime)
             .env("SHOTTY_STATE_DIR", &self.state)
-            .env("SHOTTY_HOST_IDLE_MS", "3000");
+            .env("SHOTTY_HOST_IDLE_MS", self.host_idle_ms.to_string());
         cmd
     }
 
@@ -78,6 +85,18 @@ impl Env {
         self.runtime.join("host.sock")
     }
 
+    /// A connection for several raw requests.
+    fn connection(&self) -> RawConnection {
+        let stream = UnixStream::connect(self.socket()).expect("host socket");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("timeout");
+        RawConnection {
+            reader: BufReader::new(stream.try_clone().expect("clone")),
+            stream,
+        }
+    }
+
     /// One raw request on the host socket.
     fn raw(&self, line: &[u8]) -> Value {
         let mut s = UnixStream::connect(self.socket()).expect("host socket");
@@ -87,6 +106,26 @@ impl Env {
         let mut reply = String::new();
         BufReader::new(s).read_line(&mut reply).expect("reply");
         serde_json::from_str(&reply).expect("JSON reply")
+    }
+}
+
+struct RawConnection {
+    stream: UnixStream,
+    reader: BufReader<UnixStream>,
+}
+
+impl RawConnection {
+    /// Calls `method` and returns its result (the call must succeed).
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let request = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+        let mut line = serde_json::to_vec(&request).expect("JSON");
+        line.push(b'\n');
+        self.stream.write_all(&line).expect("request written");
+        let mut reply = String::new();
+        self.reader.read_line(&mut reply).expect("reply");
+        let reply: Value = serde_json::from_str(&reply).expect("JSON reply");
+        assert!(reply["result"].is_object(), "{method}: {reply}");
+        reply["result"].clone()
     }
 }
 
@@ -553,4 +592,78 @@ fn host_shutdown_stops_sessions_and_keeps_them() {
             .unwrap()
             .contains("alive")
     );
+}
+
+#[test]
+fn a_read_right_after_send_shows_the_reaction() {
+    // Without a pause between the two requests, the read has to wait for the echo and for the
+    // command's output; bash is asleep at its prompt once both are there.
+    let env = Env::new();
+    let id = shell(&env);
+    let mut conn = env.connection();
+    for i in 0..40 {
+        conn.call(
+            "send",
+            json!({ "sessionId": id, "steps": [{ "text": format!("echo out-$((6*{i}))\r") }] }),
+        );
+        let screen = conn.call("read", json!({ "sessionId": id }))["screen"]["text"]
+            .as_str()
+            .expect("text")
+            .to_owned();
+        let expected = format!("\nout-{}\n$", 6 * i);
+        assert!(screen.contains(&expected), "round {i}: {screen:?}");
+    }
+    // The same through the CLI, with cat's kernel echo and cat's own copy.
+    let cat = env.start(&["--", "cat"]);
+    for i in 0..10 {
+        env.ok(&["send", &cat, "--text", &format!("line-{i}\r")]);
+        let screen = env.ok(&["read", &cat])["screen"]["text"]
+            .as_str()
+            .expect("text")
+            .to_owned();
+        let expected = format!("line-{i}\nline-{i}\n");
+        assert!(screen.contains(&expected), "round {i}: {screen:?}");
+    }
+}
+
+#[test]
+fn no_request_is_lost_or_repeated_while_the_host_exits_idle() {
+    // The host exits 100 ms after its last request when no session runs; commands arrive
+    // around that moment. Each must get exactly one answer from exactly one host, so every
+    // start creates exactly one (retained) session.
+    let env = Env::with_host_idle(100);
+    let mut started = Vec::new();
+    for i in 0..40u64 {
+        std::thread::sleep(Duration::from_millis(60 + (i * 37) % 120));
+        if i % 2 == 0 {
+            started.push(env.start(&["--", "true"]));
+        } else {
+            env.ok(&["list"]);
+        }
+    }
+    let mut listed: Vec<String> = env.ok(&["list", "--all"])["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .map(|s| s["sessionId"].as_str().expect("id").to_owned())
+        .collect();
+    listed.sort();
+    started.sort();
+    assert_eq!(listed, started);
+}
+
+#[test]
+fn start_warns_about_ports_in_use() {
+    let env = Env::new();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("listener");
+    let port = taken.local_addr().expect("address").port().to_string();
+    let doc = env.ok(&["start", "--port", &port, "--", "sleep", "30"]);
+    assert_eq!(
+        doc["warnings"],
+        json!([format!("port {port} is already in use")]),
+        "{doc}"
+    );
+    drop(taken);
+    let doc = env.ok(&["start", "--port", &port, "--", "sleep", "30"]);
+    assert_eq!(doc["warnings"], json!([]), "{doc}");
 }

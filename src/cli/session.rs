@@ -279,11 +279,9 @@ fn host() -> i32 {
 /// Connects to the host with Ctrl+C wired to cancel the pending call (the reply is then the
 /// `cancelled` error document).
 fn connect() -> Result<Client, SessionError> {
-    let client = Client::connect()?;
-    let canceller = client.canceller()?;
-    // Only one handler per process, and one call per invocation: a failure here just means
-    // Ctrl+C ends the process the default way.
-    let _ = ctrlc::set_handler(move || canceller.cancel());
+    let mut client = Client::connect()?;
+    // Without it Ctrl+C just ends the process the default way.
+    let _ = client.cancel_on_signals();
     Ok(client)
 }
 

@@ -1,14 +1,18 @@
 //! Talking to the session host: connect (starting the host on demand), send one request, read
 //! its response with a deadline.
+//!
+//! A connection is not probed before use. A host that is going away (idle exit, SIGKILL)
+//! closes connections it has not answered; when that happens to the first request of a
+//! connection, the request was never executed, so the client starts a new host and sends it
+//! again, once.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use serde_json::{Value, json};
 
 use super::error::{ErrorCode, SessionError};
@@ -19,37 +23,40 @@ use super::protocol::{MAX_LINE, Response};
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a client waits for a freshly started host to listen.
 const START_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long a host may take to answer the liveness ping.
-const PING_TIMEOUT: Duration = Duration::from_secs(2);
 /// How often a client retries starting a host while none serves.
 const RESTART_INTERVAL: Duration = Duration::from_millis(300);
+/// Largest reply accepted (snapshots of a 500×500 screen are well below).
+const MAX_REPLY: usize = MAX_LINE * 4;
 
 fn unavailable(message: impl Into<String>) -> SessionError {
     SessionError::new(ErrorCode::HostUnavailable, message)
 }
 
+/// Why an exchange failed.
+enum Failure {
+    /// The host closed the connection (or reset it) without a reply.
+    Closed(SessionError),
+    /// Anything else.
+    Other(SessionError),
+}
+
+impl From<SessionError> for Failure {
+    fn from(e: SessionError) -> Failure {
+        Failure::Other(e)
+    }
+}
+
 /// A connection to the host.
 pub struct Client {
+    socket: PathBuf,
     stream: UnixStream,
-    reader: BufReader<UnixStream>,
+    /// Bytes read past the end of the last reply.
+    pending: Vec<u8>,
     next_id: u64,
-    cancelled: Arc<AtomicBool>,
-}
-
-/// Cancels a client's pending call from another thread (a Ctrl+C handler): the connection is
-/// shut down, the host notices and abandons the request, and the call returns `cancelled`.
-#[derive(Clone, Debug)]
-pub struct Canceller {
-    stream: Arc<UnixStream>,
-    cancelled: Arc<AtomicBool>,
-}
-
-impl Canceller {
-    /// Cancels the pending call.
-    pub fn cancel(&self) {
-        self.cancelled.store(true, Ordering::SeqCst);
-        let _ = self.stream.shutdown(std::net::Shutdown::Both);
-    }
+    /// Whether the host has answered anything on this connection.
+    answered: bool,
+    /// Becomes readable when a cancelling signal arrives (see [`Client::cancel_on_signals`]).
+    cancel: Option<UnixStream>,
 }
 
 impl Client {
@@ -59,80 +66,37 @@ impl Client {
         let runtime = paths::runtime_dir();
         paths::ensure_private_dir(&runtime)?;
         let socket = paths::socket_path();
-        if let Some(client) = Client::open_alive(&socket) {
-            return Ok(client);
-        }
-        // No host, a stale socket, or a host that is dying: start one. If the dying host
-        // still holds the lock, the new one steps aside, so keep starting until one serves.
-        let deadline = Instant::now() + START_TIMEOUT;
-        let mut started: Option<Instant> = None;
-        loop {
-            if started.is_none_or(|t| t.elapsed() >= RESTART_INTERVAL) {
-                start_host()?;
-                started = Some(Instant::now());
-            }
-            std::thread::sleep(Duration::from_millis(10));
-            if let Some(client) = Client::open_alive(&socket) {
-                return Ok(client);
-            }
-            if Instant::now() >= deadline {
-                return Err(unavailable(format!(
-                    "the session host did not start (socket {})",
-                    socket.display()
-                )));
-            }
-        }
-    }
-
-    /// A connection to a host that answers a ping (a killed host's socket may still accept
-    /// for a moment before the process is gone).
-    fn open_alive(socket: &std::path::Path) -> Option<Client> {
-        let mut client = Client::open(socket).ok()?;
-        client
-            .exchange(
-                "ping",
-                Value::Object(Default::default()),
-                Some(PING_TIMEOUT),
-            )
-            .ok()?;
-        Some(client)
-    }
-
-    fn open(socket: &std::path::Path) -> Result<Client, SessionError> {
-        let stream = UnixStream::connect(socket)
-            .map_err(|e| unavailable(format!("cannot connect to {}: {e}", socket.display())))?;
-        paths::check_private_file(socket)?;
-        let reader = BufReader::new(
-            stream
-                .try_clone()
-                .map_err(|e| SessionError::io("cannot use the host connection", e))?,
-        );
+        let stream = open_or_start(&socket)?;
         Ok(Client {
+            socket,
             stream,
-            reader,
+            pending: Vec::new(),
             next_id: 1,
-            cancelled: Arc::new(AtomicBool::new(false)),
+            answered: false,
+            cancel: None,
         })
     }
 
-    /// A handle that cancels this client's pending call.
-    pub fn canceller(&self) -> Result<Canceller, SessionError> {
-        Ok(Canceller {
-            stream: Arc::new(
-                self.stream
-                    .try_clone()
-                    .map_err(|e| SessionError::io("cannot use the host connection", e))?,
-            ),
-            cancelled: Arc::clone(&self.cancelled),
-        })
-    }
-
-    fn cancelled_or(&self, e: SessionError) -> SessionError {
-        if self.cancelled.load(Ordering::SeqCst) {
-            SessionError::new(ErrorCode::Cancelled, "cancelled")
-        } else {
-            e
+    /// Makes SIGINT, SIGTERM and SIGHUP cancel this client's pending call instead of killing
+    /// the process: the connection is closed, the host abandons the request, and the call
+    /// returns `cancelled`. Meant for a command-line process with one client; the signals
+    /// stay redirected for the life of the process.
+    pub fn cancel_on_signals(&mut self) -> Result<(), SessionError> {
+        let (read_end, write_end) =
+            UnixStream::pair().map_err(|e| SessionError::io("cannot set up cancellation", e))?;
+        for signal in [
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+            signal_hook::consts::SIGHUP,
+        ] {
+            let write_end = write_end
+                .try_clone()
+                .map_err(|e| SessionError::io("cannot set up cancellation", e))?;
+            signal_hook::low_level::pipe::register(signal, write_end)
+                .map_err(|e| SessionError::io("cannot set up cancellation", e))?;
         }
+        self.cancel = Some(read_end);
+        Ok(())
     }
 
     /// Sends `method(params)` and returns its result. `timeout` bounds the wait for the
@@ -143,64 +107,167 @@ impl Client {
         params: Value,
         timeout: Option<Duration>,
     ) -> Result<Value, SessionError> {
-        self.exchange(method, params, timeout)
-            .map_err(|e| self.cancelled_or(e))
+        match self.exchange(method, &params, timeout) {
+            Ok(v) => Ok(v),
+            Err(Failure::Closed(_)) if !self.answered => {
+                // The host went away before reading this connection's first request.
+                self.stream = open_or_start(&self.socket)?;
+                self.pending.clear();
+                self.exchange(method, &params, timeout)
+                    .map_err(|(Failure::Closed(e) | Failure::Other(e))| e)
+            }
+            Err(Failure::Closed(e) | Failure::Other(e)) => Err(e),
+        }
     }
 
     fn exchange(
         &mut self,
         method: &str,
-        params: Value,
+        params: &Value,
         timeout: Option<Duration>,
-    ) -> Result<Value, SessionError> {
+    ) -> Result<Value, Failure> {
         let id = self.next_id;
         self.next_id += 1;
         let request = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
         let mut line = serde_json::to_vec(&request)
             .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
         line.push(b'\n');
-        self.stream
-            .write_all(&line)
-            .map_err(|e| unavailable(format!("the session host went away: {e}")))?;
-        self.stream
-            .set_read_timeout(timeout)
-            .map_err(|e| SessionError::io("cannot set a timeout", e))?;
-        let mut buf = Vec::new();
-        let read = (&mut self.reader)
-            .take(MAX_LINE as u64 * 4)
-            .read_until(b'\n', &mut buf);
-        match read {
-            Ok(0) => return Err(unavailable("the session host closed the connection")),
-            Ok(_) => {}
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                return Err(unavailable(format!(
-                    "the session host did not answer within {} s",
-                    timeout.unwrap_or_default().as_secs()
-                )));
-            }
-            Err(e) => {
-                return Err(unavailable(format!(
-                    "cannot read from the session host: {e}"
-                )));
-            }
+        if let Err(e) = self.stream.write_all(&line) {
+            return Err(Failure::Closed(unavailable(format!(
+                "the session host went away: {e}"
+            ))));
         }
-        let response: Response = serde_json::from_slice(&buf)
+        let reply = self.read_reply(timeout)?;
+        self.answered = true;
+        let response: Response = serde_json::from_slice(&reply)
             .map_err(|e| unavailable(format!("unreadable reply from the session host: {e}")))?;
         if let Some(e) = response.session_error() {
-            return Err(e);
+            return Err(e.into());
         }
         response
             .result
-            .ok_or_else(|| unavailable("the session host sent neither result nor error"))
+            .ok_or_else(|| unavailable("the session host sent neither result nor error").into())
+    }
+
+    /// Reads one reply line, watching the cancellation pipe and the timeout.
+    fn read_reply(&mut self, timeout: Option<Duration>) -> Result<Vec<u8>, Failure> {
+        let deadline = timeout.map(|t| (Instant::now() + t, t));
+        let mut chunk = vec![0u8; 64 * 1024];
+        let mut scanned = 0;
+        loop {
+            if let Some(end) = self.pending[scanned..].iter().position(|&b| b == b'\n') {
+                let rest = self.pending.split_off(scanned + end + 1);
+                let mut line = std::mem::replace(&mut self.pending, rest);
+                line.pop();
+                return Ok(line);
+            }
+            scanned = self.pending.len();
+            if scanned > MAX_REPLY {
+                return Err(unavailable("the session host's reply is too long").into());
+            }
+            self.wait_readable(deadline)?;
+            match self.stream.read(&mut chunk) {
+                Ok(0) => {
+                    return Err(Failure::Closed(unavailable(
+                        "the session host closed the connection",
+                    )));
+                }
+                Ok(n) => self.pending.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::ConnectionReset => {
+                    return Err(Failure::Closed(unavailable(format!(
+                        "the session host went away: {e}"
+                    ))));
+                }
+                Err(e) => {
+                    return Err(
+                        unavailable(format!("cannot read from the session host: {e}")).into(),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Blocks until the connection has something to read; fails at the deadline or when a
+    /// cancelling signal arrives (the connection is then shut down, so the host gives up).
+    fn wait_readable(&self, deadline: Option<(Instant, Duration)>) -> Result<(), SessionError> {
+        loop {
+            let timeout = match deadline {
+                Some((at, timeout)) => {
+                    let left = at.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(unavailable(format!(
+                            "the session host did not answer within {:.1} s",
+                            timeout.as_secs_f64()
+                        )));
+                    }
+                    Some(Timespec::try_from(left).unwrap_or(Timespec {
+                        tv_sec: i64::MAX,
+                        tv_nsec: 0,
+                    }))
+                }
+                None => None,
+            };
+            let mut fds = vec![PollFd::new(&self.stream, PollFlags::IN)];
+            if let Some(cancel) = &self.cancel {
+                fds.push(PollFd::new(cancel, PollFlags::IN));
+            }
+            match poll(&mut fds, timeout.as_ref()) {
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => {
+                    return Err(SessionError::io(
+                        "cannot wait for the session host",
+                        e.into(),
+                    ));
+                }
+            }
+            if fds.get(1).is_some_and(|f| !f.revents().is_empty()) {
+                let _ = self.stream.shutdown(std::net::Shutdown::Both);
+                return Err(SessionError::new(ErrorCode::Cancelled, "cancelled"));
+            }
+            if !fds[0].revents().is_empty() {
+                return Ok(());
+            }
+        }
     }
 }
 
-use std::io::Read as _;
+/// Connects to the host's socket, starting a host if none listens. If a dying host still
+/// holds the lock, a new one steps aside, so starting is repeated until one serves.
+fn open_or_start(socket: &Path) -> Result<UnixStream, SessionError> {
+    if let Some(stream) = open(socket)? {
+        return Ok(stream);
+    }
+    let deadline = Instant::now() + START_TIMEOUT;
+    let mut started: Option<Instant> = None;
+    loop {
+        if started.is_none_or(|t| t.elapsed() >= RESTART_INTERVAL) {
+            start_host()?;
+            started = Some(Instant::now());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+        if let Some(stream) = open(socket)? {
+            return Ok(stream);
+        }
+        if Instant::now() >= deadline {
+            return Err(unavailable(format!(
+                "the session host did not start (socket {})",
+                socket.display()
+            )));
+        }
+    }
+}
+
+/// A connection to the socket, verified to be ours and private; `None` when nothing
+/// listens there.
+fn open(socket: &Path) -> Result<Option<UnixStream>, SessionError> {
+    let Ok(stream) = UnixStream::connect(socket) else {
+        return Ok(None);
+    };
+    paths::check_private_file(socket)?;
+    Ok(Some(stream))
+}
 
 fn start_host() -> Result<(), SessionError> {
     let exe: PathBuf = std::env::current_exe()

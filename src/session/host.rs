@@ -39,8 +39,6 @@ use super::{keys, paths};
 pub const DEFAULT_RETAIN: Duration = Duration::from_secs(24 * 3600);
 /// Longest time a `read` waits for output to settle.
 pub const READ_SETTLE_MAX: Duration = Duration::from_millis(100);
-/// Quiet time after which output counts as settled.
-const READ_SETTLE_QUIET: Duration = Duration::from_millis(2);
 /// Viewport text returned at most, in characters.
 pub const MAX_SCREEN_CHARS: usize = 200_000;
 /// Lines of history written with an ended session.
@@ -99,7 +97,14 @@ pub struct Host {
     last_activity: Mutex<Instant>,
 }
 
-type Job = (Request, SyncSender<Response>);
+/// Work for the executor, done one at a time in arrival order.
+enum Job {
+    /// A request and where its response goes.
+    Request(Request, SyncSender<Response>),
+    /// End the process if the host is idle. Queued behind requests, so a request that arrived
+    /// first is answered first (and makes the host busy again) rather than cut short.
+    ExitIfIdle,
+}
 
 fn millis(ms: Option<u64>) -> Option<Duration> {
     ms.map(Duration::from_millis)
@@ -391,7 +396,7 @@ impl Host {
                         live = session.lock();
                         continue;
                     }
-                    live = session.wait_change(live, deadline);
+                    live = session.wait_lifecycle(live, deadline);
                 }
                 drop(live);
                 let _ = host.settle(&entry);
@@ -544,16 +549,11 @@ impl Host {
                     return Ok((r.snapshot.clone(), Self::status_fields(&r)));
                 }
                 let session = &l.session;
-                let mut live = session.lock();
-                if settle_output {
-                    // Let a burst of output finish — output within the last 2 ms means more
-                    // may be on its way — but hold the executor at most 100 ms.
-                    let until = Instant::now() + READ_SETTLE_MAX;
-                    while live.output_at.elapsed() < READ_SETTLE_QUIET && Instant::now() < until {
-                        let quiet = (live.output_at + READ_SETTLE_QUIET).min(until);
-                        live = session.wait_change(live, Some(quiet));
-                    }
-                }
+                let live = if settle_output {
+                    session.settle(READ_SETTLE_MAX)
+                } else {
+                    session.lock()
+                };
                 let fields = json!({
                     "sessionId": id,
                     "state": live.state,
@@ -870,10 +870,18 @@ impl Host {
         }
     }
 
-    fn has_live_sessions(&self) -> bool {
-        self.entries()
-            .values()
-            .any(|e| matches!(e, Entry::Live(l) if !l.session.lock().state.is_ended()))
+    /// No live session, and no request for the idle time.
+    fn is_idle(&self) -> bool {
+        let quiet = self
+            .last_activity
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed();
+        quiet >= self.idle_exit
+            && !self
+                .entries()
+                .values()
+                .any(|e| matches!(e, Entry::Live(l) if !l.session.lock().state.is_ended()))
     }
 
     /// Stops every live session (host shutdown) and writes their records.
@@ -977,7 +985,7 @@ fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) 
             return;
         } else {
             let (tx, rx) = mpsc::sync_channel(1);
-            if jobs.send((request, tx)).is_err() {
+            if jobs.send(Job::Request(request, tx)).is_err() {
                 return;
             }
             match rx.recv() {
@@ -991,10 +999,22 @@ fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) 
     }
 }
 
-fn executor(host: Arc<Host>, jobs: Receiver<Job>) {
-    for (request, reply) in jobs {
-        let response = host.execute(request);
-        let _ = reply.send(response);
+fn executor(host: Arc<Host>, jobs: Receiver<Job>, socket: &Path) {
+    for job in jobs {
+        match job {
+            Job::Request(request, reply) => {
+                let response = host.execute(request);
+                let _ = reply.send(response);
+            }
+            Job::ExitIfIdle => {
+                if host.is_idle() {
+                    // Connections not yet answered are closed unread by the exit; their
+                    // clients start a new host and send again.
+                    let _ = std::fs::remove_file(socket);
+                    std::process::exit(0);
+                }
+            }
+        }
     }
 }
 
@@ -1010,17 +1030,19 @@ pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(),
     let (jobs_tx, jobs_rx) = mpsc::sync_channel::<Job>(64);
     {
         let host = Arc::clone(&host);
+        let socket = socket.to_path_buf();
         std::thread::Builder::new()
             .name("shotty-executor".into())
-            .spawn(move || executor(host, jobs_rx))
+            .spawn(move || executor(host, jobs_rx, &socket))
             .map_err(|e| SessionError::io("cannot start the executor", e))?;
     }
     {
         let host = Arc::clone(&host);
         let socket = socket.to_path_buf();
+        let jobs = jobs_tx.clone();
         std::thread::Builder::new()
             .name("shotty-housekeeper".into())
-            .spawn(move || housekeeper(&host, &socket))
+            .spawn(move || housekeeper(&host, &socket, &jobs))
             .map_err(|e| SessionError::io("cannot start the housekeeper", e))?;
     }
     {
@@ -1049,24 +1071,18 @@ pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(),
     Ok(())
 }
 
-/// Ends the host process once it has been idle long enough, or when its socket was removed
-/// (a newer host took over). Checked once a second: this is housekeeping, not a reaction to
-/// anything a client waits for.
-fn housekeeper(host: &Host, socket: &Path) {
+/// Ends the host process once it has been idle long enough (through the executor, see
+/// [`Job::ExitIfIdle`]), or when its socket was removed (a newer host took over). Checked once
+/// a second: this is housekeeping, not a reaction to anything a client waits for.
+fn housekeeper(host: &Host, socket: &Path, jobs: &SyncSender<Job>) {
     loop {
         std::thread::sleep(Duration::from_secs(1).min(host.idle_exit));
         if std::fs::symlink_metadata(socket).is_err() {
             host.shutdown();
             std::process::exit(0);
         }
-        let idle = host
-            .last_activity
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .elapsed();
-        if idle >= host.idle_exit && !host.has_live_sessions() {
-            let _ = std::fs::remove_file(socket);
-            std::process::exit(0);
+        if host.is_idle() {
+            let _ = jobs.try_send(Job::ExitIfIdle);
         }
     }
 }

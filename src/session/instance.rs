@@ -3,6 +3,7 @@
 //! programs through this type.
 
 use std::path::PathBuf;
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -18,6 +19,19 @@ pub const BATCH_BYTES: usize = 1 << 20;
 
 /// Time between SIGTERM and SIGKILL when a session is stopped.
 pub const STOP_GRACE: Duration = Duration::from_secs(3);
+
+/// While output keeps coming, screen waiters are woken (and the content fingerprint taken) at
+/// most this often; the first output after a pause wakes them at once.
+pub const PUBLISH_INTERVAL: Duration = Duration::from_millis(1);
+
+/// [`Session::settle`]: output counts as finished after this much quiet when the foreground
+/// process is asleep (it has written everything and waits), …
+const SETTLE_QUIET_ASLEEP: Duration = Duration::from_micros(500);
+/// … and after this much when it is running or its state is unknown.
+const SETTLE_QUIET_RUNNING: Duration = Duration::from_millis(3);
+/// How long [`Session::settle`] waits for a reaction to input that has produced no output yet
+/// (the echo of typed text usually follows within a millisecond; some keys produce none).
+const SETTLE_INPUT_REACTION: Duration = Duration::from_millis(20);
 
 /// What to run and how.
 #[derive(Clone, Debug)]
@@ -109,6 +123,8 @@ pub struct Live {
     pub updated_at: SystemTime,
     /// When the program last wrote output.
     pub output_at: Instant,
+    /// When input was last written to the program.
+    pub input_at: Option<Instant>,
     content_fingerprint: u64,
     exited: bool,
     eof: bool,
@@ -127,7 +143,28 @@ pub struct Session {
     created_at: SystemTime,
     process: PtyProcess,
     live: Mutex<Live>,
+    /// Published output, resizes, lifecycle changes and [`Session::notify`].
     changed: Condvar,
+    /// Lifecycle changes and [`Session::notify`] only.
+    lifecycle: Condvar,
+}
+
+/// Waits on `condvar` until notified or `deadline` (`None`: no deadline) passes.
+fn wait_on<'a>(
+    condvar: &Condvar,
+    guard: MutexGuard<'a, Live>,
+    deadline: Option<Instant>,
+) -> MutexGuard<'a, Live> {
+    match deadline {
+        None => condvar.wait(guard).unwrap_or_else(|e| e.into_inner()),
+        Some(d) => {
+            let left = d.saturating_duration_since(Instant::now());
+            condvar
+                .wait_timeout(guard, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0
+        }
+    }
 }
 
 /// A stable digest of what the screen shows (text and styles, not the cursor): a spinner
@@ -194,11 +231,13 @@ impl Session {
                 content_changed_at: Instant::now(),
                 updated_at: SystemTime::now(),
                 output_at: Instant::now(),
+                input_at: None,
                 content_fingerprint,
                 exited: false,
                 eof: false,
             }),
             changed: Condvar::new(),
+            lifecycle: Condvar::new(),
             spec,
         });
         let pump = Arc::clone(&session);
@@ -234,28 +273,68 @@ impl Session {
         self.live.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Waits until the state changes (output, resize, exit) or `deadline` passes, and
-    /// returns the guard. Spurious wake-ups are possible; callers re-check their condition.
+    /// Waits until the screen or the state changes (output, resize, exit) or `deadline`
+    /// passes, and returns the guard. While output streams in, wake-ups come at most every
+    /// [`PUBLISH_INTERVAL`]. Spurious wake-ups are possible; callers re-check their condition.
     pub fn wait_change<'a>(
         &self,
         guard: MutexGuard<'a, Live>,
         deadline: Option<Instant>,
     ) -> MutexGuard<'a, Live> {
-        match deadline {
-            None => self.changed.wait(guard).unwrap_or_else(|e| e.into_inner()),
-            Some(d) => {
-                let left = d.saturating_duration_since(Instant::now());
-                self.changed
-                    .wait_timeout(guard, left)
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0
-            }
-        }
+        wait_on(&self.changed, guard, deadline)
+    }
+
+    /// Like [`wait_change`](Self::wait_change), but wakes only for lifecycle changes (the
+    /// program ending, a stop beginning), [`notify`](Self::notify) and the deadline: for
+    /// waiters that do not look at the screen, so a flood of output does not wake them.
+    pub fn wait_lifecycle<'a>(
+        &self,
+        guard: MutexGuard<'a, Live>,
+        deadline: Option<Instant>,
+    ) -> MutexGuard<'a, Live> {
+        wait_on(&self.lifecycle, guard, deadline)
     }
 
     /// Wakes every waiter (used when a waiter should re-check, e.g. on cancellation).
     pub fn notify(&self) {
         self.changed.notify_all();
+        self.lifecycle.notify_all();
+    }
+
+    /// Waits (at most `max`) until the program's output has settled: input written since its
+    /// last output has had a chance to produce a reaction, and output has been quiet for a
+    /// moment — briefly if the foreground process is asleep, longer while it runs. Returns the
+    /// guard to read the settled screen with.
+    pub fn settle(&self, max: Duration) -> MutexGuard<'_, Live> {
+        let until = Instant::now() + max;
+        let mut live = self.lock();
+        while !live.state.is_ended() {
+            let now = Instant::now();
+            if now >= until {
+                break;
+            }
+            let unanswered = live
+                .input_at
+                .filter(|&input| input > live.output_at)
+                .map(|input| input + SETTLE_INPUT_REACTION)
+                .filter(|&give_up| give_up > now);
+            let wake = match unanswered {
+                Some(give_up) => give_up,
+                None => {
+                    let quiet = match self.process.foreground_running() {
+                        Some(false) => SETTLE_QUIET_ASLEEP,
+                        Some(true) | None => SETTLE_QUIET_RUNNING,
+                    };
+                    let settled_at = live.output_at + quiet;
+                    if settled_at <= now {
+                        break;
+                    }
+                    settled_at
+                }
+            };
+            live = self.wait_change(live, Some(wake.min(until)));
+        }
+        live
     }
 
     /// Writes input to the program. Fails with `session_exited` once it has ended.
@@ -269,6 +348,7 @@ impl Session {
         self.process
             .write(bytes)
             .map_err(|e| SessionError::new(ErrorCode::SessionExited, e.to_string()))?;
+        self.lock().input_at = Some(Instant::now());
         Ok(bytes.len())
     }
 
@@ -310,7 +390,7 @@ impl Session {
             live.state = State::Stopping;
             live.stop_reason = Some(reason);
         }
-        self.changed.notify_all();
+        self.notify();
         let status = self
             .process
             .terminate_group(grace)
@@ -324,21 +404,40 @@ impl Session {
             live.updated_at = SystemTime::now();
         }
         drop(live);
-        self.changed.notify_all();
+        self.notify();
         Ok(())
     }
 
     /// Feeds output into the terminal until the program has exited and its output is drained.
-    /// Output already queued is taken in one batch (up to [`BATCH_BYTES`]) under one lock, so a
-    /// flood costs one notification and one content check per batch, not per read.
+    ///
+    /// Output already queued is taken in one batch (up to [`BATCH_BYTES`]) under one lock.
+    /// Screen waiters are woken, and the content fingerprint taken, at once for the first
+    /// output after a pause and then at most every [`PUBLISH_INTERVAL`], so a flood costs a
+    /// bounded number of wake-ups rather than one per PTY read.
     fn pump(&self) {
         let events = self.process.events();
         let input = self.process.input();
-        while let Ok(first) = events.recv() {
+        let mut published_at: Option<Instant> = None;
+        let mut unpublished = false;
+        loop {
+            let first = if unpublished {
+                let due = published_at.map_or_else(Instant::now, |t| t + PUBLISH_INTERVAL);
+                match events.recv_timeout(due.saturating_duration_since(Instant::now())) {
+                    Ok(event) => Some(event),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            } else {
+                match events.recv() {
+                    Ok(event) => Some(event),
+                    Err(_) => break,
+                }
+            };
             let mut live = self.lock();
             let mut fed = false;
+            let mut ended_now = false;
             let mut budget = BATCH_BYTES;
-            let mut next = Some(first);
+            let mut next = first;
             while let Some(event) = next.take() {
                 match event {
                     PtyEvent::Output(bytes) => {
@@ -359,6 +458,7 @@ impl Session {
                     next = events.try_recv().ok();
                 }
             }
+            let now = Instant::now();
             if fed {
                 let replies = live.term.take_replies();
                 if !replies.is_empty() {
@@ -367,14 +467,10 @@ impl Session {
                     let _ = input.try_write(replies);
                 }
                 live.version += 1;
-                live.output_at = Instant::now();
-                let fp = fingerprint(&live.term);
-                if fp != live.content_fingerprint {
-                    live.content_fingerprint = fp;
-                    live.content_changed_at = live.output_at;
-                }
+                live.output_at = now;
+                live.updated_at = SystemTime::now();
+                unpublished = true;
             }
-            live.updated_at = SystemTime::now();
             let settled = live.is_settled();
             if settled && !live.state.is_ended() && live.state != State::Stopping {
                 live.state = State::Exited;
@@ -383,19 +479,38 @@ impl Session {
                 } else {
                     Outcome::Failed
                 });
+                live.updated_at = SystemTime::now();
+                ended_now = true;
+            }
+            let publish = unpublished
+                && (settled || published_at.is_none_or(|t| now >= t + PUBLISH_INTERVAL));
+            if publish {
+                Self::publish(&mut live);
+                unpublished = false;
+                published_at = Some(now);
             }
             drop(live);
-            self.changed.notify_all();
+            if ended_now {
+                self.notify();
+            } else if publish {
+                self.changed.notify_all();
+            }
             if settled {
                 break;
             }
         }
+        if unpublished {
+            Self::publish(&mut self.lock());
+            self.changed.notify_all();
+        }
     }
-}
 
-impl Drop for Session {
-    fn drop(&mut self) {
-        // PtyProcess's own drop kills what is left of the process group.
-        self.changed.notify_all();
+    /// Notes whether the processed output changed what the screen shows.
+    fn publish(live: &mut Live) {
+        let fp = fingerprint(&live.term);
+        if fp != live.content_fingerprint {
+            live.content_fingerprint = fp;
+            live.content_changed_at = live.output_at;
+        }
     }
 }

@@ -149,9 +149,15 @@ pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -
         if let (Some(since), Some(s)) = (holding_since, condition.stable_for) {
             at(since + s);
         }
-        if let Target::Idle(d) = condition.target {
-            at(live.content_changed_at + d);
-        }
-        live = session.wait_change(live, wake);
+        live = match condition.target {
+            Target::Text(_) | Target::Regex(_) => session.wait_change(live, wake),
+            // Idleness comes with time, and output only moves it later, so these waiters
+            // need no wake-up per output.
+            Target::Idle(d) => {
+                at(live.content_changed_at + d);
+                session.wait_lifecycle(live, wake)
+            }
+            Target::Exit => session.wait_lifecycle(live, wake),
+        };
     }
 }
