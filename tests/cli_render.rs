@@ -124,6 +124,68 @@ fn output_file_is_written_whole() {
 }
 
 #[test]
+fn special_files_are_written_to_and_symlinks_followed() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A FIFO (like /dev/null or /dev/stdout) is written to in place, not replaced by a file.
+    let fifo = dir.path().join("pipe.txt");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).expect("FIFO readable"))
+    };
+    let out = shotty(
+        &["render", "-o", fifo.to_str().expect("UTF-8 path")],
+        b"through the pipe",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Checked before joining: had the FIFO been replaced, the reader would never return.
+    let kind = std::fs::symlink_metadata(&fifo)
+        .expect("still there")
+        .file_type();
+    assert!(kind.is_fifo(), "{kind:?}");
+    assert_eq!(
+        reader.join().expect("reader").lines().next(),
+        Some("through the pipe")
+    );
+
+    // A symlink keeps pointing at the file, which gets the new content.
+    let target = dir.path().join("real.txt");
+    std::fs::write(&target, "old").expect("target written");
+    let link = dir.path().join("link.txt");
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    let out = shotty(
+        &["render", "-o", link.to_str().expect("UTF-8 path")],
+        b"new",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("link")
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read_to_string(&target)
+            .expect("target")
+            .lines()
+            .next(),
+        Some("new")
+    );
+
+    // A directory is refused with a message.
+    let folder = dir.path().join("folder.txt");
+    std::fs::create_dir(&folder).expect("directory made");
+    let out = shotty(&["render", "-o", folder.to_str().expect("UTF-8")], b"x");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("directory"), "{}", stderr(&out));
+}
+
+#[test]
 fn bad_input_gives_one_line_errors() {
     let cases: &[(&[&str], &[u8], &str)] = &[
         (

@@ -63,12 +63,33 @@ pub fn render_to(
 
 /// Writes `bytes` to `path` via a temporary file in the same directory and a rename, so a
 /// failure never leaves half a file. A new file gets mode 0644; a replaced one keeps its mode.
+/// A symlink is followed (the file it points to is replaced, the link stays), and anything
+/// that is not a regular file — `/dev/null`, `/dev/stdout`, a FIFO — is written to in place,
+/// never replaced.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => return Err(fail(&"it is a directory")),
+        Ok(meta) if !meta.is_file() => {
+            return std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
+                .map_err(|e| fail(&e));
+        }
+        _ => {}
+    }
+    let resolved;
+    let path = if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        resolved = std::fs::canonicalize(path).map_err(|e| fail(&e))?;
+        resolved.as_path()
+    } else {
+        path
+    };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(&e))?;
     // Temporary files are private; the result should be an ordinary file (or keep the mode of
     // the file it replaces).
