@@ -580,6 +580,31 @@ impl PtyInput {
     }
 }
 
+/// What a process is doing, as [`PtyProcess::foreground_activity`] tells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activity {
+    /// On a CPU, runnable, or in uninterruptible I/O.
+    Running,
+    /// Asleep waiting for input or events: reading the terminal, in `poll`, `select` or
+    /// `epoll_wait`.
+    AwaitingInput,
+    /// Asleep for another reason: a timer, a lock, output draining to the terminal …
+    Sleeping,
+}
+
+/// Kernel functions (`/proc/<pid>/wchan`) a process sleeps in while it waits for input.
+const INPUT_WAITS: [&str; 8] = [
+    // Reading the terminal (n_tty_read sleeps in wait_woken).
+    "wait_woken",
+    "n_tty_read",
+    "poll_schedule_timeout.constprop.0",
+    "poll_schedule_timeout",
+    "do_select",
+    "do_sys_poll",
+    "ep_poll",
+    "do_epoll_wait",
+];
+
 /// A program running in its own PTY and session.
 ///
 /// Dropping it SIGKILLs whatever is left of the session: the reader thread holds the master
@@ -744,10 +769,9 @@ impl PtyProcess {
             .unwrap_or_else(ExitStatus::unknown)
     }
 
-    /// Whether the terminal's foreground process is on a CPU (or in uninterruptible I/O)
-    /// rather than asleep — typically blocked reading its input. `None` when it cannot be told
-    /// (no foreground group, or no `/proc`).
-    pub fn foreground_running(&self) -> Option<bool> {
+    /// What the terminal's foreground process (its group leader) is doing, from `/proc`;
+    /// `None` when it cannot be told (no foreground group, no `/proc`).
+    pub fn foreground_activity(&self) -> Option<Activity> {
         let leader = self
             .master
             .lock()
@@ -756,7 +780,16 @@ impl PtyProcess {
         let stat = std::fs::read_to_string(format!("/proc/{leader}/stat")).ok()?;
         // `pid (comm) state …`; comm may itself contain parentheses.
         let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
-        Some(matches!(state, 'R' | 'D'))
+        if matches!(state, 'R' | 'D') {
+            return Some(Activity::Running);
+        }
+        // The kernel function it sleeps in (empty or "0" where that is hidden).
+        let wchan = std::fs::read_to_string(format!("/proc/{leader}/wchan")).unwrap_or_default();
+        Some(if INPUT_WAITS.contains(&wchan.trim()) {
+            Activity::AwaitingInput
+        } else {
+            Activity::Sleeping
+        })
     }
 
     /// Sends `signal` to every process group of the child's session.

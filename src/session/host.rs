@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 
 use crate::lines::{Line, read_line, rfc3339};
 use crate::pty::ColorEnvFlags;
-use crate::term::Snapshot;
+use crate::term::{Snapshot, Terminal};
 
 use super::error::{ErrorCode, SessionError};
 use super::hangup::HangupWatch;
@@ -86,6 +86,79 @@ struct LiveEntry {
 enum Entry {
     Live(Arc<LiveEntry>),
     Ended(Arc<Record>),
+}
+
+/// A screen to report on: a live session's terminal, or an ended session's final snapshot.
+enum ScreenSource<'a> {
+    Live(&'a Terminal),
+    Ended(&'a Snapshot),
+}
+
+impl ScreenSource<'_> {
+    /// The full snapshot (built only when asked for: it costs far more than the text).
+    fn snapshot(&self) -> Snapshot {
+        match self {
+            ScreenSource::Live(term) => term.snapshot(),
+            ScreenSource::Ended(snapshot) => (*snapshot).clone(),
+        }
+    }
+
+    /// The `screen` object of `read` and `wait`.
+    fn screen(&self, p: &ReadParams) -> Result<Value, SessionError> {
+        let rows = Rows::parse(p.top, p.bottom, p.start, p.end, 0).map_err(|e| {
+            SessionError::invalid_request(match e {
+                RowsError::Several => "use one of --top, --bottom and --start/--end",
+                RowsError::Reversed => "--start is after --end",
+                RowsError::Unpaired => "--start and --end go together",
+            })
+        })?;
+        let (all_text, mut screen) = match self {
+            ScreenSource::Live(term) => {
+                let s = term.screen();
+                let cursor = s.cursor();
+                (
+                    term.text(),
+                    json!({
+                        "width": term.width(),
+                        "height": term.height(),
+                        "cursorRow": cursor.row,
+                        "cursorColumn": cursor.col,
+                        "cursorVisible": s.modes().cursor_visible,
+                        "isAlternateScreen": s.is_alternate_screen(),
+                        "scrollbackRows": s.scrollback().len(),
+                    }),
+                )
+            }
+            ScreenSource::Ended(snapshot) => (
+                snapshot.text(),
+                json!({
+                    "width": snapshot.width,
+                    "height": snapshot.height,
+                    "cursorRow": snapshot.cursor.row,
+                    "cursorColumn": snapshot.cursor.col,
+                    "cursorVisible": snapshot.cursor.visible,
+                    "isAlternateScreen": snapshot.alternate_screen,
+                    "scrollbackRows": snapshot.scrollback_lines,
+                }),
+            ),
+        };
+        let mut text = rows.select(&all_text);
+        let truncated = text.chars().count() > MAX_SCREEN_CHARS;
+        if truncated {
+            let cut = text
+                .char_indices()
+                .nth(MAX_SCREEN_CHARS)
+                .map_or(text.len(), |(i, _)| i);
+            text.truncate(cut);
+        }
+        screen["text"] = json!(text);
+        screen["truncated"] = json!(truncated);
+        screen["scope"] = json!("viewport");
+        if p.structured {
+            screen["structured"] = json!(self.snapshot());
+        }
+        Ok(screen)
+    }
 }
 
 /// The host's registry and configuration.
@@ -255,7 +328,7 @@ impl Host {
     }
 
     /// The record of an ended live session, written to disk first if it is not yet.
-    fn settle(&self, entry: &LiveEntry) -> Result<Option<Arc<Record>>, SessionError> {
+    fn record_if_ended(&self, entry: &LiveEntry) -> Result<Option<Arc<Record>>, SessionError> {
         let mut slot = entry.record.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(r) = slot.as_ref() {
             return Ok(Some(Arc::clone(r)));
@@ -399,7 +472,7 @@ impl Host {
                     live = session.wait_lifecycle(live, deadline);
                 }
                 drop(live);
-                let _ = host.settle(&entry);
+                let _ = host.record_if_ended(&entry);
                 host.touch();
             });
     }
@@ -476,7 +549,7 @@ impl Host {
         for (id, entry) in entries {
             // An ended session is described by its record (written here if not yet).
             let entry = match entry {
-                Entry::Live(l) => match self.settle(&l)? {
+                Entry::Live(l) => match self.record_if_ended(&l)? {
                     Some(record) => Entry::Ended(record),
                     None => Entry::Live(l),
                 },
@@ -506,47 +579,21 @@ impl Host {
         Ok(json!({ "sessions": sessions }))
     }
 
-    fn screen(snapshot: &Snapshot, p: &ReadParams) -> Result<Value, SessionError> {
-        let rows = Rows::parse(p.top, p.bottom, p.start, p.end, 0).map_err(|e| {
-            SessionError::invalid_request(match e {
-                RowsError::Several => "use one of --top, --bottom and --start/--end",
-                RowsError::Reversed => "--start is after --end",
-                RowsError::Unpaired => "--start and --end go together",
-            })
-        })?;
-        let mut text = rows.select(&snapshot.text());
-        let truncated = text.chars().count() > MAX_SCREEN_CHARS;
-        if truncated {
-            let cut = text
-                .char_indices()
-                .nth(MAX_SCREEN_CHARS)
-                .map_or(text.len(), |(i, _)| i);
-            text.truncate(cut);
-        }
-        let mut screen = json!({
-            "width": snapshot.width,
-            "height": snapshot.height,
-            "text": text,
-            "truncated": truncated,
-            "cursorRow": snapshot.cursor.row,
-            "cursorColumn": snapshot.cursor.col,
-            "cursorVisible": snapshot.cursor.visible,
-            "isAlternateScreen": snapshot.alternate_screen,
-            "scrollbackRows": snapshot.scrollback_lines,
-            "scope": "viewport",
-        });
-        if p.structured {
-            screen["structured"] = json!(snapshot);
-        }
-        Ok(screen)
-    }
-
-    /// The session's current (or final) snapshot with its lifecycle fields.
-    fn current(&self, id: &str, settle_output: bool) -> Result<(Snapshot, Value), SessionError> {
+    /// The session's screen, settled first if asked, given to `view` (a live terminal or an
+    /// ended session's final snapshot), with the lifecycle fields.
+    fn current<T>(
+        &self,
+        id: &str,
+        settle_output: bool,
+        view: impl FnOnce(ScreenSource<'_>) -> T,
+    ) -> Result<(T, Value), SessionError> {
         match self.lookup(id)? {
             Entry::Live(l) => {
-                if let Some(r) = self.settle(&l)? {
-                    return Ok((r.snapshot.clone(), Self::status_fields(&r)));
+                if let Some(r) = self.record_if_ended(&l)? {
+                    return Ok((
+                        view(ScreenSource::Ended(&r.snapshot)),
+                        Self::status_fields(&r),
+                    ));
                 }
                 let session = &l.session;
                 let live = if settle_output {
@@ -561,9 +608,12 @@ impl Host {
                     "exitCode": live.exit_code,
                     "version": live.version,
                 });
-                Ok((live.term.snapshot(), fields))
+                Ok((view(ScreenSource::Live(&live.term)), fields))
             }
-            Entry::Ended(r) => Ok((r.snapshot.clone(), Self::status_fields(&r))),
+            Entry::Ended(r) => Ok((
+                view(ScreenSource::Ended(&r.snapshot)),
+                Self::status_fields(&r),
+            )),
         }
     }
 
@@ -578,13 +628,13 @@ impl Host {
     }
 
     fn read(&self, p: ReadParams) -> Result<Value, SessionError> {
-        let (snapshot, mut fields) = self.current(&p.session_id, true)?;
-        fields["screen"] = Self::screen(&snapshot, &p)?;
+        let (screen, mut fields) = self.current(&p.session_id, true, |s| s.screen(&p))?;
+        fields["screen"] = screen?;
         Ok(fields)
     }
 
     fn snapshot(&self, p: IdParams) -> Result<Value, SessionError> {
-        let (snapshot, mut fields) = self.current(&p.session_id, true)?;
+        let (snapshot, mut fields) = self.current(&p.session_id, true, |s| s.snapshot())?;
         let title = match self.lookup(&p.session_id)? {
             Entry::Live(l) => l.meta.title.clone(),
             Entry::Ended(r) => r.meta.title.clone(),
@@ -639,7 +689,7 @@ impl Host {
 
     fn history(&self, p: HistoryParams) -> Result<Value, SessionError> {
         let (lines, dropped): (Vec<(u64, String)>, u64) = match self.lookup(&p.session_id)? {
-            Entry::Live(l) => match self.settle(&l)? {
+            Entry::Live(l) => match self.record_if_ended(&l)? {
                 Some(r) => (r.history.clone(), r.dropped),
                 None => {
                     let live = l.session.lock();
@@ -812,13 +862,13 @@ impl Host {
             }
         };
         if let Some(l) = &session {
-            self.settle(l)?;
+            self.record_if_ended(l)?;
         }
         let read = ReadParams {
             session_id: p.session_id.clone(),
             ..ReadParams::default()
         };
-        let (snapshot, fields) = self.current(&p.session_id, false)?;
+        let (screen, fields) = self.current(&p.session_id, false, |s| s.screen(&read))?;
         let mut reply = json!({
             "sessionId": p.session_id,
             "result": result,
@@ -829,7 +879,7 @@ impl Host {
             "waitedMs": waited.as_millis() as u64,
             "version": version,
             "state": fields["state"],
-            "screen": Self::screen(&snapshot, &read)?,
+            "screen": screen?,
         });
         let error = match result {
             WaitResult::Matched => None,
@@ -896,7 +946,7 @@ impl Host {
             .collect();
         for l in live {
             let _ = l.session.stop(StopReason::Shutdown, STOP_GRACE);
-            let _ = self.settle(&l);
+            let _ = self.record_if_ended(&l);
         }
     }
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use crate::pty::{ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess};
+use crate::pty::{Activity, ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess};
 use crate::term::{Terminal, TerminalOptions};
 
 use super::error::{ErrorCode, SessionError};
@@ -25,10 +25,13 @@ pub const STOP_GRACE: Duration = Duration::from_secs(3);
 pub const PUBLISH_INTERVAL: Duration = Duration::from_millis(1);
 
 /// [`Session::settle`]: output counts as finished after this much quiet when the foreground
-/// process is asleep (it has written everything and waits), …
-const SETTLE_QUIET_ASLEEP: Duration = Duration::from_micros(500);
-/// … and after this much when it is running or its state is unknown.
-const SETTLE_QUIET_RUNNING: Duration = Duration::from_millis(3);
+/// process waits for input (it has written everything), …
+const SETTLE_QUIET_AWAITING_INPUT: Duration = Duration::from_micros(500);
+/// … and after this much when it sleeps for another reason (a timer, output draining before a
+/// terminal mode change) or its state cannot be told.
+const SETTLE_QUIET_OTHER: Duration = Duration::from_millis(3);
+/// How often [`Session::settle`] looks again at a foreground process that is running.
+const SETTLE_RECHECK: Duration = Duration::from_millis(1);
 /// How long [`Session::settle`] waits for a reaction to input that has produced no output yet
 /// (the echo of typed text usually follows within a millisecond; some keys produce none).
 const SETTLE_INPUT_REACTION: Duration = Duration::from_millis(20);
@@ -301,10 +304,12 @@ impl Session {
         self.lifecycle.notify_all();
     }
 
-    /// Waits (at most `max`) until the program's output has settled: input written since its
-    /// last output has had a chance to produce a reaction, and output has been quiet for a
-    /// moment — briefly if the foreground process is asleep, longer while it runs. Returns the
-    /// guard to read the settled screen with.
+    /// Waits (at most `max`) until the program's output has settled, and returns the guard to
+    /// read the settled screen with. Settled means: the terminal's foreground process is
+    /// asleep, input written since its last output has had a chance to produce a reaction,
+    /// and output has been quiet for a moment — briefly if the process waits for input,
+    /// longer if it sleeps for another reason. A process that keeps running holds the read
+    /// until `max`.
     pub fn settle(&self, max: Duration) -> MutexGuard<'_, Live> {
         let until = Instant::now() + max;
         let mut live = self.lock();
@@ -313,17 +318,19 @@ impl Session {
             if now >= until {
                 break;
             }
-            let unanswered = live
-                .input_at
-                .filter(|&input| input > live.output_at)
-                .map(|input| input + SETTLE_INPUT_REACTION)
-                .filter(|&give_up| give_up > now);
-            let wake = match unanswered {
-                Some(give_up) => give_up,
-                None => {
-                    let quiet = match self.process.foreground_running() {
-                        Some(false) => SETTLE_QUIET_ASLEEP,
-                        Some(true) | None => SETTLE_QUIET_RUNNING,
+            let activity = self.process.foreground_activity();
+            let unanswered = live.input_at.filter(|&input| input > live.output_at);
+            let wake = match (activity, unanswered) {
+                // Running: output may come any moment and nothing announces the end of the
+                // work, so look again shortly.
+                (Some(Activity::Running), _) => now + SETTLE_RECHECK,
+                (_, Some(input)) if input + SETTLE_INPUT_REACTION > now => {
+                    input + SETTLE_INPUT_REACTION
+                }
+                _ => {
+                    let quiet = match activity {
+                        Some(Activity::AwaitingInput) => SETTLE_QUIET_AWAITING_INPUT,
+                        _ => SETTLE_QUIET_OTHER,
                     };
                     let settled_at = live.output_at + quiet;
                     if settled_at <= now {
