@@ -15,4 +15,5 @@ pub mod pty;
 pub mod render;
 pub mod serve;
 pub mod session;
+pub mod signals;
 pub mod term;

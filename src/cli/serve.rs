@@ -96,7 +96,7 @@ pub fn run(args: ServeArgs) -> i32 {
     {
         let server_handle = Arc::clone(&server_handle);
         let early_signal = Arc::clone(&early_signal);
-        let installed = ctrlc::set_handler(move || match server_handle.get() {
+        let installed = shotty::signals::on_termination(move || match server_handle.get() {
             Some(h) => h.shutdown(),
             None => early_signal.store(true, Ordering::SeqCst),
         });

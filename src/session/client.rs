@@ -82,20 +82,9 @@ impl Client {
     /// returns `cancelled`. Meant for a command-line process with one client; the signals
     /// stay redirected for the life of the process.
     pub fn cancel_on_signals(&mut self) -> Result<(), SessionError> {
-        let (read_end, write_end) =
-            UnixStream::pair().map_err(|e| SessionError::io("cannot set up cancellation", e))?;
-        for signal in [
-            signal_hook::consts::SIGINT,
-            signal_hook::consts::SIGTERM,
-            signal_hook::consts::SIGHUP,
-        ] {
-            let write_end = write_end
-                .try_clone()
-                .map_err(|e| SessionError::io("cannot set up cancellation", e))?;
-            signal_hook::low_level::pipe::register(signal, write_end)
-                .map_err(|e| SessionError::io("cannot set up cancellation", e))?;
-        }
-        self.cancel = Some(read_end);
+        let pipe = crate::signals::termination_pipe()
+            .map_err(|e| SessionError::io("cannot set up cancellation", e))?;
+        self.cancel = Some(pipe);
         Ok(())
     }
 

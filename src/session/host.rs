@@ -1096,10 +1096,11 @@ pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(),
             .map_err(|e| SessionError::io("cannot start the housekeeper", e))?;
     }
     {
-        // SIGTERM/SIGINT: stop every session (reason `shutdown`, records written), then leave.
+        // SIGINT, SIGTERM, SIGHUP: stop every session (reason `shutdown`, records written),
+        // then leave.
         let host = Arc::clone(&host);
         let socket = socket.to_path_buf();
-        let _ = ctrlc::set_handler(move || {
+        let _ = crate::signals::on_termination(move || {
             host.shutdown();
             let _ = std::fs::remove_file(&socket);
             std::process::exit(0);
