@@ -456,6 +456,46 @@ fn another_user_is_refused() {
         "{doc}"
     );
     assert_ne!(out.status.code(), Some(0));
+
+    // The host's own check: the socket made reachable (a hard link in an open directory,
+    // the inode opened up to 0666), `nobody` connects and asks — and gets no answer.
+    let open_dir = tempfile::tempdir().expect("temp dir");
+    std::fs::set_permissions(open_dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let link = open_dir.path().join("host.sock");
+    std::fs::hard_link(env.socket(), &link).expect("hard link to the socket");
+    std::fs::set_permissions(&link, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let probe = "import socket, sys\n\
+                 s = socket.socket(socket.AF_UNIX)\n\
+                 s.connect(sys.argv[1])\n\
+                 s.sendall(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\\n')\n\
+                 s.settimeout(5)\n\
+                 try:\n    reply = s.recv(200)\n\
+                 except ConnectionResetError:\n    reply = b''\n\
+                 print('refused' if reply == b'' else 'answered: %r' % reply)\n";
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--clear-groups",
+            // The system interpreter: one under the invoking user's home is out of reach.
+            "/usr/bin/python3",
+            "-c",
+            probe,
+        ])
+        .arg(&link)
+        .output()
+        .expect("setpriv runs");
+    std::fs::set_permissions(env.socket(), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        answer.trim(),
+        "refused",
+        "connected: {}; stderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The user's own clients are unaffected.
+    env.ok(&["list"]);
 }
 
 #[test]
