@@ -268,9 +268,14 @@ pub fn main(args: Vec<String>) -> i32 {
 /// A usage error on one line: clap's message without the usage and help hints.
 fn usage_message(e: &clap::Error) -> String {
     if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-        return "a subcommand is required: start, list, read, wait, send, resize, capture, \
-                inspect, history or stop"
-            .to_owned();
+        use clap::CommandFactory;
+        let command = SessionCli::command();
+        let names: Vec<&str> = command
+            .get_subcommands()
+            .filter(|c| !c.is_hide_set())
+            .map(|c| c.get_name())
+            .collect();
+        return format!("a subcommand is required: {}", names.join(", "));
     }
     let rendered = e.render().to_string();
     let message: Vec<&str> = rendered
