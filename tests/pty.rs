@@ -402,3 +402,39 @@ fn terminate_group_on_a_cooperative_program_is_quick() {
     assert!(!status.success());
     assert_eq!(survivors(process.pid()), Vec::<String>::new());
 }
+
+#[test]
+fn the_foreground_process_activity_is_told_apart() {
+    use shotty::pty::Activity;
+    // Polls until `expected` is seen (the program needs a moment to reach that state).
+    let settles_at = |cmd: &PtyCommand, expected: Activity| {
+        let process = PtyProcess::spawn(cmd).expect("spawn");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut seen = process.foreground_activity();
+        while seen != Some(expected) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+            seen = process.foreground_activity();
+        }
+        process
+            .terminate_group(Duration::from_secs(1))
+            .expect("stopped");
+        seen
+    };
+    let mut cat = PtyCommand::new("cat");
+    cat.size(80, 24);
+    assert_eq!(
+        settles_at(&cat, Activity::AwaitingInput),
+        Some(Activity::AwaitingInput),
+        "cat blocked reading the terminal"
+    );
+    let mut sleep = PtyCommand::new("sleep");
+    sleep.arg("30").size(80, 24);
+    assert_eq!(
+        settles_at(&sleep, Activity::Sleeping),
+        Some(Activity::Sleeping)
+    );
+    assert_eq!(
+        settles_at(&sh("while :; do :; done"), Activity::Running),
+        Some(Activity::Running)
+    );
+}
