@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use crate::render::{Appearance, Format};
 use crate::session::client::{Client, REPLY_TIMEOUT};
-use crate::session::protocol::{HistoryParams, ListParams};
+use crate::session::protocol::{HistoryParams, IdParams, ListParams, ReadParams};
 use crate::session::{ErrorCode, SessionError, artifacts};
 
 /// How long `wait` waits when the caller gives no `timeout`.
@@ -53,31 +53,6 @@ pub struct SpawnArgs {
     /// Stop the session after this many seconds (default: runs until killed or it exits).
     #[serde(default)]
     pub timeout: Option<f64>,
-}
-
-/// Arguments naming one session.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct SessionArgs {
-    /// The session id returned by `spawn` or `list` (`s_` + 32 hex digits).
-    pub session_id: String,
-}
-
-/// Arguments of `read`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct ReadArgs {
-    /// The session id.
-    pub session_id: String,
-    /// Also return per-cell structure (colours, attributes) under `screen.structured`.
-    #[serde(default)]
-    pub structured: Option<bool>,
-    /// Only the first N rows of the screen.
-    #[serde(default)]
-    pub top: Option<usize>,
-    /// Only the last N rows of the screen.
-    #[serde(default)]
-    pub bottom: Option<usize>,
 }
 
 /// One input action: give exactly one of its fields.
@@ -299,15 +274,8 @@ impl Server {
     #[tool(
         description = "Read a session's screen as text. Waits briefly for output to settle. Returns {sessionId, state, processId, exitCode, version, screen: {width, height, text, cursorRow, cursorColumn, cursorVisible, isAlternateScreen, scrollbackRows, …}}. For earlier output that scrolled away use `history`."
     )]
-    async fn read(&self, Parameters(a): Parameters<ReadArgs>) -> CallToolResult {
-        run(move || {
-            call(
-                "read",
-                json!({ "sessionId": a.session_id, "structured": a.structured.unwrap_or(false),
-                        "top": a.top, "bottom": a.bottom }),
-            )
-        })
-        .await
+    async fn read(&self, Parameters(p): Parameters<ReadParams>) -> CallToolResult {
+        run(move || call("read", to_params(&p)?)).await
     }
 
     #[tool(
@@ -370,7 +338,7 @@ impl Server {
     #[tool(
         description = "A session's status without its screen: {sessionId, state (running/exited), processId, exitCode, width, height, command, title, group, cwd, createdAt, updatedAt, urls, outputLines; ended sessions add outcome, stopReason, expiresAt}."
     )]
-    async fn status(&self, Parameters(a): Parameters<SessionArgs>) -> CallToolResult {
+    async fn status(&self, Parameters(a): Parameters<IdParams>) -> CallToolResult {
         run(move || {
             let reply = call("list", json!({ "all": true }))?;
             reply["sessions"]
@@ -390,7 +358,7 @@ impl Server {
     #[tool(
         description = "Stop a session and its whole process tree, and forget it: afterwards its id is unknown (session_not_found). Works on ended sessions too. Returns {stopped: [sessionId], failed: []}."
     )]
-    async fn kill(&self, Parameters(a): Parameters<SessionArgs>) -> CallToolResult {
+    async fn kill(&self, Parameters(a): Parameters<IdParams>) -> CallToolResult {
         run(move || {
             let reply = call("stop", json!({ "sessionIds": [a.session_id] }))?;
             match reply["failed"].as_array().and_then(|f| f.first()) {
@@ -443,7 +411,7 @@ impl Server {
     #[tool(
         description = "Look at a session's screen: returns the screenshot as a PNG image, plus a text item with the path of the same screenshot as SVG (a private temporary file)."
     )]
-    async fn inspect(&self, Parameters(a): Parameters<SessionArgs>) -> CallToolResult {
+    async fn inspect(&self, Parameters(a): Parameters<IdParams>) -> CallToolResult {
         let id = a.session_id;
         let outcome = tokio::task::spawn_blocking(move || {
             let fetched = artifacts::fetch(Client::connect()?, &id)?;

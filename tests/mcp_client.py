@@ -96,6 +96,14 @@ async def main(binary, workdir):
             screen = payload(await call(session, "read", {"sessionId": sid}))["screen"]
             assert "echo hi" in screen["text"] and "\nhi\n" in screen["text"], screen["text"]
             assert (screen["width"], screen["height"]) == (60, 12), screen
+            rows = screen["text"].split("\n")
+            hi_row = rows.index("hi")
+            ranged = payload(await call(session, "read", {
+                "sessionId": sid, "start": hi_row, "end": hi_row, "structured": True,
+            }))["screen"]
+            assert ranged["text"] == "hi", ranged["text"]
+            assert ranged["structured"]["width"] == 60, ranged["structured"].keys()
+            await call(session, "read", {"sessionId": sid, "start": 2}, expect_error=True)
 
             history = payload(await call(session, "history", {"sessionId": sid, "grep": "^hi$"}))
             assert [l["text"] for l in history["lines"]] == ["hi"], history

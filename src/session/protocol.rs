@@ -150,11 +150,11 @@ pub struct StartParams {
     pub no_delete_envs: bool,
 }
 
-/// Methods that address one session.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+/// Methods that address one session (also the arguments of the MCP tools that do).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IdParams {
-    /// Session id.
+    /// The session id returned by `start`/`spawn` or `list` (`s_` + 32 hex digits).
     pub session_id: String,
 }
 
@@ -173,25 +173,25 @@ pub struct ListParams {
     pub state: Option<String>,
 }
 
-/// `read`.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+/// `read` (also the MCP `read` tool's arguments).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReadParams {
-    /// Session id.
+    /// The session id.
     pub session_id: String,
-    /// Include the structured snapshot.
+    /// Also return per-cell structure (colours, attributes) under `screen.structured`.
     #[serde(default)]
     pub structured: bool,
-    /// Only the first N rows.
+    /// Only the first N rows of the screen.
     #[serde(default)]
     pub top: Option<usize>,
-    /// Only the last N rows.
+    /// Only the last N rows of the screen.
     #[serde(default)]
     pub bottom: Option<usize>,
-    /// First row (0-based, inclusive).
+    /// Only rows `start` to `end` (0-based, inclusive; give both).
     #[serde(default)]
     pub start: Option<usize>,
-    /// Last row (0-based, inclusive).
+    /// Last row of a `start`–`end` range (0-based, inclusive).
     #[serde(default)]
     pub end: Option<usize>,
 }
