@@ -346,16 +346,20 @@ impl Session {
 
     /// Writes input to the program. Fails with `session_exited` once it has ended.
     pub fn write(&self, bytes: &[u8]) -> Result<usize, SessionError> {
-        if self.lock().state.is_ended() {
-            return Err(SessionError::new(
-                ErrorCode::SessionExited,
-                format!("session {} has ended", self.id),
-            ));
+        {
+            let mut live = self.lock();
+            if live.state.is_ended() {
+                return Err(SessionError::new(
+                    ErrorCode::SessionExited,
+                    format!("session {} has ended", self.id),
+                ));
+            }
+            // Noted before the bytes can reach the program, so its reaction is always newer.
+            live.input_at = Some(Instant::now());
         }
         self.process
             .write(bytes)
             .map_err(|e| SessionError::new(ErrorCode::SessionExited, e.to_string()))?;
-        self.lock().input_at = Some(Instant::now());
         Ok(bytes.len())
     }
 
