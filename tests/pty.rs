@@ -66,6 +66,17 @@ fn survivors(id: u32) -> Vec<String> {
     found
 }
 
+/// Asserts that nothing of session `id` is left. Killed processes leave /proc
+/// asynchronously, and with a small pid_max a matching pid may briefly belong to another
+/// test's process, so the scan is repeated (for up to 5 s) until it comes up empty.
+fn assert_gone(id: u32) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !survivors(id).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(survivors(id), Vec::<String>::new());
+}
+
 /// Feeds events into `term` (answering its queries) until `needle` is on screen.
 fn pump_until(process: &PtyProcess, term: &mut Terminal, needle: &str) -> bool {
     let deadline = Instant::now() + SAFETY;
@@ -194,7 +205,7 @@ fn timeout_leaves_no_process_behind() {
     assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
     assert_eq!(outcome.exit_code, None);
     assert_eq!(outcome.signal.as_deref(), Some("SIGHUP"));
-    assert_eq!(survivors(outcome.pid), Vec::<String>::new());
+    assert_gone(outcome.pid);
 }
 
 #[test]
@@ -213,7 +224,7 @@ fn program_ignoring_term_is_killed_after_the_grace() {
     assert!(start.elapsed() >= grace);
     assert!(start.elapsed() < Duration::from_secs(5));
     assert_eq!(outcome.signal.as_deref(), Some("SIGKILL"));
-    assert_eq!(survivors(outcome.pid), Vec::<String>::new());
+    assert_gone(outcome.pid);
 }
 
 #[test]
@@ -234,7 +245,7 @@ fn until_text_stops_early() {
         "{}",
         term.text()
     );
-    assert_eq!(survivors(outcome.pid), Vec::<String>::new());
+    assert_gone(outcome.pid);
 }
 
 #[test]
@@ -376,7 +387,7 @@ fn straggler_holding_the_terminal_does_not_stall_the_run() {
     );
     assert_eq!(outcome.exit_code, Some(0));
     assert!(term.text().starts_with("done"));
-    assert_eq!(survivors(outcome.pid), Vec::<String>::new());
+    assert_gone(outcome.pid);
 }
 
 #[test]
@@ -385,11 +396,7 @@ fn dropping_the_process_kills_its_group() {
     let pid = process.pid();
     assert!(process.try_wait().is_none());
     drop(process);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !survivors(pid).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert_eq!(survivors(pid), Vec::<String>::new());
+    assert_gone(pid);
 }
 
 #[test]
@@ -400,7 +407,7 @@ fn terminate_group_on_a_cooperative_program_is_quick() {
     assert!(start.elapsed() < Duration::from_secs(2));
     assert_eq!(status.signal_name().as_deref(), Some("SIGHUP"));
     assert!(!status.success());
-    assert_eq!(survivors(process.pid()), Vec::<String>::new());
+    assert_gone(process.pid());
 }
 
 #[test]

@@ -130,21 +130,28 @@ fn stop_ends_the_whole_process_group() {
     assert_eq!(live.outcome, Some(Outcome::Stopped));
     assert_eq!(live.stop_reason, Some(StopReason::User));
     drop(live);
-    // No live (non-zombie) process of the group is left.
-    let survivors: Vec<String> = std::fs::read_dir("/proc")
-        .expect("procfs")
-        .filter_map(|e| e.ok())
-        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
-        .filter(|stat| {
-            let fields: Vec<&str> = stat
-                .rsplit_once(')')
-                .map_or("", |(_, r)| r)
-                .split_whitespace()
-                .collect();
-            fields.first() != Some(&"Z") && fields.get(2) == Some(&pgid.to_string().as_str())
-        })
-        .collect();
-    assert!(survivors.is_empty(), "left behind: {survivors:?}");
+    // No live (non-zombie) process of the group is left; killed processes leave /proc
+    // asynchronously, so look again for a moment before concluding.
+    let survivors = || -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .expect("procfs")
+            .filter_map(|e| e.ok())
+            .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+            .filter(|stat| {
+                let fields: Vec<&str> = stat
+                    .rsplit_once(')')
+                    .map_or("", |(_, r)| r)
+                    .split_whitespace()
+                    .collect();
+                fields.first() != Some(&"Z") && fields.get(2) == Some(&pgid.to_string().as_str())
+            })
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !survivors().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(survivors().is_empty(), "left behind: {:?}", survivors());
 }
 
 #[test]
