@@ -19,7 +19,10 @@ use serde_json::{Value, json};
 
 use crate::render::{Appearance, Format};
 use crate::session::client::{Client, REPLY_TIMEOUT};
-use crate::session::protocol::{HistoryParams, IdParams, ListParams, ReadParams};
+use crate::session::protocol::{
+    HistoryParams, IdParams, ListParams, ReadParams, ResizeParams, SendParams, SendStep,
+    StartParams, StopParams, WaitParams,
+};
 use crate::session::{ErrorCode, SessionError, artifacts};
 
 /// How long `wait` waits when the caller gives no `timeout`.
@@ -173,13 +176,8 @@ impl Default for Server {
     }
 }
 
-fn call(method: &str, params: Value) -> Result<Value, SessionError> {
+fn call(method: &str, params: &impl serde::Serialize) -> Result<Value, SessionError> {
     Client::connect()?.call(method, params, Some(REPLY_TIMEOUT))
-}
-
-/// Host params from the protocol types the list and history tools share with the host.
-fn to_params(p: &impl serde::Serialize) -> Result<Value, SessionError> {
-    serde_json::to_value(p).map_err(|e| SessionError::invalid_request(e.to_string()))
 }
 
 fn error_result(e: &SessionError) -> CallToolResult {
@@ -211,16 +209,16 @@ fn appearance(title: Option<String>) -> Result<Appearance, String> {
     })
 }
 
-fn step(a: Action) -> Result<Value, SessionError> {
+fn step(a: Action) -> Result<SendStep, SessionError> {
     let fields = [
-        ("text", a.text),
-        ("keys", a.key),
-        ("paste", a.paste),
-        ("rawHex", a.raw_hex),
+        a.text.map(SendStep::Text),
+        a.key.map(SendStep::Keys),
+        a.paste.map(SendStep::Paste),
+        a.raw_hex.map(SendStep::RawHex),
     ];
-    let mut given = fields.into_iter().filter_map(|(k, v)| v.map(|v| (k, v)));
+    let mut given = fields.into_iter().flatten();
     match (given.next(), given.next()) {
-        (Some((k, v)), None) => Ok(json!({ k: v })),
+        (Some(step), None) => Ok(step),
         _ => Err(SessionError::invalid_request(
             "each action needs exactly one of text, key, paste, rawHex",
         )),
@@ -261,11 +259,17 @@ impl Server {
             let env: Vec<(String, String)> = a.env.unwrap_or_default().into_iter().collect();
             call(
                 "start",
-                json!({
-                    "command": a.command, "width": a.cols.unwrap_or(100),
-                    "height": a.rows.unwrap_or(24), "cwd": cwd.display().to_string(),
-                    "env": env, "title": a.title, "group": a.group, "timeoutMs": timeout_ms,
-                }),
+                &StartParams {
+                    command: a.command,
+                    width: Some(a.cols.unwrap_or(100)),
+                    height: Some(a.rows.unwrap_or(24)),
+                    cwd: Some(cwd.display().to_string()),
+                    env,
+                    title: a.title,
+                    group: a.group,
+                    timeout_ms,
+                    ..StartParams::default()
+                },
             )
         })
         .await
@@ -275,7 +279,7 @@ impl Server {
         description = "Read a session's screen as text. Waits briefly for output to settle. Returns {sessionId, state, processId, exitCode, version, screen: {width, height, text, cursorRow, cursorColumn, cursorVisible, isAlternateScreen, scrollbackRows, …}}. For earlier output that scrolled away use `history`."
     )]
     async fn read(&self, Parameters(p): Parameters<ReadParams>) -> CallToolResult {
-        run(move || call("read", to_params(&p)?)).await
+        run(move || call("read", &p)).await
     }
 
     #[tool(
@@ -294,7 +298,13 @@ impl Server {
                 .into_iter()
                 .map(step)
                 .collect::<Result<Vec<_>, _>>()?;
-            call("send", json!({ "sessionId": a.session_id, "steps": steps }))
+            call(
+                "send",
+                &SendParams {
+                    session_id: a.session_id,
+                    steps,
+                },
+            )
         })
         .await
     }
@@ -308,16 +318,17 @@ impl Server {
                 Until::Present => "present",
                 Until::Absent => "absent",
             });
-            Client::connect()?.call(
-                "wait",
-                json!({
-                    "sessionId": a.session_id, "text": a.text, "regex": a.regex,
-                    "idleMs": a.idle, "exit": a.exit.unwrap_or(false), "until": until,
-                    "stableForMs": a.stable_for,
-                    "timeoutMs": a.timeout.unwrap_or(DEFAULT_WAIT_MS),
-                }),
-                None,
-            )
+            let params = WaitParams {
+                session_id: a.session_id,
+                text: a.text,
+                regex: a.regex,
+                until: until.map(str::to_owned),
+                stable_for_ms: a.stable_for,
+                timeout_ms: Some(a.timeout.unwrap_or(DEFAULT_WAIT_MS)),
+                idle_ms: a.idle,
+                exit: a.exit.unwrap_or(false),
+            };
+            Client::connect()?.call("wait", &params, None)
         })
         .await
     }
@@ -329,7 +340,11 @@ impl Server {
         run(move || {
             call(
                 "resize",
-                json!({ "sessionId": a.session_id, "width": a.cols, "height": a.rows }),
+                &ResizeParams {
+                    session_id: a.session_id,
+                    width: a.cols,
+                    height: a.rows,
+                },
             )
         })
         .await
@@ -340,7 +355,13 @@ impl Server {
     )]
     async fn status(&self, Parameters(a): Parameters<IdParams>) -> CallToolResult {
         run(move || {
-            let reply = call("list", json!({ "all": true }))?;
+            let reply = call(
+                "list",
+                &ListParams {
+                    all: true,
+                    ..ListParams::default()
+                },
+            )?;
             reply["sessions"]
                 .as_array()
                 .and_then(|s| s.iter().find(|s| s["sessionId"] == a.session_id.as_str()))
@@ -360,7 +381,13 @@ impl Server {
     )]
     async fn kill(&self, Parameters(a): Parameters<IdParams>) -> CallToolResult {
         run(move || {
-            let reply = call("stop", json!({ "sessionIds": [a.session_id] }))?;
+            let reply = call(
+                "stop",
+                &StopParams {
+                    session_ids: vec![a.session_id],
+                    ..StopParams::default()
+                },
+            )?;
             match reply["failed"].as_array().and_then(|f| f.first()) {
                 Some(f) => Err(SessionError::new(
                     serde_json::from_value(f["code"].clone()).unwrap_or(ErrorCode::SessionError),
@@ -376,14 +403,14 @@ impl Server {
         description = "List sessions (running ones; all=true adds retained ended ones), including those started with `shotty session start`. Returns {sessions: [{sessionId, state, processId, exitCode, width, height, command, title, group, cwd, createdAt, updatedAt, …}]}."
     )]
     async fn list(&self, Parameters(p): Parameters<ListParams>) -> CallToolResult {
-        run(move || call("list", to_params(&p)?)).await
+        run(move || call("list", &p)).await
     }
 
     #[tool(
         description = "Lines of a session's scrollback and screen with their global indices, oldest first. Returns {lines: [{index, text}], next, truncated, dropped}; pass `next` as `from` to continue."
     )]
     async fn history(&self, Parameters(p): Parameters<HistoryParams>) -> CallToolResult {
-        run(move || call("history", to_params(&p)?)).await
+        run(move || call("history", &p)).await
     }
 
     #[tool(

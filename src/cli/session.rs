@@ -10,6 +10,10 @@ use serde_json::{Value, json};
 use shotty::duration::parse_duration;
 use shotty::render::Format;
 use shotty::session::client::{Client, REPLY_TIMEOUT};
+use shotty::session::protocol::{
+    HistoryParams, ListParams, ReadParams, ResizeParams, SendParams, SendStep, StartParams,
+    StopParams, WaitParams,
+};
 use shotty::session::{ErrorCode, SessionError, artifacts, paths};
 
 use super::appearance::AppearanceArgs;
@@ -365,12 +369,12 @@ fn connect() -> Result<Client, SessionError> {
     Ok(client)
 }
 
-fn call(method: &str, params: Value) -> Result<Value, SessionError> {
+fn call(method: &str, params: &impl serde::Serialize) -> Result<Value, SessionError> {
     connect()?.call(method, params, Some(REPLY_TIMEOUT))
 }
 
 /// The steps of `send` in command-line order (clap keeps each option's values separately).
-fn send_steps() -> Vec<Value> {
+fn send_steps() -> Vec<SendStep> {
     let args: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
@@ -381,15 +385,16 @@ fn send_steps() -> Vec<Value> {
             Some((k, v)) => (k, Some(v.to_owned())),
             None => (a.as_str(), None),
         };
-        let key = match kind {
-            "--text" => "text",
-            "--paste" => "paste",
-            "--keys" => "keys",
-            "--raw-hex" => "rawHex",
+        let step: fn(String) -> SendStep = match kind {
+            "--text" => SendStep::Text,
+            "--paste" => SendStep::Paste,
+            "--keys" => SendStep::Keys,
+            "--raw-hex" => SendStep::RawHex,
             _ => continue,
         };
-        let value = inline.or_else(|| iter.next().cloned()).unwrap_or_default();
-        steps.push(json!({ key: value }));
+        steps.push(step(
+            inline.or_else(|| iter.next().cloned()).unwrap_or_default(),
+        ));
     }
     steps
 }
@@ -412,29 +417,32 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             command,
         }) => {
             let cwd = match cwd {
-                Some(c) => {
-                    Some(std::path::absolute(&c).map_err(|e| SessionError::io("bad --cwd", e))?)
-                }
-                None => Some(
-                    std::env::current_dir()
-                        .map_err(|e| SessionError::io("no working directory", e))?,
-                ),
+                Some(c) => std::path::absolute(&c).map_err(|e| SessionError::io("bad --cwd", e))?,
+                None => std::env::current_dir()
+                    .map_err(|e| SessionError::io("no working directory", e))?,
             };
             call(
                 "start",
-                json!({
-                    "command": command, "width": width, "height": height,
-                    "cwd": cwd.map(|c| c.display().to_string()), "env": env, "title": title,
-                    "group": group, "timeoutMs": timeout.map(ms), "retainMs": retain.map(ms),
-                    "scrollback": scrollback, "ports": ports, "noColorenv": no_colorenv,
-                    "noDeleteEnvs": no_delete_envs,
-                }),
+                &StartParams {
+                    command,
+                    width: Some(width),
+                    height: Some(height),
+                    cwd: Some(cwd.display().to_string()),
+                    env,
+                    title,
+                    group,
+                    timeout_ms: timeout.map(ms),
+                    retain_ms: retain.map(ms),
+                    scrollback: Some(scrollback as usize),
+                    ports,
+                    no_colorenv,
+                    no_delete_envs,
+                },
             )
         }
-        SessionCommand::List(ListArgs { all, group, state }) => call(
-            "list",
-            json!({ "all": all, "group": group, "state": state }),
-        ),
+        SessionCommand::List(ListArgs { all, group, state }) => {
+            call("list", &ListParams { all, group, state })
+        }
         SessionCommand::Read(ReadArgs {
             id,
             structured,
@@ -444,7 +452,14 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             end,
         }) => call(
             "read",
-            json!({ "sessionId": id, "structured": structured, "top": top, "bottom": bottom, "start": start, "end": end }),
+            &ReadParams {
+                session_id: id,
+                structured,
+                top,
+                bottom,
+                start,
+                end,
+            },
         ),
         SessionCommand::Wait(WaitArgs {
             id,
@@ -457,15 +472,17 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             exit,
         }) => {
             // Ctrl+C closes the connection; the host notices and gives up the wait.
-            connect()?.call(
-                "wait",
-                json!({
-                    "sessionId": id, "text": text, "regex": regex, "until": until,
-                    "stableForMs": stable_for.map(ms), "timeoutMs": timeout.map(ms),
-                    "idleMs": idle.map(ms), "exit": exit,
-                }),
-                None,
-            )
+            let params = WaitParams {
+                session_id: id,
+                text,
+                regex,
+                until,
+                stable_for_ms: stable_for.map(ms),
+                timeout_ms: timeout.map(ms),
+                idle_ms: idle.map(ms),
+                exit,
+            };
+            connect()?.call("wait", &params, None)
         }
         SessionCommand::Send(SendArgs { id, .. }) => {
             let steps = send_steps();
@@ -474,11 +491,21 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                     "give at least one of --text, --paste, --keys, --raw-hex",
                 ));
             }
-            call("send", json!({ "sessionId": id, "steps": steps }))
+            call(
+                "send",
+                &SendParams {
+                    session_id: id,
+                    steps,
+                },
+            )
         }
         SessionCommand::Resize(ResizeArgs { id, width, height }) => call(
             "resize",
-            json!({ "sessionId": id, "width": width, "height": height }),
+            &ResizeParams {
+                session_id: id,
+                width,
+                height,
+            },
         ),
         SessionCommand::Capture(CaptureArgs {
             id,
@@ -518,7 +545,14 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             tail,
         }) => call(
             "history",
-            json!({ "sessionId": id, "from": from, "limit": limit, "grep": grep, "ignoreCase": ignore_case, "tail": tail }),
+            &HistoryParams {
+                session_id: id,
+                from,
+                limit,
+                grep,
+                ignore_case,
+                tail,
+            },
         ),
         SessionCommand::Stop(StopArgs {
             ids,
@@ -542,7 +576,11 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             }
             call(
                 "stop",
-                json!({ "sessionIds": ids, "all": all, "group": group }),
+                &StopParams {
+                    session_ids: ids,
+                    all,
+                    group,
+                },
             )
         }
         SessionCommand::Host => Err(SessionError::invalid_request("host runs on its own")),

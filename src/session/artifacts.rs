@@ -6,11 +6,12 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::client::{Client, REPLY_TIMEOUT};
 use super::error::{ErrorCode, SessionError};
 use super::paths;
+use super::protocol::IdParams;
 use crate::render::{Appearance, Format, encode};
 
 /// A session's screen as the host's `snapshot` method returns it.
@@ -25,7 +26,10 @@ pub struct Fetched {
 
 /// Fetches a session's snapshot through `client`.
 pub fn fetch(mut client: Client, id: &str) -> Result<Fetched, SessionError> {
-    let reply = client.call("snapshot", json!({ "sessionId": id }), Some(REPLY_TIMEOUT))?;
+    let params = IdParams {
+        session_id: id.to_owned(),
+    };
+    let reply = client.call("snapshot", &params, Some(REPLY_TIMEOUT))?;
     let snapshot = serde_json::from_value(reply["snapshot"].clone())
         .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
     let title = reply["title"].as_str().map(str::to_owned);

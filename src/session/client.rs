@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::error::{ErrorCode, SessionError};
@@ -88,14 +89,17 @@ impl Client {
         Ok(())
     }
 
-    /// Sends `method(params)` and returns its result. `timeout` bounds the wait for the
-    /// reply (`None`: wait as long as it takes, for `wait`).
+    /// Sends `method(params)` — `params` one of the [`protocol`](super::protocol) types —
+    /// and returns its result. `timeout` bounds the wait for the reply (`None`: wait as long as
+    /// it takes, for `wait`).
     pub fn call(
         &mut self,
         method: &str,
-        params: Value,
+        params: &impl Serialize,
         timeout: Option<Duration>,
     ) -> Result<Value, SessionError> {
+        let params = serde_json::to_value(params)
+            .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
         match self.exchange(method, &params, timeout) {
             Ok(v) => Ok(v),
             Err(Failure::Closed(_)) if !self.answered => {
