@@ -777,10 +777,9 @@ impl PtyProcess {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .process_group_leader()?;
-        let stat = std::fs::read_to_string(format!("/proc/{leader}/stat")).ok()?;
-        // `pid (comm) state …`; comm may itself contain parentheses.
-        let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
-        if matches!(state, 'R' | 'D') {
+        let stat = proc_stat_fields(leader)?;
+        let state = stat.split_whitespace().next()?;
+        if matches!(state, "R" | "D") {
             return Some(Activity::Running);
         }
         // The kernel function it sleeps in (empty or "0" where that is hidden).
@@ -1043,6 +1042,13 @@ fn reap(pid: Pid, exit: &ExitCell, tx: SyncSender<PtyEvent>) {
     let _ = tx.send(PtyEvent::Exited(status));
 }
 
+/// The fields of `/proc/<pid>/stat` after the command name (state, ppid, pgrp, session …):
+/// the name may itself contain spaces and parentheses, so they start after the last ')'.
+fn proc_stat_fields(pid: i32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')').map(|(_, rest)| rest.to_owned())
+}
+
 /// Process groups with a live member in session `sid`, from `/proc`; `None` without `/proc`.
 fn live_session_groups(sid: i32) -> Option<Vec<i32>> {
     let dir = std::fs::read_dir("/proc").ok()?;
@@ -1055,14 +1061,10 @@ fn live_session_groups(sid: i32) -> Option<Vec<i32>> {
         else {
             continue;
         };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        let Some(stat) = proc_stat_fields(pid) else {
             continue;
         };
-        // The command name may contain spaces and parentheses; fields resume after the last ')'.
-        let Some((_, rest)) = stat.rsplit_once(')') else {
-            continue;
-        };
-        let mut fields = rest.split_whitespace();
+        let mut fields = stat.split_whitespace();
         let (Some(state), Some(_ppid), Some(pgrp), Some(session)) =
             (fields.next(), fields.next(), fields.next(), fields.next())
         else {
