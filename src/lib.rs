@@ -13,6 +13,7 @@ pub mod lines;
 pub mod mcp;
 pub mod pty;
 pub mod render;
+pub mod rpc;
 pub mod serve;
 pub mod session;
 pub mod signals;

@@ -10,11 +10,19 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+#[path = "support/procs.rs"]
+mod procs;
+
 struct Env {
     _dir: tempfile::TempDir,
     runtime: PathBuf,
     state: PathBuf,
     host_idle_ms: u64,
+    /// `None`: SHOTTY_STATE_DIR is left unset, so the host picks its state directory.
+    explicit_state: bool,
+    /// HOME for the host, when set.
+    home: Option<PathBuf>,
+    extra_env: Vec<(String, String)>,
 }
 
 impl Env {
@@ -31,8 +39,20 @@ impl Env {
             runtime,
             state,
             host_idle_ms: ms,
+            explicit_state: true,
+            home: None,
+            extra_env: Vec::new(),
             _dir: dir,
         }
+    }
+
+    /// An environment with its own runtime directory and no SHOTTY_STATE_DIR, for a HOME
+    /// that other environments may share.
+    fn sharing_home(home: &Path) -> Env {
+        let mut env = Env::new();
+        env.explicit_state = false;
+        env.home = Some(home.to_path_buf());
+        env
     }
 
     fn command(&self, args: &[&str]) -> Command {
@@ -40,8 +60,17 @@ impl Env {
         cmd.arg("session")
             .args(args)
             .env("SHOTTY_RUNTIME_DIR", &self.runtime)
-            .env("SHOTTY_STATE_DIR", &self.state)
             .env("SHOTTY_HOST_IDLE_MS", self.host_idle_ms.to_string());
+        if self.explicit_state {
+            cmd.env("SHOTTY_STATE_DIR", &self.state);
+        } else {
+            cmd.env_remove("SHOTTY_STATE_DIR")
+                .env_remove("XDG_STATE_HOME");
+        }
+        if let Some(home) = &self.home {
+            cmd.env("HOME", home);
+        }
+        cmd.envs(self.extra_env.iter().map(|(k, v)| (k, v)));
         cmd
     }
 
@@ -394,14 +423,29 @@ fn the_host_socket_is_private_and_rejects_bad_input() {
     assert_eq!(mode(&env.socket()), 0o600);
     assert_eq!(mode(&env.state), 0o700);
 
+    // JSON-RPC 2.0's codes, with the stable code in data.code.
     let bad = env.raw(b"{not json\n");
     assert_eq!(bad["id"], Value::Null);
+    assert_eq!(bad["error"]["code"], -32700, "{bad}");
     assert_eq!(bad["error"]["data"]["code"], "invalid_request");
+    for invalid in [
+        &b"[1,2]\n"[..],
+        b"{\"jsonrpc\":\"2.0\",\"id\":3}\n",
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"list\"}\n",
+        b"{\"jsonrpc\":\"1.0\",\"id\":3,\"method\":\"list\"}\n",
+        b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"list\",\"params\":[]}\n",
+    ] {
+        let reply = env.raw(invalid);
+        assert_eq!(reply["error"]["code"], -32600, "{reply}");
+        assert_eq!(reply["error"]["data"]["code"], "invalid_request");
+    }
     let unknown = env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"explode\",\"params\":{}}\n");
     assert_eq!(unknown["id"], 7);
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
     assert_eq!(unknown["error"]["data"]["code"], "invalid_request");
     let extra =
         env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"list\",\"params\":{\"bogus\":1}}\n");
+    assert_eq!(extra["error"]["code"], -32602, "{extra}");
     assert_eq!(extra["error"]["data"]["code"], "invalid_request");
 
     // A 1 MB line gets a clean error and the connection stays usable.
@@ -707,4 +751,223 @@ fn start_warns_about_ports_in_use() {
     drop(taken);
     let doc = env.ok(&["start", "--port", &port, "--", "sleep", "30"]);
     assert_eq!(doc["warnings"], json!([]), "{doc}");
+}
+
+/// The session's screen text.
+fn screen(env: &Env, id: &str) -> String {
+    env.ok(&["read", id])["screen"]["text"]
+        .as_str()
+        .expect("text")
+        .to_owned()
+}
+
+#[test]
+fn a_bad_raw_hex_is_refused_and_the_host_keeps_serving() {
+    let env = Env::new();
+    let id = env.start(&["--", "cat"]);
+    for bad in ["aéb", "é1", "１２", "0x41", "4"] {
+        env.error(&["send", &id, "--raw-hex", bad], "invalid_request");
+    }
+    // The same through the socket, then a working send and read.
+    let reply = env.raw(
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"send\",\"params\":{{\"sessionId\":\"{id}\",\"steps\":[{{\"rawHex\":\"aé\"}}]}}}}\n"
+        )
+        .as_bytes(),
+    );
+    assert_eq!(reply["error"]["data"]["code"], "invalid_request", "{reply}");
+    env.ok(&["send", &id, "--raw-hex", "6f 6b 0d"]);
+    env.ok(&["wait", &id, "--text", "ok\nok", "--timeout", "5s"]);
+}
+
+#[test]
+fn a_panic_inside_one_request_costs_nobody_anything() {
+    let mut env = Env::new();
+    env.extra_env
+        .push(("SHOTTY_TEST_PANIC_METHOD".into(), "history".into()));
+    let id = env.start(&["--", "cat"]);
+    let other = env.start(&["--", "cat"]);
+    let failed = env.error(&["history", &id], "session_error");
+    assert!(
+        failed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("internal error in history"),
+        "{failed}"
+    );
+    // The same host still serves both sessions.
+    let pid =
+        env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"].clone();
+    for session in [&id, &other] {
+        env.ok(&["send", session, "--text", "still here\r"]);
+        env.ok(&[
+            "wait",
+            session,
+            "--text",
+            "still here\nstill here",
+            "--timeout",
+            "5s",
+        ]);
+    }
+    env.error(&["history", &other], "session_error");
+    assert_eq!(env.ok(&["list"])["sessions"].as_array().unwrap().len(), 2);
+    let again =
+        env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"].clone();
+    assert_eq!(pid, again, "the host was replaced");
+}
+
+#[test]
+fn hosts_with_their_own_runtime_dirs_keep_their_own_sessions() {
+    let home = tempfile::tempdir().expect("home");
+    let a = Env::sharing_home(home.path());
+    let b = Env::sharing_home(home.path());
+    let id = a.start(&["--", "sh", "-c", "echo kept"]);
+    a.ok(&["wait", &id, "--exit", "--timeout", "10s"]);
+    assert_eq!(
+        a.ok(&["list", "--all"])["sessions"][0]["sessionId"],
+        id.as_str()
+    );
+    // The state lives under A's runtime directory, not in the shared HOME.
+    assert!(a.runtime.join("state").join(format!("{id}.json")).exists());
+    assert!(
+        b.ok(&["list", "--all"])["sessions"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    b.error(&["read", &id], "session_not_found");
+    b.ok(&["stop", "--all", "--yes"]);
+    assert_eq!(
+        a.ok(&["list", "--all"])["sessions"][0]["sessionId"],
+        id.as_str()
+    );
+    assert!(screen(&a, &id).contains("kept"));
+}
+
+#[test]
+fn stop_leaves_nothing_of_the_session_on_disk() {
+    let env = Env::new();
+    let id = env.start(&["--", "sh", "-c", "echo typed-secret; sleep 300"]);
+    env.ok(&["wait", &id, "--text", "typed-secret", "--timeout", "10s"]);
+    env.ok(&["stop", &id]);
+    let leftovers = || -> Vec<PathBuf> {
+        std::fs::read_dir(&env.state)
+            .expect("state dir")
+            .flatten()
+            .map(|e| e.path())
+            .collect()
+    };
+    assert_eq!(leftovers(), Vec::<PathBuf>::new());
+    // Nor a moment later, when the session's watcher has seen it end.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(leftovers(), Vec::<PathBuf>::new());
+    env.error(&["read", &id], "session_not_found");
+    // An ended, retained session is deleted by stop too.
+    let ended = env.start(&["--", "sh", "-c", "echo gone"]);
+    env.ok(&["wait", &ended, "--exit", "--timeout", "10s"]);
+    assert_eq!(leftovers().len(), 1);
+    env.ok(&["stop", &ended]);
+    assert_eq!(leftovers(), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn stop_ends_the_whole_process_tree() {
+    let env = Env::new();
+    let dir = tempfile::tempdir().expect("dir");
+    let pids = dir.path().join("pids");
+    let p = pids.display();
+    // A setsid child, a nohup child, a TERM-ignoring child and a double-forked daemon whose
+    // parent chain ends at the intermediate process that exits.
+    let script = format!(
+        "setsid sleep 301 & echo $! >> {p}; \
+         nohup sleep 302 >/dev/null 2>&1 & echo $! >> {p}; \
+         sh -c 'trap \"\" TERM HUP; exec sleep 303' & echo $! >> {p}; \
+         setsid sh -c 'sleep 304 & echo $! >> {p}' & \
+         while [ $(wc -l < {p}) -lt 4 ]; do sleep 0.01; done; echo ready; sleep 300"
+    );
+    let id = env.start(&["--", "sh", "-c", &script]);
+    env.ok(&["wait", &id, "--text", "ready", "--timeout", "10s"]);
+    let leader = env.ok(&["list"])["sessions"][0]["processId"]
+        .as_u64()
+        .unwrap() as u32;
+    let mut seen = vec![procs::Seen::now(leader)];
+    let listed: Vec<u32> = std::fs::read_to_string(&pids)
+        .expect("pids")
+        .lines()
+        .map(|l| l.trim().parse().expect("pid"))
+        .collect();
+    assert_eq!(listed.len(), 4, "{listed:?}");
+    seen.extend(listed.iter().map(|&pid| procs::Seen::now(pid)));
+    let started = Instant::now();
+    let stopped = env.ok(&["stop", &id]);
+    assert!(started.elapsed() < Duration::from_secs(8));
+    procs::assert_all_gone(&seen);
+    let report = &stopped["processes"][0];
+    assert_eq!(report["sessionId"], id.as_str(), "{stopped}");
+    let ended: Vec<u64> = report["processIds"]
+        .as_array()
+        .expect("processIds")
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    for pid in listed.iter().chain([&leader]) {
+        assert!(
+            ended.contains(&u64::from(*pid)),
+            "{pid} not reported: {stopped}"
+        );
+    }
+    // The TERM-ignoring one outlived the grace period.
+    assert!(
+        report["killed"]
+            .as_array()
+            .expect("killed")
+            .contains(&json!(listed[2])),
+        "{stopped}"
+    );
+}
+
+#[test]
+fn retention_runs_out_while_the_host_runs() {
+    let env = Env::new();
+    let id = env.start(&["--retain", "1s", "--", "sh", "-c", "echo short-lived"]);
+    env.ok(&["wait", &id, "--exit", "--timeout", "10s"]);
+    assert!(screen(&env, &id).contains("short-lived"));
+    let record = env.state.join(format!("{id}.json"));
+    assert!(record.exists());
+    // The host removes it on its own once the time is up, without being asked.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while record.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the record outlived its retention"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    env.error(&["read", &id], "session_expired");
+    assert!(
+        env.ok(&["list", "--all"])["sessions"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_signal_ending_a_session_is_reported() {
+    let env = Env::new();
+    let id = env.start(&["--", "sh", "-c", "kill -KILL $$"]);
+    env.ok(&["wait", &id, "--exit", "--timeout", "10s"]);
+    let entry = env.ok(&["list", "--all"])["sessions"][0].clone();
+    assert_eq!(entry["signal"], "SIGKILL", "{entry}");
+    assert_eq!(entry["outcome"], "failed");
+    assert_eq!(entry["outputLines"], 0, "{entry}");
+    let read = env.ok(&["read", &id]);
+    assert_eq!(read["signal"], "SIGKILL", "{read}");
+    assert_eq!(read["exitCode"], Value::Null);
+    // A running session has no signal, and counts the lines it wrote.
+    let running = env.start(&["--", "sh", "-c", "echo one; echo two; sleep 300"]);
+    env.ok(&["wait", &running, "--text", "two", "--timeout", "10s"]);
+    let listed = env.ok(&["list"])["sessions"][0].clone();
+    assert_eq!(listed["signal"], Value::Null);
+    assert_eq!(listed["outputLines"], 2, "{listed}");
 }

@@ -21,15 +21,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::lines::{Line, read_line, rfc3339};
-use crate::pty::ColorEnvFlags;
+use crate::pty::{ColorEnvFlags, Termination};
+use crate::rpc::{self, code};
 use crate::term::{Snapshot, Terminal};
 
 use super::error::{ErrorCode, SessionError};
 use super::hangup::HangupWatch;
 use super::instance::{Outcome, STOP_GRACE, Session, SessionSpec, State, StopReason};
 use super::protocol::{
-    HistoryParams, IdParams, ListParams, MAX_LINE, ReadParams, Request, ResizeParams, Response,
-    SendParams, SendStep, StartParams, StopParams, WaitParams, params,
+    HistoryParams, IdParams, ListParams, MAX_LINE, ReadParams, ResizeParams, Response, SendParams,
+    SendStep, StartParams, StopParams, WaitParams, params,
 };
 use super::rows::{Rows, RowsError};
 use super::wait::{Target, Until, WaitCondition, WaitResult, wait};
@@ -74,13 +75,31 @@ struct Record {
     snapshot: Snapshot,
     history: Vec<(u64, String)>,
     dropped: u64,
+    /// The socket of the host that wrote it: a host loads only its own records.
+    #[serde(default)]
+    host: Option<PathBuf>,
+}
+
+/// What became of a live entry's record.
+enum RecordSlot {
+    /// The session runs, or its record is not written yet.
+    Pending,
+    /// The ended session's record is on disk.
+    Written(Arc<Record>),
+    /// `stop` deleted the session: nothing may be written for it any more.
+    Deleted,
 }
 
 struct LiveEntry {
     session: Arc<Session>,
     meta: Meta,
-    /// Set once the ended session's record is on disk.
-    record: Mutex<Option<Arc<Record>>>,
+    record: Mutex<RecordSlot>,
+}
+
+impl LiveEntry {
+    fn record_slot(&self) -> std::sync::MutexGuard<'_, RecordSlot> {
+        self.record.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 enum Entry {
@@ -161,19 +180,31 @@ impl ScreenSource<'_> {
     }
 }
 
+/// Ids of expired sessions remembered (to answer `session_expired` rather than
+/// `session_not_found`); older ones are forgotten.
+const MAX_EXPIRED_IDS: usize = 10_000;
+
+/// The environment variable that makes one method panic inside the host: the test-only hook
+/// that proves a panic in one operation costs nobody else anything.
+pub const PANIC_HOOK_ENV: &str = "SHOTTY_TEST_PANIC_METHOD";
+
 /// The host's registry and configuration.
 pub struct Host {
     entries: Mutex<BTreeMap<String, Entry>>,
-    expired: Mutex<Vec<String>>,
+    expired: Mutex<std::collections::VecDeque<String>>,
     state_dir: PathBuf,
+    /// This host's socket, written into its records.
+    socket: PathBuf,
     idle_exit: Duration,
     last_activity: Mutex<Instant>,
+    /// The method [`PANIC_HOOK_ENV`] names.
+    panic_in: Option<String>,
 }
 
 /// Work for the executor, done one at a time in arrival order.
 enum Job {
     /// A request and where its response goes.
-    Request(Request, SyncSender<Response>),
+    Request(rpc::Request, SyncSender<Response>),
     /// End the process if the host is idle. Queued behind requests, so a request that arrived
     /// first is answered first (and makes the host busy again) rather than cut short.
     ExitIfIdle,
@@ -224,33 +255,56 @@ fn detect_urls(text: &str) -> Vec<String> {
     urls
 }
 
+/// Bytes from pairs of ASCII hex digits (whitespace between them ignored).
 fn hex_bytes(hex: &str) -> Result<Vec<u8>, SessionError> {
-    let hex: String = hex.chars().filter(|c| !c.is_whitespace()).collect();
-    if hex.is_empty() || !hex.len().is_multiple_of(2) {
+    let digits: Vec<u8> = hex
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| {
+            c.to_digit(16)
+                .filter(|_| c.is_ascii())
+                .and_then(|d| u8::try_from(d).ok())
+                .ok_or_else(|| {
+                    SessionError::invalid_request(format!(
+                        "--raw-hex takes hex digits (0-9, a-f), not {c:?}"
+                    ))
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    if digits.is_empty() || !digits.len().is_multiple_of(2) {
         return Err(SessionError::invalid_request(
             "--raw-hex needs a non-empty, even number of hex digits",
         ));
     }
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| {
-            u8::from_str_radix(&hex[i..i + 2], 16)
-                .map_err(|_| SessionError::invalid_request(format!("{hex:?} is not hex")))
-        })
-        .collect()
+    Ok(digits.chunks(2).map(|p| p[0] << 4 | p[1]).collect())
+}
+
+/// How many of `lines` were written: the blank rows below the last written line are screen,
+/// not output.
+fn written_lines(lines: &[(u64, String)]) -> usize {
+    lines
+        .iter()
+        .rposition(|(_, t)| !t.is_empty())
+        .map_or(0, |i| i + 1)
 }
 
 impl Host {
-    /// A host keeping ended sessions in `state_dir`, exiting after `idle_exit` without
-    /// sessions or requests.
-    pub fn new(state_dir: PathBuf, idle_exit: Duration) -> Result<Host, SessionError> {
+    /// A host listening on `socket`, keeping ended sessions in `state_dir`, exiting after
+    /// `idle_exit` without sessions or requests.
+    pub fn new(
+        socket: &Path,
+        state_dir: PathBuf,
+        idle_exit: Duration,
+    ) -> Result<Host, SessionError> {
         paths::ensure_private_dir(&state_dir)?;
         let host = Host {
             entries: Mutex::new(BTreeMap::new()),
-            expired: Mutex::new(Vec::new()),
+            expired: Mutex::new(std::collections::VecDeque::new()),
             state_dir,
+            socket: socket.to_path_buf(),
             idle_exit,
             last_activity: Mutex::new(Instant::now()),
+            panic_in: std::env::var(PANIC_HOOK_ENV).ok().filter(|m| !m.is_empty()),
         };
         host.load_retained();
         Ok(host)
@@ -277,9 +331,14 @@ impl Host {
             let Ok(record) = serde_json::from_slice::<Record>(&bytes) else {
                 continue;
             };
+            // Another host's session (a state directory shared through SHOTTY_STATE_DIR) is
+            // not ours to show or delete.
+            if record.host.as_ref().is_some_and(|h| *h != self.socket) {
+                continue;
+            }
             if record.expires_at <= now {
                 let _ = std::fs::remove_file(&path);
-                self.expired_ids().push(record.session_id);
+                self.note_expired(record.session_id);
                 continue;
             }
             self.entries()
@@ -287,8 +346,16 @@ impl Host {
         }
     }
 
-    fn expired_ids(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
+    fn expired_ids(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<String>> {
         self.expired.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn note_expired(&self, id: String) {
+        let mut ids = self.expired_ids();
+        if ids.len() >= MAX_EXPIRED_IDS {
+            ids.pop_front();
+        }
+        ids.push_back(id);
     }
 
     /// Drops retained sessions whose time is up.
@@ -304,7 +371,7 @@ impl Host {
         });
         for id in gone {
             let _ = std::fs::remove_file(session_file(&self.state_dir, &id));
-            self.expired_ids().push(id);
+            self.note_expired(id);
         }
     }
 
@@ -327,11 +394,14 @@ impl Host {
         }
     }
 
-    /// The record of an ended live session, written to disk first if it is not yet.
+    /// The record of an ended live session, written to disk first if it is not yet; the
+    /// registry then holds the record instead of the live entry, so retention runs out.
     fn record_if_ended(&self, entry: &LiveEntry) -> Result<Option<Arc<Record>>, SessionError> {
-        let mut slot = entry.record.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(r) = slot.as_ref() {
-            return Ok(Some(Arc::clone(r)));
+        let mut slot = entry.record_slot();
+        match &*slot {
+            RecordSlot::Written(r) => return Ok(Some(Arc::clone(r))),
+            RecordSlot::Deleted => return Err(SessionError::not_found(entry.session.id())),
+            RecordSlot::Pending => {}
         }
         let live = entry.session.lock();
         if !live.state.is_ended() {
@@ -358,11 +428,17 @@ impl Host {
             snapshot: live.term.snapshot(),
             history,
             dropped,
+            host: Some(self.socket.clone()),
         };
         drop(live);
         self.write_record(&record)?;
         let record = Arc::new(record);
-        *slot = Some(Arc::clone(&record));
+        *slot = RecordSlot::Written(Arc::clone(&record));
+        if let Some(e) = self.entries().get_mut(&record.session_id)
+            && matches!(e, Entry::Live(l) if Arc::ptr_eq(&l.session, &entry.session))
+        {
+            *e = Entry::Ended(Arc::clone(&record));
+        }
         Ok(Some(record))
     }
 
@@ -437,7 +513,7 @@ impl Host {
         let entry = Arc::new(LiveEntry {
             session: Arc::clone(&session),
             meta,
-            record: Mutex::new(None),
+            record: Mutex::new(RecordSlot::Pending),
         });
         self.entries()
             .insert(id.clone(), Entry::Live(Arc::clone(&entry)));
@@ -486,12 +562,17 @@ impl Host {
             Entry::Live(l) => {
                 let live = l.session.lock();
                 let text = live.term.text();
-                let output_lines = live.term.history().count();
+                let rows: Vec<_> = live.term.history().map(|(_, row)| row).collect();
+                let output_lines = rows
+                    .iter()
+                    .rposition(|row| !row.text().is_empty())
+                    .map_or(0, |i| i + 1);
                 json!({
                     "sessionId": id,
                     "state": live.state,
                     "processId": l.session.pid(),
                     "exitCode": live.exit_code,
+                    "signal": live.signal,
                     "width": live.term.width(),
                     "height": live.term.height(),
                     "command": l.meta.command,
@@ -509,6 +590,7 @@ impl Host {
                 "state": r.state,
                 "processId": r.process_id,
                 "exitCode": r.exit_code,
+                "signal": r.signal,
                 "width": r.snapshot.width,
                 "height": r.snapshot.height,
                 "command": r.meta.command,
@@ -521,7 +603,7 @@ impl Host {
                 "stopReason": r.stop_reason,
                 "expiresAt": rfc3339(r.expires_at),
                 "urls": detect_urls(&r.snapshot.text()),
-                "outputLines": r.history.len(),
+                "outputLines": written_lines(&r.history),
             }),
         }
     }
@@ -606,6 +688,7 @@ impl Host {
                     "state": live.state,
                     "processId": session.pid(),
                     "exitCode": live.exit_code,
+                    "signal": live.signal,
                     "version": live.version,
                 });
                 Ok((view(ScreenSource::Live(&live.term)), fields))
@@ -623,6 +706,7 @@ impl Host {
             "state": r.state,
             "processId": r.process_id,
             "exitCode": r.exit_code,
+            "signal": r.signal,
             "version": r.version,
         })
     }
@@ -702,12 +786,7 @@ impl Host {
             },
             Entry::Ended(r) => (r.history.clone(), r.dropped),
         };
-        // The blank rows below the last written line are screen, not history.
-        let written = lines
-            .iter()
-            .rposition(|(_, t)| !t.is_empty())
-            .map_or(0, |i| i + 1);
-        let lines = &lines[..written];
+        let lines = &lines[..written_lines(&lines)];
         let grep = p
             .grep
             .as_deref()
@@ -772,24 +851,48 @@ impl Host {
         };
         let mut stopped = Vec::new();
         let mut failed = Vec::new();
+        let mut processes = Vec::new();
         for id in targets {
-            let result = self.lookup(&id).and_then(|entry| {
-                if let Entry::Live(l) = &entry {
-                    l.session.stop(StopReason::User, STOP_GRACE)?;
+            match self.lookup(&id).and_then(|entry| self.delete(&id, &entry)) {
+                Ok(ended) => {
+                    let (ended, killed) =
+                        ended.map_or_else(Default::default, |t| (t.ended, t.killed));
+                    processes
+                        .push(json!({ "sessionId": id, "processIds": ended, "killed": killed }));
+                    stopped.push(id);
                 }
-                // `stop` deletes at once: no retention.
-                self.entries().remove(&id);
-                let _ = std::fs::remove_file(session_file(&self.state_dir, &id));
-                Ok(())
-            });
-            match result {
-                Ok(()) => stopped.push(id),
                 Err(e) => {
                     failed.push(json!({ "sessionId": id, "code": e.code, "message": e.message }))
                 }
             }
         }
-        Ok(json!({ "stopped": stopped, "failed": failed }))
+        Ok(json!({ "stopped": stopped, "failed": failed, "processes": processes }))
+    }
+
+    /// Ends a session's process tree and deletes every trace of it, on disk too, before the
+    /// reply (`stop` keeps nothing). Reports what was ended (nothing for an ended session).
+    fn delete(&self, id: &str, entry: &Entry) -> Result<Option<Termination>, SessionError> {
+        let termination = match entry {
+            Entry::Live(l) => {
+                // From here on no record is written for it; one written before goes below.
+                let before = std::mem::replace(&mut *l.record_slot(), RecordSlot::Deleted);
+                match l.session.stop(StopReason::User, STOP_GRACE) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        *l.record_slot() = before;
+                        return Err(e);
+                    }
+                }
+            }
+            Entry::Ended(_) => None,
+        };
+        self.entries().remove(id);
+        match std::fs::remove_file(session_file(&self.state_dir, id)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(SessionError::io("cannot delete the session's record", e))
+            }
+            _ => Ok(termination),
+        }
     }
 
     fn wait(
@@ -896,28 +999,41 @@ impl Host {
         Ok(reply)
     }
 
-    /// Runs one request (everything but `wait`).
-    fn execute(self: &Arc<Self>, request: Request) -> Response {
+    /// Runs one request (everything but `wait`). A panic inside it becomes a `session_error`
+    /// reply: whatever one request does, the host keeps serving everyone.
+    fn execute(self: &Arc<Self>, request: rpc::Request) -> Response {
         self.touch();
         let id = request.id.clone();
-        let result = match request.method.as_str() {
-            "start" => params(request.params).and_then(|p| self.start(p)),
-            "list" => params(request.params).and_then(|p| self.list(p)),
-            "read" => params(request.params).and_then(|p| self.read(p)),
-            "snapshot" => params(request.params).and_then(|p| self.snapshot(p)),
-            "send" => params(request.params).and_then(|p| self.send(p)),
-            "resize" => params(request.params).and_then(|p| self.resize(p)),
-            "history" => params(request.params).and_then(|p| self.history(p)),
-            "stop" => params(request.params).and_then(|p| self.stop(p)),
-            "ping" => Ok(json!({ "pid": std::process::id() })),
-            other => Err(SessionError::invalid_request(format!(
-                "unknown method {other:?}"
-            ))),
-        };
-        match result {
-            Ok(v) => Response::ok(id, v),
-            Err(e) => Response::err(id, &e),
+        let method = request.method.clone();
+        match catch_panic(&method, || self.dispatch(request)) {
+            Ok(Some(Ok(v))) => Response::ok(id, v),
+            Ok(Some(Err(e))) | Err(e) => Response::err(id, &e),
+            Ok(None) => Response::rpc_err(
+                id,
+                code::METHOD_NOT_FOUND,
+                &SessionError::invalid_request(format!("unknown method {method:?}")),
+            ),
         }
+    }
+
+    /// The method's result; `None` for an unknown method.
+    fn dispatch(self: &Arc<Self>, request: rpc::Request) -> Option<Result<Value, SessionError>> {
+        if self.panic_in.as_deref() == Some(request.method.as_str()) {
+            panic!("{PANIC_HOOK_ENV} asked for a panic in {:?}", request.method);
+        }
+        let p = Value::Object(request.params);
+        Some(match request.method.as_str() {
+            "start" => params(p).and_then(|p| self.start(p)),
+            "list" => params(p).and_then(|p| self.list(p)),
+            "read" => params(p).and_then(|p| self.read(p)),
+            "snapshot" => params(p).and_then(|p| self.snapshot(p)),
+            "send" => params(p).and_then(|p| self.send(p)),
+            "resize" => params(p).and_then(|p| self.resize(p)),
+            "history" => params(p).and_then(|p| self.history(p)),
+            "stop" => params(p).and_then(|p| self.stop(p)),
+            "ping" => Ok(json!({ "pid": std::process::id() })),
+            _ => return None,
+        })
     }
 
     /// No live session, and no request for the idle time.
@@ -951,6 +1067,21 @@ impl Host {
     }
 }
 
+/// Runs `f`, turning a panic into a `session_error` that names `method`.
+fn catch_panic<T>(method: &str, f: impl FnOnce() -> T) -> Result<T, SessionError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".to_owned());
+        SessionError::new(
+            ErrorCode::SessionError,
+            format!("internal error in {method}: {what} (the host keeps running)"),
+        )
+    })
+}
+
 /// Refuses connections from other users.
 fn peer_is_us(stream: &UnixStream) -> bool {
     rustix::net::sockopt::socket_peercred(stream)
@@ -982,7 +1113,8 @@ fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) 
                 let e = SessionError::invalid_request(format!(
                     "request line longer than {MAX_LINE} bytes"
                 ));
-                if !write_response(&mut writer, &Response::err(Value::Null, &e)) {
+                let reply = Response::rpc_err(Value::Null, code::INVALID_REQUEST, &e);
+                if !write_response(&mut writer, &reply) {
                     return;
                 }
                 continue;
@@ -992,11 +1124,11 @@ fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) 
         if line.trim_ascii().is_empty() {
             continue;
         }
-        let request: Request = match serde_json::from_slice(line) {
+        let request = match rpc::parse_request(line) {
             Ok(r) => r,
-            Err(e) => {
-                let err = SessionError::invalid_request(format!("malformed request: {e}"));
-                if !write_response(&mut writer, &Response::err(Value::Null, &err)) {
+            Err((id, e)) => {
+                let err = SessionError::invalid_request(e.message);
+                if !write_response(&mut writer, &Response::rpc_err(id, e.code, &err)) {
                     return;
                 }
                 continue;
@@ -1019,11 +1151,14 @@ fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) 
                 })
                 .ok()
             });
-            let result = params(request.params).and_then(|p| {
-                host.wait(p, &cancel, |s| {
-                    *watched.lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
+            let result = catch_panic("wait", || {
+                params(Value::Object(request.params)).and_then(|p| {
+                    host.wait(p, &cancel, |s| {
+                        *watched.lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
+                    })
                 })
-            });
+            })
+            .and_then(|r| r);
             let response = match result {
                 Ok(v) => Response::ok(id, v),
                 Err(e) => Response::err(id, &e),
@@ -1071,7 +1206,7 @@ fn executor(host: Arc<Host>, jobs: Receiver<Job>, socket: &Path) {
 /// Runs the host until it has been idle (no live sessions, no requests) for its idle time.
 /// The caller holds the host lock; `socket` is bound here (0600) and removed on exit.
 pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(), SessionError> {
-    let host = Arc::new(Host::new(state_dir, idle_exit)?);
+    let host = Arc::new(Host::new(socket, state_dir, idle_exit)?);
     let _ = std::fs::remove_file(socket);
     let listener = UnixListener::bind(socket)
         .map_err(|e| SessionError::io(&format!("cannot listen on {}", socket.display()), e))?;
@@ -1083,7 +1218,17 @@ pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(),
         let socket = socket.to_path_buf();
         std::thread::Builder::new()
             .name("shotty-executor".into())
-            .spawn(move || executor(host, jobs_rx, &socket))
+            .spawn(move || {
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    executor(Arc::clone(&host), jobs_rx, &socket)
+                }));
+                // The executor cannot end otherwise: a host that can no longer execute must
+                // not linger holding the socket. Its sessions are kept as records, and the
+                // next command starts a fresh host that finds them.
+                host.shutdown();
+                let _ = std::fs::remove_file(&socket);
+                std::process::exit(70);
+            })
             .map_err(|e| SessionError::io("cannot start the executor", e))?;
     }
     {
@@ -1128,6 +1273,7 @@ pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(),
 fn housekeeper(host: &Host, socket: &Path, jobs: &SyncSender<Job>) {
     loop {
         std::thread::sleep(Duration::from_secs(1).min(host.idle_exit));
+        host.sweep();
         if std::fs::symlink_metadata(socket).is_err() {
             host.shutdown();
             std::process::exit(0);
@@ -1158,6 +1304,10 @@ mod tests {
         assert!(hex_bytes("").is_err());
         assert!(hex_bytes("abc").is_err());
         assert!(hex_bytes("zz").is_err());
+        // Not ASCII: refused, never sliced inside the character.
+        assert!(hex_bytes("aéb").is_err());
+        assert!(hex_bytes("é1").is_err());
+        assert!(hex_bytes("１２").is_err());
     }
 
     #[test]

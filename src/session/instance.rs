@@ -9,7 +9,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use crate::pty::{Activity, ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess};
+use crate::pty::{
+    Activity, ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess, Termination,
+};
 use crate::term::{Terminal, TerminalOptions};
 
 use super::error::{ErrorCode, SessionError};
@@ -313,6 +315,10 @@ impl Session {
     pub fn settle(&self, max: Duration) -> MutexGuard<'_, Live> {
         let until = Instant::now() + max;
         let mut live = self.lock();
+        // When the program was last seen running: what it wrote then is handed to us by the
+        // kernel asynchronously (a PTY write reaches the master through a work queue), so
+        // quiet only counts from there, and for the longer time.
+        let mut busy_at: Option<Instant> = None;
         while !live.state.is_ended() {
             let now = Instant::now();
             if now >= until {
@@ -323,16 +329,24 @@ impl Session {
             let wake = match (activity, unanswered) {
                 // Running: output may come any moment and nothing announces the end of the
                 // work, so look again shortly.
-                (Some(Activity::Running), _) => now + SETTLE_RECHECK,
+                (Some(Activity::Running), _) => {
+                    busy_at = Some(now);
+                    now + SETTLE_RECHECK
+                }
                 (_, Some(input)) if input + SETTLE_INPUT_REACTION > now => {
                     input + SETTLE_INPUT_REACTION
                 }
                 _ => {
-                    let quiet = match activity {
-                        Some(Activity::AwaitingInput) => SETTLE_QUIET_AWAITING_INPUT,
-                        _ => SETTLE_QUIET_OTHER,
+                    let settled_at = match busy_at.filter(|&busy| busy > live.output_at) {
+                        Some(busy) => busy + SETTLE_QUIET_OTHER,
+                        None => {
+                            let quiet = match activity {
+                                Some(Activity::AwaitingInput) => SETTLE_QUIET_AWAITING_INPUT,
+                                _ => SETTLE_QUIET_OTHER,
+                            };
+                            live.output_at + quiet
+                        }
                     };
-                    let settled_at = live.output_at + quiet;
                     if settled_at <= now {
                         break;
                     }
@@ -390,22 +404,28 @@ impl Session {
         Ok(())
     }
 
-    /// Ends the whole process group (SIGHUP, SIGTERM, then SIGKILL after `grace`) and marks
-    /// the session stopped for `reason`. Ending an already ended session changes nothing.
-    pub fn stop(&self, reason: StopReason, grace: Duration) -> Result<(), SessionError> {
+    /// Ends the whole process tree (SIGHUP, SIGTERM, then SIGKILL after `grace`; see
+    /// [`PtyProcess::terminate`]) and marks the session stopped for `reason`. Reports what
+    /// was ended; ending an already ended session changes nothing and reports `None`.
+    pub fn stop(
+        &self,
+        reason: StopReason,
+        grace: Duration,
+    ) -> Result<Option<Termination>, SessionError> {
         {
             let mut live = self.lock();
             if live.state.is_ended() {
-                return Ok(());
+                return Ok(None);
             }
             live.state = State::Stopping;
             live.stop_reason = Some(reason);
         }
         self.notify();
-        let status = self
+        let ended = self
             .process
-            .terminate_group(grace)
+            .terminate(grace)
             .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+        let status = ended.status;
         let mut live = self.lock();
         if !live.state.is_ended() {
             live.exit_code = status.code();
@@ -416,7 +436,7 @@ impl Session {
         }
         drop(live);
         self.notify();
-        Ok(())
+        Ok(Some(ended))
     }
 
     /// Feeds output into the terminal until the program has exited and its output is drained.

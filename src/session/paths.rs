@@ -26,10 +26,13 @@ pub fn runtime_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(format!("/tmp/shotty-{}", uid())))
 }
 
-/// The state directory, where ended sessions are retained: `$SHOTTY_STATE_DIR`, else
-/// `$XDG_STATE_HOME/shotty`, else `~/.local/state/shotty`, else `<runtime dir>/state`.
+/// The state directory, where ended sessions are retained: `$SHOTTY_STATE_DIR`; else, when
+/// `$SHOTTY_RUNTIME_DIR` chooses a host of its own, `<runtime dir>/state`, so that host's
+/// sessions never mix with another's; else `$XDG_STATE_HOME/shotty`, else
+/// `~/.local/state/shotty`, else `<runtime dir>/state`.
 pub fn state_dir() -> PathBuf {
     env_dir("SHOTTY_STATE_DIR")
+        .or_else(|| env_dir("SHOTTY_RUNTIME_DIR").map(|d| d.join("state")))
         .or_else(|| env_dir("XDG_STATE_HOME").map(|d| d.join("shotty")))
         .or_else(|| env_dir("HOME").map(|h| h.join(".local/state/shotty")))
         .unwrap_or_else(|| runtime_dir().join("state"))

@@ -7,12 +7,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::{ErrorCode, SessionError};
+use crate::rpc::{RpcError, code};
 
 /// The longest request line the host reads; longer lines are answered with an error.
 pub const MAX_LINE: usize = 1024 * 1024;
-
-/// JSON-RPC error code for every session error (the stable code is in `data.code`).
-pub const SESSION_ERROR: i64 = -32000;
 
 /// A request.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -43,18 +41,6 @@ pub struct Response {
     pub error: Option<RpcError>,
 }
 
-/// A JSON-RPC error object; `data.code` carries the stable session error code.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-pub struct RpcError {
-    /// JSON-RPC code.
-    pub code: i64,
-    /// Message.
-    pub message: String,
-    /// `{"code": "<stable code>"}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<Value>,
-}
-
 impl Response {
     /// A success.
     pub fn ok(id: Value, result: Value) -> Response {
@@ -66,14 +52,29 @@ impl Response {
         }
     }
 
-    /// A failure carrying a session error.
+    /// A failure carrying a session error: `data.code` is its stable code; the JSON-RPC code
+    /// is -32602 for a request whose params are wrong, -32603 for a failure inside the host
+    /// (`session_error`), -32000 for the rest.
     pub fn err(id: Value, e: &SessionError) -> Response {
+        let rpc_code = match e.code {
+            ErrorCode::InvalidRequest | ErrorCode::UnsupportedKey | ErrorCode::InvalidCondition => {
+                code::INVALID_PARAMS
+            }
+            ErrorCode::SessionError => code::INTERNAL_ERROR,
+            _ => code::SERVER_ERROR,
+        };
+        Response::rpc_err(id, rpc_code, e)
+    }
+
+    /// A failure with an explicit JSON-RPC code (parse errors, invalid envelopes, unknown
+    /// methods), still carrying the stable code in `data.code`.
+    pub fn rpc_err(id: Value, rpc_code: i64, e: &SessionError) -> Response {
         Response {
             jsonrpc: "2.0".into(),
             id,
             result: None,
             error: Some(RpcError {
-                code: SESSION_ERROR,
+                code: rpc_code,
                 message: e.message.clone(),
                 data: Some(serde_json::json!({ "code": e.code })),
             }),

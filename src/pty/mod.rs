@@ -10,10 +10,11 @@
 //! never block the consumer), one reaps the child (so exit is an event, not something polled).
 //!
 //! The child is a session leader (portable-pty calls `setsid`), so its pid is also its process
-//! group and session id. Stopping signals every process group of that session, which covers
-//! pipelines, background jobs and the job-control groups of interactive shells.
+//! group and session id. Stopping ends its whole process tree ([`tree`]): every process group
+//! of that session (pipelines, background jobs, the job-control groups of interactive shells),
+//! and every descendant that left it (`setsid`, double forks).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io::{self, Read, Write};
@@ -28,6 +29,14 @@ use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use rustix::process::{Pid, Signal, WaitOptions};
 
 use crate::term::Terminal;
+
+mod procfs;
+mod tree;
+
+use procfs::ProcStat;
+pub use procfs::ProcessId;
+use tree::ProcessTree;
+pub use tree::TREE_ENV;
 
 /// Variables set for the child by [`PtyCommand::color_env`] (SPEC §3), so that programs which
 /// probe their environment emit full colour into the PTY.
@@ -492,6 +501,33 @@ pub fn signal_name(sig: i32) -> String {
         .map_or_else(|| format!("SIG{sig}"), |(_, name)| (*name).to_string())
 }
 
+/// What [`PtyProcess::terminate`] ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Termination {
+    /// The child's exit status.
+    pub status: ExitStatus,
+    /// Every process of the tree that was alive during the stop (pids, ascending).
+    pub ended: Vec<u32>,
+    /// Those that were still alive after the grace period and were killed (SIGKILL).
+    pub killed: Vec<u32>,
+}
+
+impl Termination {
+    fn new(status: ExitStatus, tree: &ProcessTree, killed: BTreeSet<ProcessId>) -> Termination {
+        let pids = |ids: &mut dyn Iterator<Item = ProcessId>| -> Vec<u32> {
+            let mut pids: Vec<u32> = ids.map(|p| p.pid.unsigned_abs()).collect();
+            pids.sort_unstable();
+            pids.dedup();
+            pids
+        };
+        Termination {
+            status,
+            ended: pids(&mut tree.seen()),
+            killed: pids(&mut killed.into_iter()),
+        }
+    }
+}
+
 /// The reaper's result, shared so that exit can be both awaited and polled.
 #[derive(Default)]
 struct ExitCell {
@@ -619,6 +655,8 @@ pub struct PtyProcess {
     events: Mutex<Receiver<PtyEvent>>,
     input: PtyInput,
     exit: Arc<ExitCell>,
+    /// Everything the child started, for stopping it all.
+    tree: Mutex<ProcessTree>,
 }
 
 impl fmt::Debug for PtyProcess {
@@ -667,6 +705,9 @@ impl PtyProcess {
         for (k, v) in &env {
             builder.env(k, v);
         }
+        // Inherited by everything the child starts, so a double-forked daemon is still found.
+        let tag = tree::new_tag();
+        builder.env(TREE_ENV, &tag);
         let child = pair
             .slave
             .spawn_command(builder)
@@ -700,6 +741,7 @@ impl PtyProcess {
             events: Mutex::new(events),
             input: PtyInput { tx: input_tx },
             exit: Arc::clone(&exit),
+            tree: Mutex::new(ProcessTree::new(pid.as_raw_nonzero().get(), &tag)),
         };
         // From here on a failure drops `process`, which kills the child.
         let reaper_tx = event_tx.clone();
@@ -770,67 +812,127 @@ impl PtyProcess {
     }
 
     /// What the terminal's foreground process (its group leader) is doing, from `/proc`;
-    /// `None` when it cannot be told (no foreground group, no `/proc`).
+    /// `None` when it cannot be told (no foreground group, no `/proc`). A process waiting for
+    /// its children (a shell running a command) is as busy as they are: between its fork and
+    /// the command's first output the shell is still the foreground process, asleep, while
+    /// the command starts. A foreground process that has exited (a zombie, or gone while the
+    /// shell has not taken the terminal back yet) counts as running: its last output may still
+    /// be on its way and the shell is about to print its prompt.
     pub fn foreground_activity(&self) -> Option<Activity> {
         let leader = self
             .master
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .process_group_leader()?;
-        let stat = proc_stat_fields(leader)?;
-        let state = stat.split_whitespace().next()?;
-        if matches!(state, "R" | "D") {
-            return Some(Activity::Running);
-        }
-        // The kernel function it sleeps in (empty or "0" where that is hidden).
-        let wchan = std::fs::read_to_string(format!("/proc/{leader}/wchan")).unwrap_or_default();
-        Some(if INPUT_WAITS.contains(&wchan.trim()) {
-            Activity::AwaitingInput
-        } else {
-            Activity::Sleeping
-        })
+        Some(process_activity(leader, 0))
     }
 
-    /// Sends `signal` to every process group of the child's session.
-    pub fn signal_group(&self, signal: Signal) {
-        for group in self.session_groups() {
+    /// The live members of the child's process tree ([`tree`]); without `/proc`, stand-ins for
+    /// the child's own group and the terminal's foreground group.
+    fn tree_members(&self, tree: &mut ProcessTree) -> Vec<ProcStat> {
+        if let Some(members) = tree.scan() {
+            return members;
+        }
+        let mut groups = Vec::new();
+        if rustix::process::test_kill_process_group(self.pid).is_ok() {
+            groups.push(self.pid.as_raw_nonzero().get());
+        }
+        let master = self.master.lock().unwrap_or_else(|e| e.into_inner());
+        groups.extend(master.process_group_leader());
+        groups
+            .into_iter()
+            .map(|g| ProcStat {
+                id: ProcessId {
+                    pid: g,
+                    start_time: 0,
+                },
+                state: 'S',
+                ppid: 0,
+                pgrp: g,
+                session: self.pid.as_raw_nonzero().get(),
+            })
+            .collect()
+    }
+
+    fn tree(&self) -> MutexGuard<'_, ProcessTree> {
+        self.tree.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sends `signal` to every member and to every process group of the child's session that
+    /// a member leads or belongs to (a group also catches a member forked since the scan).
+    fn signal_members(&self, members: &[ProcStat], signal: Signal) {
+        let sid = self.pid.as_raw_nonzero().get();
+        let mut groups: Vec<i32> = members
+            .iter()
+            .filter(|p| p.session == sid)
+            .map(|p| p.pgrp)
+            .collect();
+        // While the child is unreaped its pid cannot be reused, so its group is surely ours.
+        if self.try_wait().is_none() {
+            groups.push(sid);
+        }
+        groups.sort_unstable();
+        groups.dedup();
+        for group in groups.into_iter().filter_map(Pid::from_raw) {
             // ESRCH: the group died meanwhile, which is what we want anyway.
             let _ = rustix::process::kill_process_group(group, signal);
         }
+        for member in members.iter().filter(|p| p.session != sid) {
+            if let Some(pid) = Pid::from_raw(member.id.pid) {
+                let _ = rustix::process::kill_process(pid, signal);
+            }
+        }
+    }
+
+    /// Sends `signal` to the whole process tree.
+    pub fn signal_tree(&self, signal: Signal) {
+        let members = {
+            let mut tree = self.tree();
+            self.tree_members(&mut tree)
+        };
+        self.signal_members(&members, signal);
     }
 
     /// Ends the whole process tree: SIGHUP, SIGTERM (and SIGCONT, so stopped jobs act on them)
-    /// to every process group of the session; waits up to `grace` for all of it to exit; then
-    /// SIGKILLs what is left and reaps the child.
-    pub fn terminate_group(&self, grace: Duration) -> Result<ExitStatus, PtyError> {
+    /// to every member; waits up to `grace` for all of it to exit; then SIGKILLs what is left
+    /// and reaps the child. Reports what it ended.
+    pub fn terminate(&self, grace: Duration) -> Result<Termination, PtyError> {
         let deadline = Instant::now() + grace;
-        if let Some(status) = self.try_wait()
-            && !self.session_alive()
+        let mut tree = self.tree();
+        let mut members = self.tree_members(&mut tree);
+        if members.is_empty()
+            && let Some(status) = self.try_wait()
         {
-            return Ok(status);
+            return Ok(Termination::new(status, &tree, BTreeSet::new()));
         }
-        self.signal_group(Signal::HUP);
-        self.signal_group(Signal::TERM);
-        self.signal_group(Signal::CONT);
+        self.signal_members(&members, Signal::HUP);
+        self.signal_members(&members, Signal::TERM);
+        self.signal_members(&members, Signal::CONT);
         self.exit.wait_until(Some(deadline));
-        // Other members of the session have no exit event we could wait on.
-        while self.session_alive() {
+        // Other members have no exit event we could wait on.
+        loop {
+            members = self.tree_members(&mut tree);
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
+            if members.is_empty() || left.is_zero() {
                 break;
             }
             thread::sleep(left.min(GROUP_POLL));
         }
         // SIGKILL is delivered asynchronously, and a process forking while we scan can be
-        // missed; repeat until the session is empty, so that "terminated" means gone.
+        // missed; repeat until the tree is empty, so that "terminated" means gone.
+        let mut killed = BTreeSet::new();
         let kill_deadline = Instant::now() + KILL_REAP_TIMEOUT;
-        while self.session_alive() && Instant::now() < kill_deadline {
-            self.signal_group(Signal::KILL);
+        while !members.is_empty() && Instant::now() < kill_deadline {
+            killed.extend(members.iter().map(|p| p.id));
+            self.signal_members(&members, Signal::KILL);
             thread::sleep(Duration::from_millis(2));
+            members = self.tree_members(&mut tree);
         }
-        self.exit
+        let status = self
+            .exit
             .wait_until(Some(kill_deadline))
-            .ok_or(PtyError::Unkillable { pid: self.pid() })
+            .ok_or(PtyError::Unkillable { pid: self.pid() })?;
+        Ok(Termination::new(status, &tree, killed))
     }
 
     /// Feeds the program's output into `term` until it exits and its output is drained, or
@@ -874,7 +976,7 @@ impl PtyProcess {
                     // Drain expired: the child is gone but something still holds the
                     // terminal. Its output is not the program's; end it like a hang-up would.
                     let status = status.unwrap_or_else(ExitStatus::unknown);
-                    self.terminate_group(stop.grace)?;
+                    self.terminate(stop.grace)?;
                     return Ok(RunOutcome::new(self.pid(), status, StopReason::Exited));
                 }
                 Err(RecvTimeoutError::Disconnected) => {
@@ -925,52 +1027,47 @@ impl PtyProcess {
     }
 
     fn stop_early(&self, reason: StopReason, grace: Duration) -> Result<RunOutcome, PtyError> {
-        let status = self.terminate_group(grace)?;
-        Ok(RunOutcome::new(self.pid(), status, reason))
-    }
-
-    /// The process groups of the child's session that still have a live (non-zombie) member.
-    /// Without `/proc`, the child's own group, and the terminal's foreground group.
-    fn session_groups(&self) -> Vec<Pid> {
-        let sid = self.pid.as_raw_nonzero().get();
-        let mut groups: Vec<Pid> = match live_session_groups(sid) {
-            Some(groups) => groups.into_iter().filter_map(Pid::from_raw).collect(),
-            None => {
-                let mut groups = Vec::new();
-                if rustix::process::test_kill_process_group(self.pid).is_ok() {
-                    groups.push(self.pid);
-                }
-                let master = self.master.lock().unwrap_or_else(|e| e.into_inner());
-                if let Some(fg) = master.process_group_leader().and_then(Pid::from_raw) {
-                    groups.push(fg);
-                }
-                groups
-            }
-        };
-        // While the child is unreaped its pid cannot be reused, so its group is surely ours.
-        if self.try_wait().is_none() && !groups.contains(&self.pid) {
-            groups.push(self.pid);
-        }
-        groups
-    }
-
-    /// Whether any process of the session is still alive (zombies excluded: where pid 1 does
-    /// not reap orphans they would linger forever).
-    fn session_alive(&self) -> bool {
-        let sid = self.pid.as_raw_nonzero().get();
-        match live_session_groups(sid) {
-            Some(groups) => !groups.is_empty(),
-            None => rustix::process::test_kill_process_group(self.pid).is_ok(),
-        }
+        let ended = self.terminate(grace)?;
+        Ok(RunOutcome::new(self.pid(), ended.status, reason))
     }
 }
 
 impl Drop for PtyProcess {
     fn drop(&mut self) {
-        if self.try_wait().is_none() || self.session_alive() {
-            self.signal_group(Signal::KILL);
-        }
+        self.signal_tree(Signal::KILL);
     }
+}
+
+/// How deep [`process_activity`] follows processes waiting for their children.
+const ACTIVITY_DEPTH: u8 = 4;
+
+/// What `pid` is doing; a process waiting for its children (`do_wait`) takes the busiest
+/// state among them (running, then sleeping, then awaiting input); one that has exited is in
+/// transition, so running.
+fn process_activity(pid: i32, depth: u8) -> Activity {
+    let Some(stat) = procfs::proc_stat(pid) else {
+        return Activity::Running;
+    };
+    if stat.is_dead() || matches!(stat.state, 'R' | 'D') {
+        return Activity::Running;
+    }
+    let wchan = procfs::wchan(pid);
+    let wchan = wchan.trim();
+    if INPUT_WAITS.contains(&wchan) {
+        return Activity::AwaitingInput;
+    }
+    if wchan == "do_wait" && depth < ACTIVITY_DEPTH {
+        return procfs::children(pid)
+            .into_iter()
+            .map(|child| process_activity(child, depth + 1))
+            .min_by_key(|a| match a {
+                Activity::Running => 0,
+                Activity::Sleeping => 1,
+                Activity::AwaitingInput => 2,
+            })
+            .unwrap_or(Activity::Sleeping);
+    }
+    Activity::Sleeping
 }
 
 fn pty_size(width: u16, height: u16) -> PtySize {
@@ -1040,46 +1137,6 @@ fn reap(pid: Pid, exit: &ExitCell, tx: SyncSender<PtyEvent>) {
     };
     exit.set(status);
     let _ = tx.send(PtyEvent::Exited(status));
-}
-
-/// The fields of `/proc/<pid>/stat` after the command name (state, ppid, pgrp, session …):
-/// the name may itself contain spaces and parentheses, so they start after the last ')'.
-fn proc_stat_fields(pid: i32) -> Option<String> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit_once(')').map(|(_, rest)| rest.to_owned())
-}
-
-/// Process groups with a live member in session `sid`, from `/proc`; `None` without `/proc`.
-fn live_session_groups(sid: i32) -> Option<Vec<i32>> {
-    let dir = std::fs::read_dir("/proc").ok()?;
-    let mut groups = Vec::new();
-    for entry in dir.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Some(stat) = proc_stat_fields(pid) else {
-            continue;
-        };
-        let mut fields = stat.split_whitespace();
-        let (Some(state), Some(_ppid), Some(pgrp), Some(session)) =
-            (fields.next(), fields.next(), fields.next(), fields.next())
-        else {
-            continue;
-        };
-        if matches!(state, "Z" | "X" | "x") || session.parse() != Ok(sid) {
-            continue;
-        }
-        if let Ok(pgrp) = pgrp.parse::<i32>()
-            && !groups.contains(&pgrp)
-        {
-            groups.push(pgrp);
-        }
-    }
-    Some(groups)
 }
 
 // ---------------------------------------------------------------------------------------------
