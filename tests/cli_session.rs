@@ -971,3 +971,52 @@ fn a_signal_ending_a_session_is_reported() {
     assert_eq!(listed["signal"], Value::Null);
     assert_eq!(listed["outputLines"], 2, "{listed}");
 }
+
+#[test]
+fn a_host_whose_executor_fails_exits_and_the_next_one_finds_its_sessions() {
+    let mut env = Env::new();
+    env.extra_env
+        .push(("SHOTTY_TEST_PANIC_METHOD".into(), "executor".into()));
+    let id = env.start(&["--", "sh", "-c", "echo before-the-failure; sleep 300"]);
+    env.ok(&[
+        "wait",
+        &id,
+        "--text",
+        "before-the-failure",
+        "--timeout",
+        "10s",
+    ]);
+    // The host's pid, found without a ping (the ping is what fails).
+    let pid = {
+        let listed = env.connection().call("list", json!({}));
+        assert_eq!(listed["sessions"][0]["sessionId"], id.as_str());
+        let runtime = format!("SHOTTY_RUNTIME_DIR={}", env.runtime.display());
+        procs::all()
+            .into_iter()
+            .find(|p| {
+                std::fs::read_to_string(format!("/proc/{}/cmdline", p.pid))
+                    .is_ok_and(|c| c.ends_with("session\0host\0"))
+                    && std::fs::read(format!("/proc/{}/environ", p.pid))
+                        .is_ok_and(|e| e.split(|&b| b == 0).any(|v| v == runtime.as_bytes()))
+            })
+            .expect("the host process")
+            .pid
+    };
+    let host = procs::Seen::now(pid);
+    // The failing request gets no answer: its connection closes.
+    let mut s = UnixStream::connect(env.socket()).expect("socket");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+        .unwrap();
+    let mut reply = String::new();
+    let _ = BufReader::new(s).read_line(&mut reply);
+    assert_eq!(reply, "", "a failed executor answered");
+    // The host does not linger; the next command starts a new one that knows the session,
+    // stopped by the shutdown and retained.
+    procs::assert_all_gone(&[host]);
+    env.extra_env.clear();
+    let entry = env.ok(&["list", "--all"])["sessions"][0].clone();
+    assert_eq!(entry["sessionId"], id.as_str(), "{entry}");
+    assert_eq!(entry["stopReason"], "shutdown", "{entry}");
+    assert!(screen(&env, &id).contains("before-the-failure"));
+}

@@ -1,6 +1,9 @@
 //! The PTY layer against real programs. Every wait is bounded: runs carry a timeout, event
 //! loops a deadline.
 
+#[path = "support/procs.rs"]
+mod procs;
+
 use std::time::{Duration, Instant};
 
 use shotty::pty::{
@@ -39,42 +42,11 @@ fn run(cmd: &PtyCommand) -> (RunOutcome, Terminal) {
     (outcome, term)
 }
 
-/// Live (non-zombie) processes whose process group or session is `id`, as "pid state comm".
-/// Zombies are skipped: pid 1 in a container may never reap the orphans.
-fn survivors(id: u32) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let Some((head, rest)) = stat.rsplit_once(')') else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        let (state, pgrp, session) = (fields[0], fields[2], fields[3]);
-        if state == "Z" || state == "X" {
-            continue;
-        }
-        if pgrp == id.to_string() || session == id.to_string() {
-            found.push(format!("{pid} {state} {head})"));
-        }
-    }
-    found
-}
-
-/// Asserts that nothing of session `id` is left. Killed processes leave /proc
-/// asynchronously, and with a small pid_max a matching pid may briefly belong to another
-/// test's process, so the scan is repeated (for up to 5 s) until it comes up empty.
+/// Asserts that nothing of session `id` that existed when it was ended is left. Processes are
+/// compared by start time too, so a pid reused by another test's process meanwhile (pid_max
+/// is small here) neither passes nor fails the check wrongly.
 fn assert_gone(id: u32) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !survivors(id).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert_eq!(survivors(id), Vec::<String>::new());
+    procs::assert_gone(id, procs::ticks_now());
 }
 
 /// Feeds events into `term` (answering its queries) until `needle` is on screen.

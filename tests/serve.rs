@@ -2,6 +2,9 @@
 //! sockets. Every read on a socket or pipe has a timeout and every wait for a process has a
 //! deadline, so a broken server fails a test instead of hanging it.
 
+#[path = "support/procs.rs"]
+mod procs;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::os::unix::fs::PermissionsExt;
@@ -30,11 +33,6 @@ fn stat(pid: u32) -> Option<Vec<String>> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let rest = &text[text.rfind(')')? + 1..];
     Some(rest.split_whitespace().map(str::to_owned).collect())
-}
-
-/// Running (not gone, not a zombie).
-fn alive(pid: u32) -> bool {
-    stat(pid).is_some_and(|f| f[0] != "Z")
 }
 
 /// Live members of process group `pgid`.
@@ -346,7 +344,7 @@ fn replays_the_seed_examples() {
             r#"{{"jsonrpc":"2.0","result":{{"running":true,"exitCode":null,"pid":{pid}}},"id":1}}"#
         )
     );
-    assert!(alive(pid as u32));
+    let bash = procs::Seen::now(pid as u32);
     assert!(server.banner[0].ends_with(&format!("(pid {pid})")));
 
     // pty/read: byte for byte the seed's reply.
@@ -478,7 +476,7 @@ fn replays_the_seed_examples() {
     other.assert_closed();
     assert!(!socket.exists(), "the socket file is removed");
     assert_eq!(server.wait_exit().code(), Some(0));
-    eventually("bash to be gone", || !alive(pid as u32));
+    eventually("bash to be gone", || !bash.is_alive());
     assert!(UnixStream::connect(&socket).is_err());
 }
 
@@ -1096,8 +1094,9 @@ fn signal_cleans_up(sig: rustix::process::Signal) {
     assert_eq!(server.wait_exit().code(), Some(0));
     assert!(!socket.exists(), "the socket file is removed");
     // Killed processes leave /proc asynchronously.
+    let ended = procs::ticks_now();
     eventually("the process group to be gone", || {
-        group_members(pid).is_empty()
+        procs::survivors(pid, ended).is_empty()
     });
     c.assert_closed();
     waiting.assert_closed_after_pending();

@@ -1,5 +1,8 @@
 //! The session core with real programs: output, input, replies, resize, exit, stop.
 
+#[path = "support/procs.rs"]
+mod procs;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -130,28 +133,9 @@ fn stop_ends_the_whole_process_group() {
     assert_eq!(live.outcome, Some(Outcome::Stopped));
     assert_eq!(live.stop_reason, Some(StopReason::User));
     drop(live);
-    // No live (non-zombie) process of the group is left; killed processes leave /proc
-    // asynchronously, so look again for a moment before concluding.
-    let survivors = || -> Vec<String> {
-        std::fs::read_dir("/proc")
-            .expect("procfs")
-            .filter_map(|e| e.ok())
-            .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
-            .filter(|stat| {
-                let fields: Vec<&str> = stat
-                    .rsplit_once(')')
-                    .map_or("", |(_, r)| r)
-                    .split_whitespace()
-                    .collect();
-                fields.first() != Some(&"Z") && fields.get(2) == Some(&pgid.to_string().as_str())
-            })
-            .collect()
-    };
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !survivors().is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(survivors().is_empty(), "left behind: {:?}", survivors());
+    // Nothing of the group that existed when the stop returned is left (by start time, so
+    // a reused pid cannot fool the check).
+    procs::assert_gone(pgid, procs::ticks_now());
 }
 
 #[test]

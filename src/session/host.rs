@@ -185,7 +185,8 @@ impl ScreenSource<'_> {
 const MAX_EXPIRED_IDS: usize = 10_000;
 
 /// The environment variable that makes one method panic inside the host: the test-only hook
-/// that proves a panic in one operation costs nobody else anything.
+/// that proves a panic in one operation costs nobody else anything. The value `executor`
+/// makes the executor itself fail on a `ping`, outside every request's boundary.
 pub const PANIC_HOOK_ENV: &str = "SHOTTY_TEST_PANIC_METHOD";
 
 /// The host's registry and configuration.
@@ -1188,6 +1189,9 @@ fn executor(host: Arc<Host>, jobs: Receiver<Job>, socket: &Path) {
     for job in jobs {
         match job {
             Job::Request(request, reply) => {
+                if host.panic_in.as_deref() == Some("executor") && request.method == "ping" {
+                    panic!("{PANIC_HOOK_ENV} asked for the executor to fail");
+                }
                 let response = host.execute(request);
                 let _ = reply.send(response);
             }
