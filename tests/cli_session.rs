@@ -709,6 +709,7 @@ fn a_read_right_after_send_shows_the_reaction() {
         let expected = format!("line-{i}\nline-{i}\n");
         assert!(screen.contains(&expected), "round {i}: {screen:?}");
     }
+    reads_after_a_command_that_ran_show_its_output_under_load();
 }
 
 #[test]
@@ -1019,4 +1020,50 @@ fn a_host_whose_executor_fails_exits_and_the_next_one_finds_its_sessions() {
     assert_eq!(entry["sessionId"], id.as_str(), "{entry}");
     assert_eq!(entry["stopReason"], "shutdown", "{entry}");
     assert!(screen(&env, &id).contains("before-the-failure"));
+}
+
+/// Part of [`a_read_right_after_send_shows_the_reaction`] (run after it, not beside it: the
+/// load it makes would disturb the other rounds).
+fn reads_after_a_command_that_ran_show_its_output_under_load() {
+    // `clear` is a program of its own: bash forks it, it runs and exits, bash prints its
+    // prompt and waits for input again — all possibly before the output has reached the host
+    // (the kernel hands PTY output over asynchronously, later still on a busy machine). A read
+    // must not take that quiet moment for the end of the reaction.
+    let env = Env::new();
+    let id = env.start(&[
+        "--width", "60", "--height", "12", "--", "bash", "--norc", "-i",
+    ]);
+    env.ok(&["wait", &id, "--regex", r"(?m)[$#] ?$", "--timeout", "10s"]);
+    let hogs: Vec<std::process::Child> = (0..1)
+        .map(|_| {
+            Command::new("nice")
+                .args(["-n", "19", "sh", "-c", "while :; do :; done"])
+                .spawn()
+                .expect("hog")
+        })
+        .collect();
+    let mut conn = env.connection();
+    let mut stale = Vec::new();
+    for round in 0..50 {
+        conn.call(
+            "send",
+            json!({ "sessionId": id, "steps": [{ "text": "clear\r" }] }),
+        );
+        let text = conn.call("read", json!({ "sessionId": id }))["screen"]["text"]
+            .as_str()
+            .expect("text")
+            .to_owned();
+        if text.contains("clear") {
+            stale.push((round, text));
+        }
+    }
+    for mut hog in hogs {
+        let _ = hog.kill();
+        let _ = hog.wait();
+    }
+    assert_eq!(
+        stale,
+        Vec::<(usize, String)>::new(),
+        "reads before clear's output"
+    );
 }

@@ -827,6 +827,18 @@ impl PtyProcess {
         Some(process_activity(leader, 0))
     }
 
+    /// The terminal's foreground process (its group leader) and how long it has run on a CPU
+    /// (nanoseconds): a process that ran since its last output reached us may have written
+    /// more that is still on its way.
+    pub fn foreground_run_time(&self) -> Option<(i32, u64)> {
+        let leader = self
+            .master
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .process_group_leader()?;
+        Some((leader, procfs::run_time_ns(leader)?))
+    }
+
     /// The live members of the child's process tree ([`tree`]); without `/proc`, stand-ins for
     /// the child's own group and the terminal's foreground group.
     fn tree_members(&self, tree: &mut ProcessTree) -> Vec<ProcStat> {

@@ -34,6 +34,10 @@ const SETTLE_QUIET_AWAITING_INPUT: Duration = Duration::from_micros(500);
 const SETTLE_QUIET_OTHER: Duration = Duration::from_millis(3);
 /// How often [`Session::settle`] looks again at a foreground process that is running.
 const SETTLE_RECHECK: Duration = Duration::from_millis(1);
+/// How long [`Session::settle`] waits for output from a foreground process that has run since
+/// its last output reached us (a command that ran and exited, its output still in the
+/// kernel: on a busy machine that takes milliseconds).
+const SETTLE_RAN_REACTION: Duration = Duration::from_millis(20);
 /// How long [`Session::settle`] waits for a reaction to input that has produced no output yet
 /// (the echo of typed text usually follows within a millisecond; some keys produce none).
 const SETTLE_INPUT_REACTION: Duration = Duration::from_millis(20);
@@ -130,6 +134,10 @@ pub struct Live {
     pub output_at: Instant,
     /// When input was last written to the program.
     pub input_at: Option<Instant>,
+    /// The foreground process and its CPU time when output was last published, and the
+    /// `output_at` that sample belongs to.
+    output_run: Option<(i32, u64)>,
+    output_run_for: Instant,
     content_fingerprint: u64,
     exited: bool,
     eof: bool,
@@ -219,6 +227,7 @@ impl Session {
             },
         );
         let content_fingerprint = fingerprint(&term);
+        let now = Instant::now();
         let session = Arc::new(Session {
             id,
             created_at: SystemTime::now(),
@@ -233,10 +242,12 @@ impl Session {
                 signal: None,
                 outcome: None,
                 stop_reason: None,
-                content_changed_at: Instant::now(),
+                content_changed_at: now,
                 updated_at: SystemTime::now(),
-                output_at: Instant::now(),
+                output_at: now,
                 input_at: None,
+                output_run: None,
+                output_run_for: now,
                 content_fingerprint,
                 exited: false,
                 eof: false,
@@ -315,10 +326,14 @@ impl Session {
     pub fn settle(&self, max: Duration) -> MutexGuard<'_, Live> {
         let until = Instant::now() + max;
         let mut live = self.lock();
-        // When the program was last seen running: what it wrote then is handed to us by the
-        // kernel asynchronously (a PTY write reaches the master through a work queue), so
-        // quiet only counts from there, and for the longer time.
+        // When the program was last seen running, or found to have run since its last output
+        // reached us: what it wrote then is handed over by the kernel asynchronously (a PTY
+        // write reaches the master through a work queue, then our reader thread), so quiet
+        // only counts from there, and for the longer time.
         let mut busy_at: Option<Instant> = None;
+        // Set when the program turned out to have run since its last output we have: until
+        // when more output is awaited, and the output it was decided on.
+        let mut ran_wait: Option<(Instant, Instant)> = None;
         while !live.state.is_ended() {
             let now = Instant::now();
             if now >= until {
@@ -347,15 +362,46 @@ impl Session {
                             live.output_at + quiet
                         }
                     };
-                    if settled_at <= now {
-                        break;
+                    if settled_at > now {
+                        settled_at
+                    } else if live.output_run_for != live.output_at {
+                        // The latest output is not published yet (that takes at most
+                        // PUBLISH_INTERVAL): without its CPU-time sample nothing can be told.
+                        now + SETTLE_RECHECK
+                    } else {
+                        if ran_wait.is_some_and(|(_, output)| output != live.output_at) {
+                            ran_wait = None;
+                        }
+                        match ran_wait {
+                            Some((deadline, _)) if deadline > now => deadline,
+                            Some(_) => {
+                                // It had its chance: what it ran for produced nothing (more),
+                                // so the next read need not wait for it again.
+                                live.output_run = self.process.foreground_run_time();
+                                break;
+                            }
+                            None if self.ran_since_output(&live) => {
+                                let deadline = now + SETTLE_RAN_REACTION;
+                                ran_wait = Some((deadline, live.output_at));
+                                deadline
+                            }
+                            None => break,
+                        }
                     }
-                    settled_at
                 }
             };
             live = self.wait_change(live, Some(wake.min(until)));
         }
         live
+    }
+
+    /// Whether the foreground process has run on a CPU since the output we have (or is
+    /// another process than then): what it did may still be on its way to us.
+    fn ran_since_output(&self, live: &Live) -> bool {
+        match (live.output_run, self.process.foreground_run_time()) {
+            (Some((then_pid, then)), Some((pid, now))) => then_pid != pid || now > then,
+            _ => false,
+        }
     }
 
     /// Writes input to the program. Fails with `session_exited` once it has ended.
@@ -516,7 +562,7 @@ impl Session {
             let publish = unpublished
                 && (settled || published_at.is_none_or(|t| now >= t + PUBLISH_INTERVAL));
             if publish {
-                Self::publish(&mut live);
+                self.publish(&mut live);
                 unpublished = false;
                 published_at = Some(now);
             }
@@ -531,13 +577,15 @@ impl Session {
             }
         }
         if unpublished {
-            Self::publish(&mut self.lock());
+            self.publish(&mut self.lock());
             self.changed.notify_all();
         }
     }
 
     /// Notes whether the processed output changed what the screen shows.
-    fn publish(live: &mut Live) {
+    fn publish(&self, live: &mut Live) {
+        live.output_run = self.process.foreground_run_time();
+        live.output_run_for = live.output_at;
         let fp = fingerprint(&live.term);
         if fp != live.content_fingerprint {
             live.content_fingerprint = fp;
