@@ -310,10 +310,19 @@ fn ended_sessions_are_retained_and_survive_a_host_kill() {
 #[test]
 fn session_timeout_stops_it() {
     let env = Env::new();
-    let id = env.start(&["--timeout", "300ms", "--", "sleep", "30"]);
+    let dir = tempfile::tempdir().expect("dir");
+    let pidfile = dir.path().join("pid");
+    let script = format!(
+        "setsid sleep 301 & echo $! > {}; sleep 30",
+        pidfile.display()
+    );
+    let id = env.start(&["--timeout", "300ms", "--", "sh", "-c", &script]);
     let started = Instant::now();
+    let detached = wait_for_pid(&pidfile);
     env.ok(&["wait", &id, "--exit", "--timeout", "10s"]);
     assert!(started.elapsed() < Duration::from_secs(6));
+    // The timeout ends the whole tree, also what left the session.
+    procs::assert_all_gone(&[detached]);
     let entry = env.ok(&["list", "--all"])["sessions"][0].clone();
     assert_eq!(
         (entry["state"].as_str(), entry["stopReason"].as_str()),
@@ -649,8 +658,15 @@ fn a_stale_socket_is_replaced_and_a_vanished_client_is_harmless() {
 #[test]
 fn host_shutdown_stops_sessions_and_keeps_them() {
     let env = Env::new();
-    let id = env.start(&["--", "sh", "-c", "echo alive; sleep 300"]);
+    let dir = tempfile::tempdir().expect("dir");
+    let pidfile = dir.path().join("pid");
+    let script = format!(
+        "setsid sleep 301 & echo $! > {}; echo alive; sleep 300",
+        pidfile.display()
+    );
+    let id = env.start(&["--", "sh", "-c", &script]);
     env.ok(&["wait", &id, "--text", "alive", "--timeout", "10s"]);
+    let detached = wait_for_pid(&pidfile);
     let pid = env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"]
         .as_i64()
         .expect("host pid");
@@ -665,6 +681,7 @@ fn host_shutdown_stops_sessions_and_keeps_them() {
         assert!(Instant::now() < deadline, "host did not exit");
         std::thread::sleep(Duration::from_millis(20));
     }
+    procs::assert_all_gone(&[detached]);
     let entry = env.ok(&["list", "--all"])["sessions"][0].clone();
     assert_eq!(entry["sessionId"], id.as_str());
     assert_eq!(
@@ -752,6 +769,21 @@ fn start_warns_about_ports_in_use() {
     drop(taken);
     let doc = env.ok(&["start", "--port", &port, "--", "sleep", "30"]);
     assert_eq!(doc["warnings"], json!([]), "{doc}");
+}
+
+/// The process whose pid a session's script wrote to `path`, once it is there.
+fn wait_for_pid(path: &Path) -> procs::Seen {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(pid) = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            return procs::Seen::now(pid);
+        }
+        assert!(Instant::now() < deadline, "no pid in {}", path.display());
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 /// The session's screen text.
