@@ -1099,3 +1099,150 @@ fn reads_after_a_command_that_ran_show_its_output_under_load() {
         "reads before clear's output"
     );
 }
+
+/// Starts `n` sessions of `sh -c SCRIPT` over one raw connection; their ids and leaders.
+fn start_many(env: &Env, n: usize, script: &str) -> Vec<(String, procs::Seen)> {
+    env.ok(&["list"]);
+    let mut conn = env.connection();
+    (0..n)
+        .map(|_| {
+            let started = conn.call(
+                "start",
+                json!({ "command": ["sh", "-c", script], "width": 40, "height": 5 }),
+            );
+            let id = started["sessionId"].as_str().expect("id").to_owned();
+            let pid = started["processId"].as_u64().expect("pid") as u32;
+            (id, procs::Seen::now(pid))
+        })
+        .collect()
+}
+
+/// Waits until every session's screen shows `text`.
+fn wait_all(env: &Env, sessions: &[(String, procs::Seen)], text: &str) {
+    for (id, _) in sessions {
+        env.ok(&["wait", id, "--text", text, "--timeout", "20s"]);
+    }
+}
+
+const IGNORES_TERM: &str = "trap '' TERM HUP; echo ignoring; exec sleep 300";
+
+#[test]
+fn stopping_many_stubborn_sessions_shares_one_grace_and_blocks_nobody() {
+    let env = Env::new();
+    let sessions = start_many(&env, 50, IGNORES_TERM);
+    wait_all(&env, &sessions, "ignoring");
+    let started = Instant::now();
+    let stopper = {
+        let cmd = env.command(&["stop", "--all", "--yes"]);
+        std::thread::spawn(move || {
+            let mut cmd = cmd;
+            let out = cmd.output().expect("stop runs");
+            (out, Instant::now())
+        })
+    };
+    // Another client is served while the stop waits out its grace period.
+    std::thread::sleep(Duration::from_millis(300));
+    let asked = Instant::now();
+    let listed = env.ok(&["list"]);
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "list took {:?}",
+        asked.elapsed()
+    );
+    let states: Vec<&str> = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["state"].as_str())
+        .collect();
+    assert!(states.iter().all(|&s| s == "stopping"), "{states:?}");
+    let (out, done) = stopper.join().expect("stopper");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["status"], "ok", "{doc}");
+    assert_eq!(doc["stopped"].as_array().unwrap().len(), 50);
+    assert!(
+        done - started < Duration::from_secs(6),
+        "took {:?}",
+        done - started
+    );
+    let leaders: Vec<procs::Seen> = sessions.into_iter().map(|(_, s)| s).collect();
+    procs::assert_all_gone(&leaders);
+    assert!(
+        env.ok(&["list", "--all"])["sessions"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn host_shutdown_ends_every_stubborn_session() {
+    let env = Env::new();
+    let sessions = start_many(&env, 20, IGNORES_TERM);
+    wait_all(&env, &sessions, "ignoring");
+    let pid = env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"]
+        .as_u64()
+        .expect("host pid") as u32;
+    let host = procs::Seen::now(pid);
+    Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill");
+    let mut all: Vec<procs::Seen> = sessions.iter().map(|(_, s)| s.clone()).collect();
+    all.push(host);
+    procs::assert_all_gone(&all);
+    // Their records were kept: the next host lists them as stopped by the shutdown.
+    let listed = env.ok(&["list", "--all"]);
+    let reasons: Vec<&str> = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["stopReason"].as_str())
+        .collect();
+    assert_eq!(reasons, vec!["shutdown"; 20], "{listed}");
+}
+
+/// Threads and open files of a process.
+fn threads_and_fds(pid: u32) -> (usize, usize) {
+    let count = |dir: String| std::fs::read_dir(dir).map_or(0, |d| d.count());
+    (
+        count(format!("/proc/{pid}/task")),
+        count(format!("/proc/{pid}/fd")),
+    )
+}
+
+#[test]
+fn starting_and_stopping_sessions_leaks_nothing() {
+    let env = Env::new();
+    env.ok(&["list"]);
+    let mut conn = env.connection();
+    let host = conn.call("ping", json!({}))["pid"].as_u64().expect("pid") as u32;
+    // One round first, so that whatever the host sets up once is there before counting.
+    let warm = conn.call("start", json!({ "command": ["cat"] }));
+    conn.call("stop", json!({ "sessionIds": [warm["sessionId"]] }));
+    std::thread::sleep(Duration::from_millis(200));
+    let before = threads_and_fds(host);
+    let mut leaders = Vec::new();
+    for _ in 0..200 {
+        let started = conn.call(
+            "start",
+            json!({ "command": ["cat"], "width": 20, "height": 2 }),
+        );
+        leaders.push(procs::Seen::now(
+            started["processId"].as_u64().unwrap() as u32
+        ));
+        let stopped = conn.call("stop", json!({ "sessionIds": [started["sessionId"]] }));
+        assert_eq!(stopped["stopped"].as_array().unwrap().len(), 1, "{stopped}");
+    }
+    procs::assert_all_gone(&leaders);
+    // Threads of ended sessions exit shortly after their stop replied.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while threads_and_fds(host) != before && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        threads_and_fds(host),
+        before,
+        "threads and fds before and after"
+    );
+}

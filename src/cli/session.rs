@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use shotty::duration::parse_duration;
 use shotty::render::Format;
-use shotty::session::client::{Client, REPLY_TIMEOUT};
+use shotty::session::client::{Client, reply_timeout};
 use shotty::session::protocol::{
     HistoryParams, ListParams, ReadParams, ResizeParams, SendParams, SendStep, StartParams,
     StopParams, WaitParams,
@@ -370,7 +370,7 @@ fn connect() -> Result<Client, SessionError> {
 }
 
 fn call(method: &str, params: &impl serde::Serialize) -> Result<Value, SessionError> {
-    connect()?.call(method, params, Some(REPLY_TIMEOUT))
+    connect()?.call(method, params, reply_timeout(method))
 }
 
 /// The steps of `send` in command-line order (clap keeps each option's values separately).
@@ -482,7 +482,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                 idle_ms: idle.map(ms),
                 exit,
             };
-            connect()?.call("wait", &params, None)
+            connect()?.call("wait", &params, reply_timeout("wait"))
         }
         SessionCommand::Send(SendArgs { id, .. }) => {
             let steps = send_steps();

@@ -907,28 +907,41 @@ impl PtyProcess {
 
     /// Ends the whole process tree: SIGHUP, SIGTERM (and SIGCONT, so stopped jobs act on them)
     /// to every member; waits up to `grace` for all of it to exit; then SIGKILLs what is left
-    /// and reaps the child. Reports what it ended.
+    /// and reaps the child. Reports what it ended. The same as
+    /// [`begin_terminate`](Self::begin_terminate) and then
+    /// [`finish_terminate`](Self::finish_terminate) with the grace's deadline.
     pub fn terminate(&self, grace: Duration) -> Result<Termination, PtyError> {
         let deadline = Instant::now() + grace;
+        self.begin_terminate();
+        self.finish_terminate(deadline)
+    }
+
+    /// Asks the whole process tree to end (SIGHUP, SIGTERM, SIGCONT) and returns at once, so
+    /// that many trees can be asked together and given one grace period.
+    pub fn begin_terminate(&self) {
         let mut tree = self.tree();
-        let mut members = self.tree_members(&mut tree);
-        if members.is_empty()
-            && let Some(status) = self.try_wait()
-        {
-            return Ok(Termination::new(status, &tree, BTreeSet::new()));
+        let members = self.tree_members(&mut tree);
+        for signal in [Signal::HUP, Signal::TERM, Signal::CONT] {
+            self.signal_members(&members, signal);
         }
-        self.signal_members(&members, Signal::HUP);
-        self.signal_members(&members, Signal::TERM);
-        self.signal_members(&members, Signal::CONT);
+    }
+
+    /// Waits until `deadline` for the tree to exit after [`begin_terminate`], then SIGKILLs
+    /// what is left and reaps the child. Reports what was ended.
+    ///
+    /// [`begin_terminate`]: Self::begin_terminate
+    pub fn finish_terminate(&self, deadline: Instant) -> Result<Termination, PtyError> {
+        let mut tree = self.tree();
         self.exit.wait_until(Some(deadline));
         // Other members have no exit event we could wait on.
+        let mut members = self.tree_members(&mut tree);
         loop {
-            members = self.tree_members(&mut tree);
             let left = deadline.saturating_duration_since(Instant::now());
             if members.is_empty() || left.is_zero() {
                 break;
             }
             thread::sleep(left.min(GROUP_POLL));
+            members = self.tree_members(&mut tree);
         }
         // SIGKILL is delivered asynchronously, and a process forking while we scan can be
         // missed; repeat until the tree is empty, so that "terminated" means gone.

@@ -22,6 +22,19 @@ use super::protocol::{MAX_LINE, Response};
 
 /// How long a client waits for an ordinary reply.
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a client waits for `stop`'s reply: the grace period, the kills and the deletions
+/// of every session it names, which the host does off its executor.
+pub const STOP_REPLY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long a client waits for the reply to `method` (`None`: as long as it takes, for
+/// `wait`, whose own timeout is a parameter).
+pub fn reply_timeout(method: &str) -> Option<Duration> {
+    match method {
+        "wait" => None,
+        "stop" => Some(STOP_REPLY_TIMEOUT),
+        _ => Some(REPLY_TIMEOUT),
+    }
+}
 /// How long a client waits for a freshly started host to listen.
 const START_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often a client retries starting a host while none serves.

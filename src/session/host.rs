@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::lines::{Line, read_line, rfc3339};
-use crate::pty::{ColorEnvFlags, Termination};
+use crate::pty::ColorEnvFlags;
 use crate::rpc::{self, code};
 use crate::term::{Snapshot, Terminal};
 
@@ -200,6 +200,17 @@ pub struct Host {
     last_activity: Mutex<Instant>,
     /// The method [`PANIC_HOOK_ENV`] names.
     panic_in: Option<String>,
+}
+
+/// Work finished off the executor, whose result is the reply.
+type Deferred = Box<dyn FnOnce() -> Result<Value, SessionError> + Send>;
+
+/// What a method gives the executor.
+enum Answer {
+    /// The result.
+    Now(Value),
+    /// Work to finish on a thread of its own (it holds no lock the executor needs).
+    Later(Deferred),
 }
 
 /// Work for the executor, done one at a time in arrival order.
@@ -401,7 +412,8 @@ impl Host {
         let mut slot = entry.record_slot();
         match &*slot {
             RecordSlot::Written(r) => return Ok(Some(Arc::clone(r))),
-            RecordSlot::Deleted => return Err(SessionError::not_found(entry.session.id())),
+            // Being deleted by a stop: it is what the live session shows until it is gone.
+            RecordSlot::Deleted => return Ok(None),
             RecordSlot::Pending => {}
         }
         let live = entry.session.lock();
@@ -827,7 +839,7 @@ impl Host {
         }))
     }
 
-    fn stop(&self, p: StopParams) -> Result<Value, SessionError> {
+    fn stop(self: &Arc<Self>, p: StopParams) -> Result<Deferred, SessionError> {
         let targets: Vec<String> = if p.all || p.group.is_some() {
             if !p.session_ids.is_empty() {
                 return Err(SessionError::invalid_request(
@@ -850,11 +862,64 @@ impl Host {
         } else {
             p.session_ids.clone()
         };
-        let mut stopped = Vec::new();
+        // On the executor, only what is quick: each session is `stopping` from here on, so
+        // no input reaches it and no record of it is written. Its tree is signalled and given
+        // its grace period off the executor, all trees together.
+        let mut stopping = Vec::new();
         let mut failed = Vec::new();
-        let mut processes = Vec::new();
         for id in targets {
-            match self.lookup(&id).and_then(|entry| self.delete(&id, &entry)) {
+            match self.lookup(&id) {
+                Ok(entry) => {
+                    let before = match &entry {
+                        Entry::Live(l) => {
+                            let before =
+                                std::mem::replace(&mut *l.record_slot(), RecordSlot::Deleted);
+                            l.session.mark_stopping(StopReason::User);
+                            Some(before)
+                        }
+                        Entry::Ended(_) => None,
+                    };
+                    stopping.push((id, entry, before));
+                }
+                Err(e) => {
+                    failed.push(json!({ "sessionId": id, "code": e.code, "message": e.message }))
+                }
+            }
+        }
+        let host = Arc::clone(self);
+        Ok(Box::new(move || Ok(host.finish_stops(stopping, failed))))
+    }
+
+    /// Ends the trees of sessions marked stopping, with one grace period for all, and deletes
+    /// every trace of them, on disk too; a session that cannot be ended is kept and reported.
+    fn finish_stops(
+        &self,
+        stopping: Vec<(String, Entry, Option<RecordSlot>)>,
+        mut failed: Vec<Value>,
+    ) -> Value {
+        let deadline = Instant::now() + STOP_GRACE;
+        for (_, entry, _) in &stopping {
+            if let Entry::Live(l) = entry {
+                l.session.begin_stop(StopReason::User);
+            }
+        }
+        let mut stopped = Vec::new();
+        let mut processes = Vec::new();
+        for (id, entry, before) in stopping {
+            let result = match &entry {
+                Entry::Live(l) => l.session.finish_stop(deadline),
+                Entry::Ended(_) => Ok(None),
+            };
+            let result = result.and_then(|ended| {
+                self.entries().remove(&id);
+                match std::fs::remove_file(session_file(&self.state_dir, &id)) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        Err(SessionError::io("cannot delete the session's record", e))
+                    }
+                    _ => Ok(ended),
+                }
+            });
+            match result {
                 Ok(ended) => {
                     let (ended, killed) =
                         ended.map_or_else(Default::default, |t| (t.ended, t.killed));
@@ -863,37 +928,15 @@ impl Host {
                     stopped.push(id);
                 }
                 Err(e) => {
-                    failed.push(json!({ "sessionId": id, "code": e.code, "message": e.message }))
-                }
-            }
-        }
-        Ok(json!({ "stopped": stopped, "failed": failed, "processes": processes }))
-    }
-
-    /// Ends a session's process tree and deletes every trace of it, on disk too, before the
-    /// reply (`stop` keeps nothing). Reports what was ended (nothing for an ended session).
-    fn delete(&self, id: &str, entry: &Entry) -> Result<Option<Termination>, SessionError> {
-        let termination = match entry {
-            Entry::Live(l) => {
-                // From here on no record is written for it; one written before goes below.
-                let before = std::mem::replace(&mut *l.record_slot(), RecordSlot::Deleted);
-                match l.session.stop(StopReason::User, STOP_GRACE) {
-                    Ok(t) => t,
-                    Err(e) => {
+                    if let (Entry::Live(l), Some(before)) = (&entry, before) {
                         *l.record_slot() = before;
-                        return Err(e);
                     }
+                    failed.push(json!({ "sessionId": id, "code": e.code, "message": e.message }));
                 }
             }
-            Entry::Ended(_) => None,
-        };
-        self.entries().remove(id);
-        match std::fs::remove_file(session_file(&self.state_dir, id)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(SessionError::io("cannot delete the session's record", e))
-            }
-            _ => Ok(termination),
         }
+        self.touch();
+        json!({ "stopped": stopped, "failed": failed, "processes": processes })
     }
 
     fn wait(
@@ -1000,39 +1043,59 @@ impl Host {
         Ok(reply)
     }
 
-    /// Runs one request (everything but `wait`). A panic inside it becomes a `session_error`
-    /// reply: whatever one request does, the host keeps serving everyone.
-    fn execute(self: &Arc<Self>, request: rpc::Request) -> Response {
+    /// Runs one request (everything but `wait`) and sends its response to `reply`. A panic
+    /// inside it becomes a `session_error` reply: whatever one request does, the host keeps
+    /// serving everyone. Work that takes long (a stop's grace period) is finished on a thread
+    /// of its own, which replies when done; the executor goes on with the next request.
+    fn execute(self: &Arc<Self>, request: rpc::Request, reply: SyncSender<Response>) {
         self.touch();
         let id = request.id.clone();
         let method = request.method.clone();
-        match catch_panic(&method, || self.dispatch(request)) {
-            Ok(Some(Ok(v))) => Response::ok(id, v),
-            Ok(Some(Err(e))) | Err(e) => Response::err(id, &e),
-            Ok(None) => Response::rpc_err(
-                id,
-                code::METHOD_NOT_FOUND,
-                &SessionError::invalid_request(format!("unknown method {method:?}")),
-            ),
-        }
+        let result = match catch_panic(&method, || self.dispatch(request)) {
+            Ok(Some(Ok(Answer::Later(work)))) => {
+                let worker = {
+                    let (id, method, reply) = (id.clone(), method.clone(), reply.clone());
+                    move || {
+                        let result = catch_panic(&method, work).and_then(|r| r);
+                        let _ = reply.send(Response::from_result(id, result));
+                    }
+                };
+                match std::thread::Builder::new()
+                    .name(format!("shotty-{method}"))
+                    .spawn(worker)
+                {
+                    Ok(_) => return,
+                    Err(e) => Err(SessionError::io("cannot start a worker thread", e)),
+                }
+            }
+            Ok(Some(Ok(Answer::Now(v)))) => Ok(v),
+            Ok(Some(Err(e))) | Err(e) => Err(e),
+            Ok(None) => {
+                let e = SessionError::invalid_request(format!("unknown method {method:?}"));
+                let _ = reply.send(Response::rpc_err(id, code::METHOD_NOT_FOUND, &e));
+                return;
+            }
+        };
+        let _ = reply.send(Response::from_result(id, result));
     }
 
-    /// The method's result; `None` for an unknown method.
-    fn dispatch(self: &Arc<Self>, request: rpc::Request) -> Option<Result<Value, SessionError>> {
+    /// The method's outcome; `None` for an unknown method.
+    fn dispatch(self: &Arc<Self>, request: rpc::Request) -> Option<Result<Answer, SessionError>> {
         if self.panic_in.as_deref() == Some(request.method.as_str()) {
             panic!("{PANIC_HOOK_ENV} asked for a panic in {:?}", request.method);
         }
         let p = Value::Object(request.params);
+        let now = |r: Result<Value, SessionError>| r.map(Answer::Now);
         Some(match request.method.as_str() {
-            "start" => params(p).and_then(|p| self.start(p)),
-            "list" => params(p).and_then(|p| self.list(p)),
-            "read" => params(p).and_then(|p| self.read(p)),
-            "snapshot" => params(p).and_then(|p| self.snapshot(p)),
-            "send" => params(p).and_then(|p| self.send(p)),
-            "resize" => params(p).and_then(|p| self.resize(p)),
-            "history" => params(p).and_then(|p| self.history(p)),
-            "stop" => params(p).and_then(|p| self.stop(p)),
-            "ping" => Ok(json!({ "pid": std::process::id() })),
+            "start" => now(params(p).and_then(|p| self.start(p))),
+            "list" => now(params(p).and_then(|p| self.list(p))),
+            "read" => now(params(p).and_then(|p| self.read(p))),
+            "snapshot" => now(params(p).and_then(|p| self.snapshot(p))),
+            "send" => now(params(p).and_then(|p| self.send(p))),
+            "resize" => now(params(p).and_then(|p| self.resize(p))),
+            "history" => now(params(p).and_then(|p| self.history(p))),
+            "stop" => params(p).and_then(|p| self.stop(p)).map(Answer::Later),
+            "ping" => Ok(Answer::Now(json!({ "pid": std::process::id() }))),
             _ => return None,
         })
     }
@@ -1051,7 +1114,8 @@ impl Host {
                 .any(|e| matches!(e, Entry::Live(l) if !l.session.lock().state.is_ended()))
     }
 
-    /// Stops every live session (host shutdown) and writes their records.
+    /// Stops every live session (host shutdown), all trees together with one grace period,
+    /// and writes their records.
     fn shutdown(&self) {
         let live: Vec<Arc<LiveEntry>> = self
             .entries()
@@ -1061,9 +1125,13 @@ impl Host {
                 Entry::Ended(_) => None,
             })
             .collect();
-        for l in live {
-            let _ = l.session.stop(StopReason::Shutdown, STOP_GRACE);
-            let _ = self.record_if_ended(&l);
+        let deadline = Instant::now() + STOP_GRACE;
+        for l in &live {
+            l.session.begin_stop(StopReason::Shutdown);
+        }
+        for l in &live {
+            let _ = l.session.finish_stop(deadline);
+            let _ = self.record_if_ended(l);
         }
     }
 }
@@ -1160,10 +1228,7 @@ fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) 
                 })
             })
             .and_then(|r| r);
-            let response = match result {
-                Ok(v) => Response::ok(id, v),
-                Err(e) => Response::err(id, &e),
-            };
+            let response = Response::from_result(id, result);
             drop(watch);
             // One request per connection for wait.
             let _ = write_response(&mut writer, &response);
@@ -1192,8 +1257,7 @@ fn executor(host: Arc<Host>, jobs: Receiver<Job>, socket: &Path) {
                 if host.panic_in.as_deref() == Some("executor") && request.method == "ping" {
                     panic!("{PANIC_HOOK_ENV} asked for the executor to fail");
                 }
-                let response = host.execute(request);
-                let _ = reply.send(response);
+                host.execute(request, reply);
             }
             Job::ExitIfIdle => {
                 if host.is_idle() {

@@ -408,10 +408,10 @@ impl Session {
     pub fn write(&self, bytes: &[u8]) -> Result<usize, SessionError> {
         {
             let mut live = self.lock();
-            if live.state.is_ended() {
+            if live.state.is_ended() || live.state == State::Stopping {
                 return Err(SessionError::new(
                     ErrorCode::SessionExited,
-                    format!("session {} has ended", self.id),
+                    format!("session {} has ended or is being stopped", self.id),
                 ));
             }
             // Noted before the bytes can reach the program, so its reaction is always newer.
@@ -458,18 +458,46 @@ impl Session {
         reason: StopReason,
         grace: Duration,
     ) -> Result<Option<Termination>, SessionError> {
+        let deadline = Instant::now() + grace;
+        self.begin_stop(reason);
+        self.finish_stop(deadline)
+    }
+
+    /// Marks the session `stopping` for `reason` (unless it has ended) and asks its process
+    /// tree to end, returning at once: many sessions can be asked together and share one
+    /// grace period.
+    pub fn begin_stop(&self, reason: StopReason) {
+        self.mark_stopping(reason);
+        if self.lock().state == State::Stopping {
+            self.process.begin_terminate();
+        }
+    }
+
+    /// Marks the session `stopping` for `reason` (input is refused from here on) without
+    /// signalling anything yet; `false` if it has ended or is stopping already.
+    pub fn mark_stopping(&self, reason: StopReason) -> bool {
         {
             let mut live = self.lock();
-            if live.state.is_ended() {
-                return Ok(None);
+            if live.state.is_ended() || live.state == State::Stopping {
+                return false;
             }
             live.state = State::Stopping;
             live.stop_reason = Some(reason);
         }
         self.notify();
+        true
+    }
+
+    /// Completes a stop begun with [`begin_stop`](Self::begin_stop): waits until `deadline`
+    /// for the tree to exit, kills what is left, and marks the session stopped. Reports what
+    /// was ended (`None` for a session that had ended by itself before).
+    pub fn finish_stop(&self, deadline: Instant) -> Result<Option<Termination>, SessionError> {
+        if self.lock().state != State::Stopping {
+            return Ok(None);
+        }
         let ended = self
             .process
-            .terminate(grace)
+            .finish_terminate(deadline)
             .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
         let status = ended.status;
         let mut live = self.lock();

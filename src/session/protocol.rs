@@ -52,6 +52,14 @@ impl Response {
         }
     }
 
+    /// The response for a method's result.
+    pub fn from_result(id: Value, result: Result<Value, SessionError>) -> Response {
+        match result {
+            Ok(v) => Response::ok(id, v),
+            Err(e) => Response::err(id, &e),
+        }
+    }
+
     /// A failure carrying a session error: `data.code` is its stable code; the JSON-RPC code
     /// is -32602 for a request whose params are wrong, -32603 for a failure inside the host
     /// (`session_error`), -32000 for the rest.
