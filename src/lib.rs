@@ -3,7 +3,7 @@
 //! Data flows one way: bytes → [`term::Terminal`] → [`term::Snapshot`] → text, JSON or an
 //! image. The [`input`] module reads recordings; the CLI in `src/cli/` is a thin layer on top.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod diff;

@@ -855,6 +855,7 @@ impl Server {
             env: Vec::new(),
             color_env: ColorEnvFlags::default(),
             scrollback: SCROLLBACK,
+            timeout: None,
         };
         let session = Session::start("serve".into(), spec).map_err(cleanup)?;
         Ok(Server {

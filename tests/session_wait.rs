@@ -18,6 +18,7 @@ fn start(script: &str) -> Arc<Session> {
         env: Vec::new(),
         color_env: ColorEnvFlags::default(),
         scrollback: 100,
+        timeout: None,
     };
     Session::start("s_wait".into(), spec).expect("session starts")
 }

@@ -5,9 +5,11 @@
 //! of [`PtyEvent`]s; [`run_to_completion`] drives a [`Terminal`] from that stream for the
 //! one-shot `shotty capture`. The session host builds on [`PtyProcess`] directly.
 //!
-//! Threads: one drains the master into a bounded channel (so a slow consumer stalls the program
-//! instead of growing memory), one writes input (so a program that never reads its input can
-//! never block the consumer), one reaps the child (so exit is an event, not something polled).
+//! No threads of its own ([`fdio`]): the master is non-blocking and the child's exit is a
+//! process descriptor, so whoever consumes the events drives output, queued input and the exit
+//! with one `poll`. A slow consumer stalls the program (the kernel's buffer fills) instead of
+//! growing memory; a program that never reads its input never blocks a writer beyond the
+//! input queue.
 //!
 //! The child is a session leader (portable-pty calls `setsid`), so its pid is also its process
 //! group and session id. Stopping ends its whole process tree ([`tree`]): every process group
@@ -17,21 +19,24 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
-use rustix::process::{Pid, Signal, WaitOptions};
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use rustix::process::{Pid, Signal};
 
 use crate::term::Terminal;
 
+mod fdio;
 mod procfs;
 mod tree;
+
+pub use fdio::{Events, PtyInput};
 
 use procfs::ProcStat;
 pub use procfs::ProcessId;
@@ -53,13 +58,8 @@ pub const DELETED_ENVS: [&str; 2] = ["CI", "TF_BUILD"];
 /// Largest chunk the reader hands over at once.
 pub const READ_CHUNK: usize = 64 * 1024;
 
-/// Chunks buffered between the reader thread and the consumer: with [`READ_CHUNK`] this bounds
-/// buffered output to 1 MiB; beyond it the reader blocks and the kernel stalls the program.
-const OUTPUT_QUEUE: usize = 16;
-
-/// Pending writes to the program. Terminal replies beyond this are dropped (the program is not
-/// reading them anyway); [`PtyInput::write`] waits for room instead.
-const INPUT_QUEUE: usize = 64;
+/// Output events [`PtyProcess::run`] takes in one go before it looks at the screen again.
+const RUN_BATCH: usize = 16;
 
 /// After the program exited without end-of-file (a background process still holds the
 /// terminal), output is awaited until it has been quiet this long. The exited program's own
@@ -528,49 +528,6 @@ impl Termination {
     }
 }
 
-/// The reaper's result, shared so that exit can be both awaited and polled.
-#[derive(Default)]
-struct ExitCell {
-    status: Mutex<Option<ExitStatus>>,
-    changed: Condvar,
-}
-
-impl ExitCell {
-    fn lock(&self) -> MutexGuard<'_, Option<ExitStatus>> {
-        // The data is a plain Option; a panicking holder cannot leave it half-written.
-        self.status.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn set(&self, status: ExitStatus) {
-        *self.lock() = Some(status);
-        self.changed.notify_all();
-    }
-
-    /// Waits until the child was reaped or `deadline` passed (`None`: forever).
-    fn wait_until(&self, deadline: Option<Instant>) -> Option<ExitStatus> {
-        let mut guard = self.lock();
-        loop {
-            if let Some(status) = *guard {
-                return Some(status);
-            }
-            match deadline {
-                None => guard = self.changed.wait(guard).unwrap_or_else(|e| e.into_inner()),
-                Some(deadline) => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return None;
-                    }
-                    guard = self
-                        .changed
-                        .wait_timeout(guard, left)
-                        .unwrap_or_else(|e| e.into_inner())
-                        .0;
-                }
-            }
-        }
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // The process
 
@@ -584,36 +541,6 @@ pub enum PtyEvent {
     Eof,
     /// The child was reaped.
     Exited(ExitStatus),
-}
-
-/// A cloneable handle for writing to the program's terminal from any thread. Writes are queued
-/// in order and performed by a writer thread.
-#[derive(Clone, Debug)]
-pub struct PtyInput {
-    tx: SyncSender<Vec<u8>>,
-}
-
-impl PtyInput {
-    /// Queues `bytes`, waiting while the queue is full (the program is not reading).
-    /// Fails once the terminal is gone.
-    pub fn write(&self, bytes: &[u8]) -> Result<(), PtyError> {
-        if bytes.is_empty() {
-            return Ok(());
-        }
-        self.tx.send(bytes.to_vec()).map_err(|_| PtyError::Closed)
-    }
-
-    /// Queues `bytes` unless the queue is full; `Ok(false)` means they were dropped.
-    pub fn try_write(&self, bytes: Vec<u8>) -> Result<bool, PtyError> {
-        if bytes.is_empty() {
-            return Ok(true);
-        }
-        match self.tx.try_send(bytes) {
-            Ok(()) => Ok(true),
-            Err(TrySendError::Full(_)) => Ok(false),
-            Err(TrySendError::Disconnected(_)) => Err(PtyError::Closed),
-        }
-    }
 }
 
 /// What a process is doing, as [`PtyProcess::foreground_activity`] tells it.
@@ -643,18 +570,15 @@ const INPUT_WAITS: [&str; 8] = [
 
 /// A program running in its own PTY and session.
 ///
-/// Dropping it SIGKILLs whatever is left of the session: the reader thread holds the master
-/// open, so without that the program would never see the terminal hang up. Use
-/// [`terminate_group`](Self::terminate_group) for a graceful stop.
+/// Dropping it SIGKILLs whatever is left of its process tree and reaps the child. Use
+/// [`terminate`](Self::terminate) for a graceful stop.
 pub struct PtyProcess {
     pid: Pid,
     program: String,
-    master: Mutex<Box<dyn MasterPty + Send>>,
+    shared: Arc<fdio::Shared>,
     size: Mutex<(u16, u16)>,
-    /// Behind a mutex so the process can be shared with the thread that consumes events.
-    events: Mutex<Receiver<PtyEvent>>,
-    input: PtyInput,
-    exit: Arc<ExitCell>,
+    /// The consumer's side of the events, one consumer at a time.
+    events: Mutex<fdio::EventState>,
     /// Everything the child started, for stopping it all.
     tree: Mutex<ProcessTree>,
 }
@@ -687,16 +611,6 @@ impl PtyProcess {
         let pair = native_pty_system()
             .openpty(pty_size(cmd.width, cmd.height))
             .map_err(|e| pty_error("open", e))?;
-        // Take both ends of the master before spawning, so no failure can orphan a child.
-        let reader = pair
-            .master
-            .try_clone_reader()
-            .map_err(|e| pty_error("clone reader", e))?;
-        let writer = pair
-            .master
-            .take_writer()
-            .map_err(|e| pty_error("take writer", e))?;
-
         let mut builder = CommandBuilder::new(&program);
         builder.args(&cmd.args);
         // portable-pty defaults to $HOME, not our directory.
@@ -724,31 +638,30 @@ impl PtyProcess {
         drop(pair.slave);
 
         let raw_pid = child.process_id().and_then(|p| i32::try_from(p).ok());
-        // The boxed std::process::Child does nothing on drop; the reaper below owns the pid.
-        drop(child);
         let Some(pid) = raw_pid.and_then(Pid::from_raw) else {
             return Err(pty_error("spawn", "the child has no pid"));
         };
-
-        let (event_tx, events) = mpsc::sync_channel(OUTPUT_QUEUE);
-        let (input_tx, input_rx) = mpsc::sync_channel(INPUT_QUEUE);
-        let exit = Arc::new(ExitCell::default());
-        let process = PtyProcess {
+        let shared = match fdio::Shared::new(pair.master, pid) {
+            Ok(shared) => shared,
+            Err(e) => {
+                // Nothing can watch it: end it rather than orphan it.
+                let mut child = child;
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
+        // The boxed std::process::Child does nothing on drop; the process descriptor owns the
+        // child's exit from here on.
+        drop(child);
+        Ok(PtyProcess {
             pid,
             program: name,
-            master: Mutex::new(pair.master),
+            shared: Arc::new(shared),
             size: Mutex::new((cmd.width, cmd.height)),
-            events: Mutex::new(events),
-            input: PtyInput { tx: input_tx },
-            exit: Arc::clone(&exit),
+            events: Mutex::new(fdio::EventState::default()),
             tree: Mutex::new(ProcessTree::new(pid.as_raw_nonzero().get(), &tag)),
-        };
-        // From here on a failure drops `process`, which kills the child.
-        let reaper_tx = event_tx.clone();
-        spawn_thread("shotty-pty-reader", move || read_loop(reader, event_tx))?;
-        spawn_thread("shotty-pty-writer", move || write_loop(writer, input_rx))?;
-        spawn_thread("shotty-pty-reaper", move || reap(pid, &exit, reaper_tx))?;
-        Ok(process)
+        })
     }
 
     /// The child's pid — also its process group and session id.
@@ -761,19 +674,25 @@ impl PtyProcess {
         &self.program
     }
 
-    /// The event stream, locked for its one consumer.
-    pub fn events(&self) -> std::sync::MutexGuard<'_, Receiver<PtyEvent>> {
-        self.events.lock().unwrap_or_else(|e| e.into_inner())
+    /// The event stream, locked for its one consumer. Consuming it is what reads the
+    /// output, writes queued input and reaps the child.
+    pub fn events(&self) -> Events<'_> {
+        Events {
+            shared: &self.shared,
+            state: self.events.lock().unwrap_or_else(|e| e.into_inner()),
+        }
     }
 
     /// A handle for writing to the program from other threads.
     pub fn input(&self) -> PtyInput {
-        self.input.clone()
+        PtyInput {
+            shared: Arc::clone(&self.shared),
+        }
     }
 
-    /// Queues bytes for the program (see [`PtyInput::write`]).
+    /// Writes bytes to the program (see [`PtyInput::write`]).
     pub fn write(&self, bytes: &[u8]) -> Result<(), PtyError> {
-        self.input.write(bytes)
+        self.input().write(bytes)
     }
 
     /// The current size as (columns, rows).
@@ -786,7 +705,7 @@ impl PtyProcess {
         if width == 0 || height == 0 {
             return Err(PtyError::InvalidSize { width, height });
         }
-        let master = self.master.lock().unwrap_or_else(|e| e.into_inner());
+        let master = self.shared.master();
         master
             .resize(pty_size(width, height))
             .map_err(|e| pty_error("resize", e))?;
@@ -794,20 +713,20 @@ impl PtyProcess {
         Ok(())
     }
 
-    /// The exit status if the child has been reaped.
+    /// The exit status if the child has exited (reaping it).
     pub fn try_wait(&self) -> Option<ExitStatus> {
-        *self.exit.lock()
+        self.shared.try_reap()
     }
 
     /// Waits up to `timeout` for the child to exit.
     pub fn wait_timeout(&self, timeout: Duration) -> Option<ExitStatus> {
-        self.exit.wait_until(Some(Instant::now() + timeout))
+        self.shared.wait_exit(Some(Instant::now() + timeout))
     }
 
     /// Waits for the child to exit.
     pub fn wait(&self) -> ExitStatus {
-        self.exit
-            .wait_until(None)
+        self.shared
+            .wait_exit(None)
             .unwrap_or_else(ExitStatus::unknown)
     }
 
@@ -819,11 +738,7 @@ impl PtyProcess {
     /// shell has not taken the terminal back yet) counts as running: its last output may still
     /// be on its way and the shell is about to print its prompt.
     pub fn foreground_activity(&self) -> Option<Activity> {
-        let leader = self
-            .master
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .process_group_leader()?;
+        let leader = self.shared.master().process_group_leader()?;
         Some(process_activity(leader, 0))
     }
 
@@ -831,11 +746,7 @@ impl PtyProcess {
     /// (nanoseconds): a process that ran since its last output reached us may have written
     /// more that is still on its way.
     pub fn foreground_run_time(&self) -> Option<(i32, u64)> {
-        let leader = self
-            .master
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .process_group_leader()?;
+        let leader = self.shared.master().process_group_leader()?;
         Some((leader, procfs::run_time_ns(leader)?))
     }
 
@@ -849,8 +760,7 @@ impl PtyProcess {
         if rustix::process::test_kill_process_group(self.pid).is_ok() {
             groups.push(self.pid.as_raw_nonzero().get());
         }
-        let master = self.master.lock().unwrap_or_else(|e| e.into_inner());
-        groups.extend(master.process_group_leader());
+        groups.extend(self.shared.master().process_group_leader());
         groups
             .into_iter()
             .map(|g| ProcStat {
@@ -932,7 +842,7 @@ impl PtyProcess {
     /// [`begin_terminate`]: Self::begin_terminate
     pub fn finish_terminate(&self, deadline: Instant) -> Result<Termination, PtyError> {
         let mut tree = self.tree();
-        self.exit.wait_until(Some(deadline));
+        self.shared.wait_exit(Some(deadline));
         // Other members have no exit event we could wait on.
         let mut members = self.tree_members(&mut tree);
         loop {
@@ -954,8 +864,8 @@ impl PtyProcess {
             members = self.tree_members(&mut tree);
         }
         let status = self
-            .exit
-            .wait_until(Some(kill_deadline))
+            .shared
+            .wait_exit(Some(kill_deadline))
             .ok_or(PtyError::Unkillable { pid: self.pid() })?;
         Ok(Termination::new(status, &tree, killed))
     }
@@ -970,7 +880,8 @@ impl PtyProcess {
                 .as_deref()
                 .is_some_and(|text| term.text().contains(text))
         };
-        let events = self.events();
+        let mut events = self.events();
+        let input = self.input();
         let mut status: Option<ExitStatus> = None;
         let mut eof = false;
         // Set once the child exited: when to give up waiting for end-of-file.
@@ -1022,7 +933,7 @@ impl PtyProcess {
                     PtyEvent::Output(bytes) => {
                         term.advance(&bytes);
                         // Best effort: a full queue means the program is not reading them.
-                        let _ = self.input.try_write(term.take_replies());
+                        let _ = input.try_write(term.take_replies());
                         fed = true;
                     }
                     PtyEvent::Eof => eof = true,
@@ -1031,7 +942,7 @@ impl PtyProcess {
                         drain_cap = Some(Instant::now() + EXIT_DRAIN_MAX);
                     }
                 }
-                if taken == OUTPUT_QUEUE {
+                if taken == RUN_BATCH {
                     break;
                 }
                 match events.try_recv() {
@@ -1060,6 +971,9 @@ impl PtyProcess {
 impl Drop for PtyProcess {
     fn drop(&mut self) {
         self.signal_tree(Signal::KILL);
+        // Nobody else will reap it.
+        self.shared
+            .wait_exit(Some(Instant::now() + KILL_REAP_TIMEOUT));
     }
 }
 
@@ -1102,66 +1016,6 @@ fn pty_size(width: u16, height: u16) -> PtySize {
         pixel_width: 0,
         pixel_height: 0,
     }
-}
-
-fn spawn_thread(name: &str, f: impl FnOnce() + Send + 'static) -> Result<(), PtyError> {
-    thread::Builder::new()
-        .name(name.to_string())
-        .spawn(f)
-        .map(drop)
-        .map_err(|e| pty_error("thread spawn", os_message(&e)))
-}
-
-/// Drains the master. Blocks on the bounded channel when the consumer lags; ends at EOF
-/// (portable-pty reports EIO — every slave closed — as EOF) or when the consumer is gone.
-fn read_loop(mut reader: Box<dyn Read + Send>, tx: SyncSender<PtyEvent>) {
-    let mut buf = vec![0u8; READ_CHUNK];
-    loop {
-        match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
-                if tx.send(PtyEvent::Output(buf[..n].to_vec())).is_err() {
-                    return;
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => break,
-        }
-    }
-    let _ = tx.send(PtyEvent::Eof);
-}
-
-/// Performs queued writes. Ends when every [`PtyInput`] is dropped or a write fails; dropping
-/// the writer then sends the terminal's EOF character, which is harmless at that point.
-fn write_loop(mut writer: Box<dyn Write + Send>, rx: Receiver<Vec<u8>>) {
-    for bytes in rx {
-        if writer
-            .write_all(&bytes)
-            .and_then(|()| writer.flush())
-            .is_err()
-        {
-            return;
-        }
-    }
-}
-
-/// Reaps the child and publishes its status both to the shared cell and as an event.
-fn reap(pid: Pid, exit: &ExitCell, tx: SyncSender<PtyEvent>) {
-    let status = loop {
-        match rustix::process::waitpid(Some(pid), WaitOptions::empty()) {
-            Ok(Some((_, status))) => {
-                break ExitStatus {
-                    code: status.exit_status(),
-                    signal: status.terminating_signal(),
-                };
-            }
-            Ok(None) => {}
-            Err(rustix::io::Errno::INTR) => {}
-            Err(_) => break ExitStatus::unknown(),
-        }
-    };
-    exit.set(status);
-    let _ = tx.send(PtyEvent::Exited(status));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -513,6 +513,7 @@ impl Host {
                 no_delete_envs: p.no_delete_envs,
             },
             scrollback,
+            timeout: millis(p.timeout_ms),
         };
         let session = Session::start(id.clone(), spec)?;
         let meta = Meta {
@@ -530,7 +531,12 @@ impl Host {
         });
         self.entries()
             .insert(id.clone(), Entry::Live(Arc::clone(&entry)));
-        self.watch(entry, millis(p.timeout_ms));
+        // The session's own thread writes its record when it ends: no thread waits for that.
+        let host = Arc::clone(self);
+        session.on_end(Box::new(move || {
+            let _ = host.record_if_ended(&entry);
+            host.touch();
+        }));
         let state = session.lock().state;
         Ok(json!({
             "sessionId": id,
@@ -540,30 +546,6 @@ impl Host {
             "height": height,
             "warnings": warnings,
         }))
-    }
-
-    /// A thread per session: stops it at its timeout and writes its record when it ends.
-    fn watch(self: &Arc<Self>, entry: Arc<LiveEntry>, timeout: Option<Duration>) {
-        let host = Arc::clone(self);
-        let _ = std::thread::Builder::new()
-            .name(format!("shotty-watch-{}", entry.session.id()))
-            .spawn(move || {
-                let deadline = timeout.map(|t| Instant::now() + t);
-                let session = &entry.session;
-                let mut live = session.lock();
-                while !live.state.is_ended() {
-                    if deadline.is_some_and(|d| Instant::now() >= d) {
-                        drop(live);
-                        let _ = session.stop(StopReason::Timeout, STOP_GRACE);
-                        live = session.lock();
-                        continue;
-                    }
-                    live = session.wait_lifecycle(live, deadline);
-                }
-                drop(live);
-                let _ = host.record_if_ended(&entry);
-                host.touch();
-            });
     }
 
     fn touch(&self) {

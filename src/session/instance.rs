@@ -59,6 +59,8 @@ pub struct SessionSpec {
     pub color_env: ColorEnvFlags,
     /// Scrollback lines kept.
     pub scrollback: usize,
+    /// Stop the session (reason `timeout`) once it has run this long.
+    pub timeout: Option<Duration>,
 }
 
 /// Lifecycle states, as they appear in JSON.
@@ -154,12 +156,16 @@ pub struct Session {
     id: String,
     spec: SessionSpec,
     created_at: SystemTime,
+    /// The same moment, for the timeout.
+    created: Instant,
     process: PtyProcess,
     live: Mutex<Live>,
     /// Published output, resizes, lifecycle changes and [`Session::notify`].
     changed: Condvar,
     /// Lifecycle changes and [`Session::notify`] only.
     lifecycle: Condvar,
+    /// Called once, on the session's own thread, when it has ended and its output is drained.
+    on_end: Mutex<Option<Box<dyn FnOnce() + Send>>>,
 }
 
 /// Waits on `condvar` until notified or `deadline` (`None`: no deadline) passes.
@@ -231,6 +237,7 @@ impl Session {
         let session = Arc::new(Session {
             id,
             created_at: SystemTime::now(),
+            created: Instant::now(),
             process,
             live: Mutex::new(Live {
                 term,
@@ -254,6 +261,7 @@ impl Session {
             }),
             changed: Condvar::new(),
             lifecycle: Condvar::new(),
+            on_end: Mutex::new(None),
             spec,
         });
         let pump = Arc::clone(&session);
@@ -262,6 +270,25 @@ impl Session {
             .spawn(move || pump.pump())
             .map_err(|e| SessionError::io("cannot start the session thread", e))?;
         Ok(session)
+    }
+
+    /// Has `f` called once the session has ended and its output is drained (at once if that
+    /// has happened already), on the session's thread: what its owner does when it ends,
+    /// without a thread of its own waiting for that.
+    pub fn on_end(&self, f: Box<dyn FnOnce() + Send>) {
+        let mut slot = self.on_end.lock().unwrap_or_else(|e| e.into_inner());
+        if self.pump_done() {
+            drop(slot);
+            f();
+        } else {
+            *slot = Some(f);
+        }
+    }
+
+    /// Whether the thread that feeds the terminal has finished.
+    fn pump_done(&self) -> bool {
+        let live = self.lock();
+        live.state.is_ended() && live.is_settled()
     }
 
     /// The session id.
@@ -520,23 +547,45 @@ impl Session {
     /// output after a pause and then at most every [`PUBLISH_INTERVAL`], so a flood costs a
     /// bounded number of wake-ups rather than one per PTY read.
     fn pump(&self) {
-        let events = self.process.events();
+        self.feed();
+        let on_end = self.on_end.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(f) = on_end {
+            f();
+        }
+    }
+
+    /// The body of [`pump`](Self::pump); also stops the session at its timeout.
+    fn feed(&self) {
+        let mut events = self.process.events();
         let input = self.process.input();
         let mut published_at: Option<Instant> = None;
         let mut unpublished = false;
+        let mut stop_at = self.spec.timeout.map(|t| self.created + t);
         loop {
-            let first = if unpublished {
-                let due = published_at.map_or_else(Instant::now, |t| t + PUBLISH_INTERVAL);
-                match events.recv_timeout(due.saturating_duration_since(Instant::now())) {
+            if stop_at.is_some_and(|at| Instant::now() >= at) {
+                stop_at = None;
+                let _ = self.stop(StopReason::Timeout, STOP_GRACE);
+            }
+            let due = if unpublished {
+                Some(published_at.map_or_else(Instant::now, |t| t + PUBLISH_INTERVAL))
+            } else {
+                None
+            };
+            let wake = match (due, stop_at) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let first = match wake {
+                Some(at) => match events.recv_timeout(at.saturating_duration_since(Instant::now()))
+                {
                     Ok(event) => Some(event),
                     Err(RecvTimeoutError::Timeout) => None,
                     Err(RecvTimeoutError::Disconnected) => break,
-                }
-            } else {
-                match events.recv() {
+                },
+                None => match events.recv() {
                     Ok(event) => Some(event),
                     Err(_) => break,
-                }
+                },
             };
             let mut live = self.lock();
             let mut fed = false;

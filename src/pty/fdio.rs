@@ -1,0 +1,379 @@
+//! The PTY's I/O without threads of its own: the master is non-blocking, input is queued and
+//! written whenever the terminal takes it, and the child's exit is a process descriptor
+//! (`pidfd`) that polls readable. Whoever consumes the events ([`Events`]) drives all three
+//! with one `poll`, so a session costs one thread — its consumer's — however many there are.
+
+#![allow(unsafe_code)]
+
+use std::collections::VecDeque;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd, RawFd};
+use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use portable_pty::MasterPty;
+use rustix::event::{EventfdFlags, PollFd, PollFlags, Timespec, eventfd, poll};
+use rustix::io::Errno;
+use rustix::process::{Pid, PidfdFlags, WaitId, WaitIdOptions, pidfd_open, waitid};
+
+use super::{ExitStatus, PtyError, PtyEvent, READ_CHUNK};
+
+/// Input queued for the program at most, in bytes. [`PtyInput::write`] waits for room beyond
+/// it (the program is not reading); terminal replies beyond it are dropped.
+const INPUT_QUEUE_BYTES: usize = 1 << 20;
+
+/// What the process and its input handles share.
+pub(super) struct Shared {
+    /// Owns the master descriptor `master_fd` names; it lives as long as `Shared`.
+    master: Mutex<Box<dyn MasterPty + Send>>,
+    master_fd: RawFd,
+    /// Readable once the child has exited.
+    pidfd: OwnedFd,
+    /// Written to when input is queued, so a consumer asleep in `poll` adds the master's
+    /// writability to what it waits for.
+    wake: OwnedFd,
+    input: Mutex<Input>,
+    /// The child's status once reaped (by whichever caller got there first).
+    exit: Mutex<Option<ExitStatus>>,
+}
+
+#[derive(Default)]
+struct Input {
+    queue: VecDeque<u8>,
+    /// The terminal is gone: nothing can be written any more.
+    closed: bool,
+}
+
+impl Shared {
+    /// Makes the master non-blocking and opens the child's process descriptor.
+    pub fn new(master: Box<dyn MasterPty + Send>, pid: Pid) -> Result<Shared, PtyError> {
+        let master_fd = master
+            .as_raw_fd()
+            .ok_or_else(|| super::pty_error("open", "the master has no descriptor"))?;
+        let pidfd =
+            pidfd_open(pid, PidfdFlags::empty()).map_err(|e| super::pty_error("pidfd", e))?;
+        let wake = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)
+            .map_err(|e| super::pty_error("eventfd", e))?;
+        let shared = Shared {
+            master: Mutex::new(master),
+            master_fd,
+            pidfd,
+            wake,
+            input: Mutex::new(Input::default()),
+            exit: Mutex::new(None),
+        };
+        let flags = rustix::fs::fcntl_getfl(shared.master_fd())
+            .map_err(|e| super::pty_error("fcntl", e))?;
+        rustix::fs::fcntl_setfl(shared.master_fd(), flags | rustix::fs::OFlags::NONBLOCK)
+            .map_err(|e| super::pty_error("fcntl", e))?;
+        Ok(shared)
+    }
+
+    /// The master's descriptor.
+    fn master_fd(&self) -> BorrowedFd<'_> {
+        // SAFETY: `master_fd` is the descriptor that `self.master` owns. `self.master` is
+        // never replaced and is dropped only with `self`, so the descriptor stays open for as
+        // long as this borrow of `self` lasts.
+        unsafe { BorrowedFd::borrow_raw(self.master_fd) }
+    }
+
+    /// The master, for resizing and asking for the foreground process group.
+    pub fn master(&self) -> MutexGuard<'_, Box<dyn MasterPty + Send>> {
+        self.master.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn input(&self) -> MutexGuard<'_, Input> {
+        self.input.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn exit(&self) -> MutexGuard<'_, Option<ExitStatus>> {
+        self.exit.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes queued input as far as the terminal takes it now.
+    fn flush_input(&self, input: &mut Input) {
+        while !input.queue.is_empty() {
+            let (front, _) = input.queue.as_slices();
+            match rustix::io::write(self.master_fd(), front) {
+                Ok(n) => {
+                    input.queue.drain(..n);
+                }
+                Err(Errno::INTR) => {}
+                Err(Errno::AGAIN) => break,
+                Err(_) => {
+                    input.closed = true;
+                    input.queue.clear();
+                }
+            }
+        }
+    }
+
+    /// Queues `bytes` and writes what the terminal takes at once. With `wait`, waits for room
+    /// while the queue is full (writing as the terminal takes it, consumer or not); without,
+    /// drops the bytes then (`Ok(false)`).
+    fn queue_input(&self, bytes: &[u8], wait: bool) -> Result<bool, PtyError> {
+        if bytes.is_empty() {
+            return Ok(true);
+        }
+        let mut input = self.input();
+        loop {
+            if input.closed {
+                return Err(PtyError::Closed);
+            }
+            // Whole or not at all: a compound input must not be split by another writer's.
+            if input.queue.is_empty() || input.queue.len() + bytes.len() <= INPUT_QUEUE_BYTES {
+                break;
+            }
+            if !wait {
+                return Ok(false);
+            }
+            drop(input);
+            let master = self.master_fd();
+            let mut fds = [PollFd::new(&master, PollFlags::OUT)];
+            let _ = poll(&mut fds, Some(&timespec(Duration::from_millis(50))));
+            input = self.input();
+            self.flush_input(&mut input);
+        }
+        input.queue.extend(bytes);
+        self.flush_input(&mut input);
+        let pending = !input.queue.is_empty();
+        drop(input);
+        if pending {
+            self.wake_consumer();
+        }
+        Ok(true)
+    }
+
+    fn wake_consumer(&self) {
+        let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
+    }
+
+    fn drain_wake(&self) {
+        let mut buf = [0u8; 8];
+        let _ = rustix::io::read(&self.wake, &mut buf);
+    }
+
+    /// Reaps the child if it has exited (without waiting). Another caller may have reaped it
+    /// already; its status is kept.
+    pub fn try_reap(&self) -> Option<ExitStatus> {
+        let mut exit = self.exit();
+        if exit.is_none() {
+            let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG;
+            match waitid(WaitId::PidFd(self.pidfd.as_fd()), options) {
+                Ok(Some(status)) => {
+                    *exit = Some(ExitStatus {
+                        code: status.exit_status(),
+                        signal: status.terminating_signal(),
+                    })
+                }
+                Ok(None) | Err(Errno::INTR) => {}
+                // Reaped by someone else (SIGCHLD ignored, a `wait(-1)` elsewhere).
+                Err(_) => *exit = Some(ExitStatus::unknown()),
+            }
+        }
+        *exit
+    }
+
+    /// The child's status, waiting until it exits or `deadline` passes (`None`: forever).
+    pub fn wait_exit(&self, deadline: Option<Instant>) -> Option<ExitStatus> {
+        loop {
+            if let Some(status) = self.try_reap() {
+                return Some(status);
+            }
+            let timeout = match deadline {
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return None;
+                    }
+                    Some(timespec(left))
+                }
+                None => None,
+            };
+            let mut fds = [PollFd::new(&self.pidfd, PollFlags::IN)];
+            match poll(&mut fds, timeout.as_ref()) {
+                Ok(_) | Err(Errno::INTR) => {}
+                Err(_) => return self.try_reap().or(Some(ExitStatus::unknown())),
+            }
+        }
+    }
+}
+
+fn timespec(d: Duration) -> Timespec {
+    Timespec::try_from(d).unwrap_or(Timespec {
+        tv_sec: i64::MAX,
+        tv_nsec: 0,
+    })
+}
+
+/// A cloneable handle for writing to the program's terminal from any thread. Writes keep
+/// their order; what the terminal does not take at once is queued and written by the events'
+/// consumer.
+#[derive(Clone)]
+pub struct PtyInput {
+    pub(super) shared: std::sync::Arc<Shared>,
+}
+
+impl std::fmt::Debug for PtyInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PtyInput")
+            .field("queued", &self.shared.input().queue.len())
+            .finish()
+    }
+}
+
+impl PtyInput {
+    /// Writes `bytes`, waiting while the queue is full (the program is not reading). Fails
+    /// once the terminal is gone.
+    pub fn write(&self, bytes: &[u8]) -> Result<(), PtyError> {
+        self.shared.queue_input(bytes, true).map(drop)
+    }
+
+    /// Writes `bytes` unless the queue is full; `Ok(false)` means they were dropped.
+    pub fn try_write(&self, bytes: Vec<u8>) -> Result<bool, PtyError> {
+        self.shared.queue_input(&bytes, false)
+    }
+}
+
+/// The consumer's side of the event stream.
+#[derive(Default)]
+pub(super) struct EventState {
+    pending: VecDeque<PtyEvent>,
+    eof: bool,
+    exited: bool,
+    buf: Vec<u8>,
+}
+
+/// The PTY's events, for their one consumer at a time (the guard of
+/// [`PtyProcess::events`](super::PtyProcess::events)): reading them is what moves output,
+/// queued input and the child's exit along.
+pub struct Events<'a> {
+    pub(super) shared: &'a Shared,
+    pub(super) state: MutexGuard<'a, EventState>,
+}
+
+impl Events<'_> {
+    /// The next event, waiting as long as it takes; `Err` once both end-of-output and the
+    /// exit have been delivered.
+    pub fn recv(&mut self) -> Result<PtyEvent, RecvTimeoutError> {
+        self.next(None)
+    }
+
+    /// The next event, waiting at most `timeout`.
+    pub fn recv_timeout(&mut self, timeout: Duration) -> Result<PtyEvent, RecvTimeoutError> {
+        self.next(Some(Instant::now() + timeout))
+    }
+
+    /// The next event if one is ready now.
+    pub fn try_recv(&mut self) -> Result<PtyEvent, TryRecvError> {
+        match self.next(Some(Instant::now())) {
+            Ok(e) => Ok(e),
+            Err(RecvTimeoutError::Timeout) => Err(TryRecvError::Empty),
+            Err(RecvTimeoutError::Disconnected) => Err(TryRecvError::Disconnected),
+        }
+    }
+
+    fn next(&mut self, deadline: Option<Instant>) -> Result<PtyEvent, RecvTimeoutError> {
+        loop {
+            if let Some(event) = self.state.pending.pop_front() {
+                return Ok(event);
+            }
+            if self.state.eof && self.state.exited {
+                return Err(RecvTimeoutError::Disconnected);
+            }
+            let timeout = deadline.map(|d| timespec(d.saturating_duration_since(Instant::now())));
+            self.poll_once(timeout)?;
+            if self.state.pending.is_empty() && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(RecvTimeoutError::Timeout);
+            }
+        }
+    }
+
+    /// One `poll` over the master, the child's exit and the wake-up; what it finds becomes
+    /// pending events.
+    fn poll_once(&mut self, timeout: Option<Timespec>) -> Result<(), RecvTimeoutError> {
+        let shared = self.shared;
+        let wants_out = !shared.input().queue.is_empty();
+        let mut master_flags = PollFlags::empty();
+        if !self.state.eof {
+            master_flags |= PollFlags::IN;
+        }
+        if wants_out {
+            master_flags |= PollFlags::OUT;
+        }
+        let master = shared.master_fd();
+        // A descriptor past its end reports HUP whatever is asked, so it is left out.
+        let mut fds = vec![PollFd::new(&shared.wake, PollFlags::IN)];
+        let master_at = (!master_flags.is_empty()).then(|| {
+            fds.push(PollFd::new(&master, master_flags));
+            fds.len() - 1
+        });
+        let exit_at = (!self.state.exited).then(|| {
+            fds.push(PollFd::new(&shared.pidfd, PollFlags::IN));
+            fds.len() - 1
+        });
+        match poll(&mut fds, timeout.as_ref()) {
+            Ok(_) | Err(Errno::INTR) => {}
+            Err(_) => return Err(RecvTimeoutError::Disconnected),
+        }
+        let ready = |at: Option<usize>| at.map_or(PollFlags::empty(), |i| fds[i].revents());
+        let (woken, master_ready, exit_ready) =
+            (fds[0].revents(), ready(master_at), ready(exit_at));
+        drop(fds);
+        if !woken.is_empty() {
+            shared.drain_wake();
+        }
+        if wants_out && master_ready.intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP) {
+            let mut input = shared.input();
+            shared.flush_input(&mut input);
+        }
+        if !self.state.eof
+            && master_ready.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR)
+        {
+            self.read_output();
+        }
+        if !exit_ready.is_empty()
+            && let Some(status) = shared.try_reap()
+        {
+            self.state.exited = true;
+            self.state.pending.push_back(PtyEvent::Exited(status));
+        }
+        Ok(())
+    }
+
+    /// Reads what the master has, up to [`READ_CHUNK`], as one output event; at end of file
+    /// (EIO once every slave is closed) an end-of-output event.
+    fn read_output(&mut self) {
+        let state = &mut *self.state;
+        state.buf.resize(READ_CHUNK, 0);
+        let mut filled = 0;
+        let mut ended = false;
+        while filled < READ_CHUNK {
+            match rustix::io::read(self.shared.master_fd(), &mut state.buf[filled..]) {
+                Ok(0) => {
+                    ended = true;
+                    break;
+                }
+                Ok(n) => filled += n,
+                Err(Errno::INTR) => {}
+                Err(Errno::AGAIN) => break,
+                Err(_) => {
+                    ended = true;
+                    break;
+                }
+            }
+        }
+        if filled > 0 {
+            state
+                .pending
+                .push_back(PtyEvent::Output(state.buf[..filled].to_vec()));
+        }
+        if ended {
+            state.eof = true;
+            state.pending.push_back(PtyEvent::Eof);
+            let mut input = self.shared.input();
+            input.closed = true;
+            input.queue.clear();
+        }
+    }
+}
