@@ -38,6 +38,9 @@ const SETTLE_RECHECK: Duration = Duration::from_millis(1);
 /// its last output reached us (a command that ran and exited, its output still in the
 /// kernel: on a busy machine that takes milliseconds).
 const SETTLE_RAN_REACTION: Duration = Duration::from_millis(20);
+/// CPU time (ns) a foreground process must have used since its last output reached us for
+/// [`Session::settle`] to expect more.
+const SETTLE_RAN_CPU_NS: u64 = 1_000_000;
 /// How long [`Session::settle`] waits for a reaction to input that has produced no output yet
 /// (the echo of typed text usually follows within a millisecond; some keys produce none).
 const SETTLE_INPUT_REACTION: Duration = Duration::from_millis(20);
@@ -422,11 +425,15 @@ impl Session {
         live
     }
 
-    /// Whether the foreground process has run on a CPU since the output we have (or is
-    /// another process than then): what it did may still be on its way to us.
+    /// Whether the foreground process is another than when its last output reached us, or
+    /// has computed for a while since: what it did may still be on its way to us. (It always
+    /// runs a little after its last write — returning from it, going back to wait for input —
+    /// so a few microseconds mean nothing.)
     fn ran_since_output(&self, live: &Live) -> bool {
         match (live.output_run, self.process.foreground_run_time()) {
-            (Some((then_pid, then)), Some((pid, now))) => then_pid != pid || now > then,
+            (Some((then_pid, then)), Some((pid, now))) => {
+                then_pid != pid || now > then + SETTLE_RAN_CPU_NS
+            }
             _ => false,
         }
     }
