@@ -199,6 +199,19 @@ impl Shared {
     }
 }
 
+/// Waits until one of the children exits or `timeout` passes.
+pub(super) fn wait_any_exit(children: &[&Shared], timeout: Duration) {
+    if children.is_empty() {
+        std::thread::sleep(timeout);
+        return;
+    }
+    let mut fds: Vec<PollFd<'_>> = children
+        .iter()
+        .map(|c| PollFd::new(&c.pidfd, PollFlags::IN))
+        .collect();
+    let _ = poll(&mut fds, Some(&timespec(timeout)));
+}
+
 fn timespec(d: Duration) -> Timespec {
     Timespec::try_from(d).unwrap_or(Timespec {
         tv_sec: i64::MAX,

@@ -40,8 +40,8 @@ pub use fdio::{Events, PtyInput};
 
 use procfs::ProcStat;
 pub use procfs::ProcessId;
-use tree::ProcessTree;
 pub use tree::TREE_ENV;
+use tree::{ProcessTable, ProcessTree};
 
 /// Variables set for the child by [`PtyCommand::color_env`] (SPEC §3), so that programs which
 /// probe their environment emit full colour into the PTY.
@@ -752,9 +752,9 @@ impl PtyProcess {
 
     /// The live members of the child's process tree ([`tree`]); without `/proc`, stand-ins for
     /// the child's own group and the terminal's foreground group.
-    fn tree_members(&self, tree: &mut ProcessTree) -> Vec<ProcStat> {
-        if let Some(members) = tree.scan() {
-            return members;
+    fn tree_members(&self, tree: &mut ProcessTree, table: Option<&ProcessTable>) -> Vec<ProcStat> {
+        if let Some(table) = table {
+            return tree.members(table);
         }
         let mut groups = Vec::new();
         if rustix::process::test_kill_process_group(self.pid).is_ok() {
@@ -810,64 +810,18 @@ impl PtyProcess {
     pub fn signal_tree(&self, signal: Signal) {
         let members = {
             let mut tree = self.tree();
-            self.tree_members(&mut tree)
+            self.tree_members(&mut tree, ProcessTable::read().as_ref())
         };
         self.signal_members(&members, signal);
     }
 
     /// Ends the whole process tree: SIGHUP, SIGTERM (and SIGCONT, so stopped jobs act on them)
     /// to every member; waits up to `grace` for all of it to exit; then SIGKILLs what is left
-    /// and reaps the child. Reports what it ended. The same as
-    /// [`begin_terminate`](Self::begin_terminate) and then
-    /// [`finish_terminate`](Self::finish_terminate) with the grace's deadline.
+    /// and reaps the child. Reports what it ended. See [`terminate_all`].
     pub fn terminate(&self, grace: Duration) -> Result<Termination, PtyError> {
-        let deadline = Instant::now() + grace;
-        self.begin_terminate();
-        self.finish_terminate(deadline)
-    }
-
-    /// Asks the whole process tree to end (SIGHUP, SIGTERM, SIGCONT) and returns at once, so
-    /// that many trees can be asked together and given one grace period.
-    pub fn begin_terminate(&self) {
-        let mut tree = self.tree();
-        let members = self.tree_members(&mut tree);
-        for signal in [Signal::HUP, Signal::TERM, Signal::CONT] {
-            self.signal_members(&members, signal);
-        }
-    }
-
-    /// Waits until `deadline` for the tree to exit after [`begin_terminate`], then SIGKILLs
-    /// what is left and reaps the child. Reports what was ended.
-    ///
-    /// [`begin_terminate`]: Self::begin_terminate
-    pub fn finish_terminate(&self, deadline: Instant) -> Result<Termination, PtyError> {
-        let mut tree = self.tree();
-        self.shared.wait_exit(Some(deadline));
-        // Other members have no exit event we could wait on.
-        let mut members = self.tree_members(&mut tree);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if members.is_empty() || left.is_zero() {
-                break;
-            }
-            thread::sleep(left.min(GROUP_POLL));
-            members = self.tree_members(&mut tree);
-        }
-        // SIGKILL is delivered asynchronously, and a process forking while we scan can be
-        // missed; repeat until the tree is empty, so that "terminated" means gone.
-        let mut killed = BTreeSet::new();
-        let kill_deadline = Instant::now() + KILL_REAP_TIMEOUT;
-        while !members.is_empty() && Instant::now() < kill_deadline {
-            killed.extend(members.iter().map(|p| p.id));
-            self.signal_members(&members, Signal::KILL);
-            thread::sleep(Duration::from_millis(2));
-            members = self.tree_members(&mut tree);
-        }
-        let status = self
-            .shared
-            .wait_exit(Some(kill_deadline))
-            .ok_or(PtyError::Unkillable { pid: self.pid() })?;
-        Ok(Termination::new(status, &tree, killed))
+        terminate_all(&[self], grace)
+            .pop()
+            .unwrap_or(Err(PtyError::Closed))
     }
 
     /// Feeds the program's output into `term` until it exits and its output is drained, or
@@ -966,6 +920,91 @@ impl PtyProcess {
         let ended = self.terminate(grace)?;
         Ok(RunOutcome::new(self.pid(), ended.status, reason))
     }
+}
+
+/// Ends several process trees together (see [`PtyProcess::terminate`]): all are asked at once
+/// and share one grace period, and every look at `/proc` serves them all, so ending a hundred
+/// stubborn programs takes one grace period, not a hundred. Results are in `processes` order.
+pub fn terminate_all(
+    processes: &[&PtyProcess],
+    grace: Duration,
+) -> Vec<Result<Termination, PtyError>> {
+    let deadline = Instant::now() + grace;
+    // Locked in pid order, so that two callers with overlapping sets cannot deadlock.
+    let mut order: Vec<usize> = (0..processes.len()).collect();
+    order.sort_by_key(|&i| processes[i].pid());
+    order.dedup_by_key(|i| processes[*i].pid());
+    let mut trees: Vec<(usize, MutexGuard<'_, ProcessTree>)> =
+        order.iter().map(|&i| (i, processes[i].tree())).collect();
+    let scan = |trees: &mut Vec<(usize, MutexGuard<'_, ProcessTree>)>| -> Vec<Vec<ProcStat>> {
+        let table = ProcessTable::read();
+        trees
+            .iter_mut()
+            .map(|(i, tree)| processes[*i].tree_members(tree, table.as_ref()))
+            .collect()
+    };
+    let mut members = scan(&mut trees);
+    for ((i, _), m) in trees.iter().zip(&members) {
+        for signal in [Signal::HUP, Signal::TERM, Signal::CONT] {
+            processes[*i].signal_members(m, signal);
+        }
+    }
+    // Children announce their exit (pidfds); other members have no exit event to wait on,
+    // so /proc is looked at again at least every GROUP_POLL.
+    while members.iter().any(|m| !m.is_empty()) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        let running: Vec<&fdio::Shared> = trees
+            .iter()
+            .map(|(i, _)| &*processes[*i].shared)
+            .filter(|shared| shared.try_reap().is_none())
+            .collect();
+        fdio::wait_any_exit(&running, left.min(GROUP_POLL));
+        members = scan(&mut trees);
+    }
+    // SIGKILL is delivered asynchronously, and a process forking while we scan can be
+    // missed; repeat until every tree is empty, so that "terminated" means gone.
+    let mut killed = vec![BTreeSet::new(); trees.len()];
+    let kill_deadline = Instant::now() + KILL_REAP_TIMEOUT;
+    while members.iter().any(|m| !m.is_empty()) && Instant::now() < kill_deadline {
+        for (((i, _), m), k) in trees.iter().zip(&members).zip(&mut killed) {
+            k.extend(m.iter().map(|p| p.id));
+            processes[*i].signal_members(m, Signal::KILL);
+        }
+        thread::sleep(Duration::from_millis(2));
+        members = scan(&mut trees);
+    }
+    let mut results: Vec<Option<Result<Termination, PtyError>>> =
+        (0..processes.len()).map(|_| None).collect();
+    for ((i, tree), killed) in trees.iter().zip(killed) {
+        let p = processes[*i];
+        results[*i] = Some(
+            p.shared
+                .wait_exit(Some(kill_deadline))
+                .ok_or(PtyError::Unkillable { pid: p.pid() })
+                .map(|status| Termination::new(status, tree, killed)),
+        );
+    }
+    // A process given twice gets the same result twice.
+    (0..processes.len())
+        .map(|i| {
+            results[i].take().unwrap_or_else(|| {
+                let same = order
+                    .iter()
+                    .find(|&&j| processes[j].pid() == processes[i].pid())
+                    .copied();
+                match same.and_then(|j| results[j].as_ref()) {
+                    Some(Ok(t)) => Ok(t.clone()),
+                    Some(Err(_)) => Err(PtyError::Unkillable {
+                        pid: processes[i].pid(),
+                    }),
+                    None => Err(PtyError::Closed),
+                }
+            })
+        })
+        .collect()
 }
 
 impl Drop for PtyProcess {

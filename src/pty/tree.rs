@@ -14,6 +14,7 @@
 //! is never mistaken for a member.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -23,10 +24,43 @@ use super::procfs::{ProcStat, ProcessId, all_processes};
 /// descendants. Its value is unique per spawn.
 pub const TREE_ENV: &str = "SHOTTY_TREE";
 
-/// Whether the process's initial environment holds `entry` (`NAME=value`) exactly.
-fn environ_has(pid: i32, entry: &[u8]) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ"))
-        .is_ok_and(|env| env.split(|&b| b == 0).any(|e| e == entry))
+/// The value of [`TREE_ENV`] in a process's initial environment, if it has one.
+fn read_tag(pid: i32) -> Option<String> {
+    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let prefix = format!("{TREE_ENV}=");
+    env.split(|&b| b == 0)
+        .find_map(|e| e.strip_prefix(prefix.as_bytes()))
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+}
+
+/// Tags already read, by process: a process's initial environment never changes (an exec
+/// replaces the process's image, not its identity, but it cannot add our tag either), so each
+/// process is read once however many trees and scans ask.
+static TAGS: Mutex<BTreeMap<ProcessId, Option<String>>> = Mutex::new(BTreeMap::new());
+
+/// Every process at one moment, with its tree tag: one read of `/proc` that any number of
+/// trees can be matched against.
+pub(crate) struct ProcessTable {
+    procs: Vec<ProcStat>,
+    tags: BTreeMap<ProcessId, String>,
+}
+
+impl ProcessTable {
+    /// Reads `/proc`; `None` without it.
+    pub fn read() -> Option<ProcessTable> {
+        let procs = all_processes()?;
+        let mut cache = TAGS.lock().unwrap_or_else(|e| e.into_inner());
+        let live: BTreeSet<ProcessId> = procs.iter().map(|p| p.id).collect();
+        cache.retain(|id, _| live.contains(id));
+        let mut tags = BTreeMap::new();
+        for p in procs.iter().filter(|p| !p.is_dead()) {
+            let tag = cache.entry(p.id).or_insert_with(|| read_tag(p.id.pid));
+            if let Some(tag) = tag {
+                tags.insert(p.id, tag.clone());
+            }
+        }
+        Some(ProcessTable { procs, tags })
+    }
 }
 
 /// A fresh tag value: unique among the spawns of this process, and across processes.
@@ -49,77 +83,51 @@ pub(crate) fn new_tag() -> String {
 pub(crate) struct ProcessTree {
     /// The child's pid, also its session id.
     sid: i32,
-    /// `SHOTTY_TREE=<tag>`.
-    tag_entry: Vec<u8>,
+    /// The value of [`TREE_ENV`] its processes carry.
+    tag: String,
     /// Every member seen so far.
     known: BTreeSet<ProcessId>,
-    /// Processes whose environment was read and lacks the tag (it never changes without an
-    /// exec, which cannot add the tag either).
-    untagged: BTreeSet<ProcessId>,
 }
 
 impl ProcessTree {
     pub fn new(sid: i32, tag: &str) -> ProcessTree {
         ProcessTree {
             sid,
-            tag_entry: format!("{TREE_ENV}={tag}").into_bytes(),
+            tag: tag.to_owned(),
             known: BTreeSet::new(),
-            untagged: BTreeSet::new(),
         }
     }
 
-    /// The tree's live members now (zombies excluded), remembering them; `None` without
-    /// `/proc`.
-    pub fn scan(&mut self) -> Option<Vec<ProcStat>> {
-        let all = all_processes()?;
+    /// The tree's live members in `table` (zombies excluded), remembering them.
+    pub fn members(&mut self, table: &ProcessTable) -> Vec<ProcStat> {
         let mut members: BTreeMap<i32, ProcStat> = BTreeMap::new();
         let mut rest = Vec::new();
-        for p in all {
-            if p.session == self.sid || self.known.contains(&p.id) {
-                members.insert(p.id.pid, p);
+        for p in &table.procs {
+            let tagged = table.tags.get(&p.id).is_some_and(|t| *t == self.tag);
+            if p.session == self.sid || tagged || self.known.contains(&p.id) {
+                members.insert(p.id.pid, *p);
             } else {
-                rest.push(p);
+                rest.push(*p);
             }
         }
         // Children of members, to a fixed point (a chain is found in as many rounds as it is
-        // deep below the first member), then the tagged ones with their children.
+        // deep below the first member).
         loop {
             let before = members.len();
-            rest.retain(|p| {
-                if members.contains_key(&p.ppid) {
+            rest.retain(|p| match members.contains_key(&p.ppid) {
+                true => {
                     members.insert(p.id.pid, *p);
                     false
-                } else {
-                    true
                 }
+                false => true,
             });
             if members.len() == before {
-                let mut tagged = false;
-                rest.retain(|p| {
-                    if p.is_dead() || self.untagged.contains(&p.id) {
-                        return true;
-                    }
-                    if environ_has(p.id.pid, &self.tag_entry) {
-                        members.insert(p.id.pid, *p);
-                        tagged = true;
-                        false
-                    } else {
-                        self.untagged.insert(p.id);
-                        true
-                    }
-                });
-                if !tagged {
-                    break;
-                }
+                break;
             }
         }
         let live: Vec<ProcStat> = members.into_values().filter(|p| !p.is_dead()).collect();
         self.known.extend(live.iter().map(|p| p.id));
-        // Forget the environments of processes that are gone, so the set stays bounded.
-        if self.untagged.len() > 4096 {
-            self.untagged.clear();
-        }
-        Some(live)
+        live
     }
 
     /// Every member seen by any scan.

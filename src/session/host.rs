@@ -879,17 +879,19 @@ impl Host {
         stopping: Vec<(String, Entry, Option<RecordSlot>)>,
         mut failed: Vec<Value>,
     ) -> Value {
-        let deadline = Instant::now() + STOP_GRACE;
-        for (_, entry, _) in &stopping {
-            if let Entry::Live(l) = entry {
-                l.session.begin_stop(StopReason::User);
-            }
-        }
+        let live: Vec<&Session> = stopping
+            .iter()
+            .filter_map(|(_, entry, _)| match entry {
+                Entry::Live(l) => Some(&*l.session),
+                Entry::Ended(_) => None,
+            })
+            .collect();
+        let mut ended = Session::stop_all(&live, StopReason::User, STOP_GRACE).into_iter();
         let mut stopped = Vec::new();
         let mut processes = Vec::new();
         for (id, entry, before) in stopping {
             let result = match &entry {
-                Entry::Live(l) => l.session.finish_stop(deadline),
+                Entry::Live(_) => ended.next().unwrap_or(Ok(None)),
                 Entry::Ended(_) => Ok(None),
             };
             let result = result.and_then(|ended| {
@@ -1107,12 +1109,9 @@ impl Host {
                 Entry::Ended(_) => None,
             })
             .collect();
-        let deadline = Instant::now() + STOP_GRACE;
+        let sessions: Vec<&Session> = live.iter().map(|l| &*l.session).collect();
+        Session::stop_all(&sessions, StopReason::Shutdown, STOP_GRACE);
         for l in &live {
-            l.session.begin_stop(StopReason::Shutdown);
-        }
-        for l in &live {
-            let _ = l.session.finish_stop(deadline);
             let _ = self.record_if_ended(l);
         }
     }
@@ -1256,6 +1255,7 @@ fn executor(host: Arc<Host>, jobs: Receiver<Job>, socket: &Path) {
 /// Runs the host until it has been idle (no live sessions, no requests) for its idle time.
 /// The caller holds the host lock; `socket` is bound here (0600) and removed on exit.
 pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(), SessionError> {
+    raise_open_file_limit();
     let host = Arc::new(Host::new(socket, state_dir, idle_exit)?);
     let _ = std::fs::remove_file(socket);
     let listener = UnixListener::bind(socket)
@@ -1316,6 +1316,25 @@ pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(),
     }
     Ok(())
 }
+
+/// Raises the soft limit on open files towards the hard one, to at most
+/// [`OPEN_FILES_WANTED`]: each session holds three descriptors, and the usual soft limit of
+/// 1024 would stop a host at about 300 sessions. (Sessions inherit the raised limit; it stays
+/// moderate because some programs walk every possible descriptor at start.)
+fn raise_open_file_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut limit = getrlimit(Resource::Nofile);
+    let wanted = limit
+        .maximum
+        .map_or(OPEN_FILES_WANTED, |max| max.min(OPEN_FILES_WANTED));
+    if limit.current.is_some_and(|current| current < wanted) {
+        limit.current = Some(wanted);
+        let _ = setrlimit(Resource::Nofile, limit);
+    }
+}
+
+/// The soft limit on open files the host asks for.
+const OPEN_FILES_WANTED: u64 = 16_384;
 
 /// Ends the host process once it has been idle long enough (through the executor, see
 /// [`Job::ExitIfIdle`]), or when its socket was removed (a newer host took over). Checked once

@@ -492,19 +492,59 @@ impl Session {
         reason: StopReason,
         grace: Duration,
     ) -> Result<Option<Termination>, SessionError> {
-        let deadline = Instant::now() + grace;
-        self.begin_stop(reason);
-        self.finish_stop(deadline)
+        Session::stop_all(&[self], reason, grace)
+            .pop()
+            .unwrap_or(Ok(None))
     }
 
-    /// Marks the session `stopping` for `reason` (unless it has ended) and asks its process
-    /// tree to end, returning at once: many sessions can be asked together and share one
-    /// grace period.
-    pub fn begin_stop(&self, reason: StopReason) {
-        self.mark_stopping(reason);
-        if self.lock().state == State::Stopping {
-            self.process.begin_terminate();
+    /// Stops several sessions together ([`Session::stop`] for each): every tree is asked at
+    /// once and all share one grace period ([`pty::terminate_all`]). A session already
+    /// stopping (marked by [`mark_stopping`](Self::mark_stopping)) is ended too. Results are
+    /// in `sessions` order.
+    ///
+    /// [`pty::terminate_all`]: crate::pty::terminate_all
+    pub fn stop_all(
+        sessions: &[&Session],
+        reason: StopReason,
+        grace: Duration,
+    ) -> Vec<Result<Option<Termination>, SessionError>> {
+        for s in sessions {
+            s.mark_stopping(reason);
         }
+        let stopping: Vec<usize> = (0..sessions.len())
+            .filter(|&i| sessions[i].lock().state == State::Stopping)
+            .collect();
+        for &i in &stopping {
+            sessions[i].notify();
+        }
+        let processes: Vec<&PtyProcess> = stopping.iter().map(|&i| &sessions[i].process).collect();
+        let ended = crate::pty::terminate_all(&processes, grace);
+        let mut results: Vec<Result<Option<Termination>, SessionError>> =
+            sessions.iter().map(|_| Ok(None)).collect();
+        for (&i, ended) in stopping.iter().zip(ended) {
+            let session = sessions[i];
+            results[i] = ended
+                .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))
+                .map(|ended| {
+                    session.mark_stopped(ended.status);
+                    Some(ended)
+                });
+        }
+        results
+    }
+
+    /// Records the end of a stop.
+    fn mark_stopped(&self, status: crate::pty::ExitStatus) {
+        let mut live = self.lock();
+        if !live.state.is_ended() {
+            live.exit_code = status.code();
+            live.signal = status.signal_name();
+            live.state = State::Stopped;
+            live.outcome = Some(Outcome::Stopped);
+            live.updated_at = SystemTime::now();
+        }
+        drop(live);
+        self.notify();
     }
 
     /// Marks the session `stopping` for `reason` (input is refused from here on) without
@@ -522,37 +562,8 @@ impl Session {
         true
     }
 
-    /// Completes a stop begun with [`begin_stop`](Self::begin_stop): waits until `deadline`
-    /// for the tree to exit, kills what is left, and marks the session stopped. Reports what
-    /// was ended (`None` for a session that had ended by itself before).
-    pub fn finish_stop(&self, deadline: Instant) -> Result<Option<Termination>, SessionError> {
-        if self.lock().state != State::Stopping {
-            return Ok(None);
-        }
-        let ended = self
-            .process
-            .finish_terminate(deadline)
-            .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
-        let status = ended.status;
-        let mut live = self.lock();
-        if !live.state.is_ended() {
-            live.exit_code = status.code();
-            live.signal = status.signal_name();
-            live.state = State::Stopped;
-            live.outcome = Some(Outcome::Stopped);
-            live.updated_at = SystemTime::now();
-        }
-        drop(live);
-        self.notify();
-        Ok(Some(ended))
-    }
-
-    /// Feeds output into the terminal until the program has exited and its output is drained.
-    ///
-    /// Output already queued is taken in one batch (up to [`BATCH_BYTES`]) under one lock.
-    /// Screen waiters are woken, and the content fingerprint taken, at once for the first
-    /// output after a pause and then at most every [`PUBLISH_INTERVAL`], so a flood costs a
-    /// bounded number of wake-ups rather than one per PTY read.
+    /// The session's thread: feeds output into the terminal until the program has exited and
+    /// its output is drained, then runs the [`on_end`](Self::on_end) callback.
     fn pump(&self) {
         self.feed();
         let on_end = self.on_end.lock().unwrap_or_else(|e| e.into_inner()).take();
