@@ -39,6 +39,7 @@ use crate::rpc::{Request, parse_request};
 pub use crate::rpc::{RpcError, code};
 use crate::session::error::{ErrorCode, SessionError};
 use crate::session::hangup::HangupWatch;
+use crate::session::host::PANIC_HOOK_ENV;
 use crate::session::instance::{Live, STOP_GRACE, Session, SessionSpec, StopReason};
 use crate::session::keys::{self, KeyCombo, KeyModes};
 use crate::session::rows::{Rows, RowsError};
@@ -255,6 +256,21 @@ fn response_line(id: &Value, result: Result<Outcome, RpcError>) -> Vec<u8> {
 }
 
 // ----- requests -------------------------------------------------------------------------
+
+/// Runs `f`, turning a panic into its message. Library code does not panic on purpose, so
+/// this is the last line of defence that keeps one bad request from taking a server down.
+pub(crate) fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(panic_message)
+}
+
+/// What a panic said.
+pub(crate) fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown cause".to_owned())
+}
 
 fn params<T: serde::de::DeserializeOwned>(params: Map<String, Value>) -> Result<T, RpcError> {
     serde_json::from_value(Value::Object(params)).map_err(RpcError::invalid_params)
@@ -517,6 +533,8 @@ struct Shared {
     next_conn: AtomicU64,
     /// Writing to it wakes the accept loop.
     wake: UnixStream,
+    /// The method [`PANIC_HOOK_ENV`] names (a test-only hook).
+    panic_in: Option<String>,
 }
 
 impl Shared {
@@ -686,24 +704,53 @@ impl Shared {
             method,
             params: p,
         } = request;
-        let mut close = false;
-        let result = match method.as_str() {
+        // A panic inside one request becomes its error reply: the connection, the other
+        // clients and the session carry on.
+        let (result, close) =
+            catch_panic(|| self.dispatch(&method, p, conn)).unwrap_or_else(|what| {
+                let e = RpcError {
+                    code: code::INTERNAL_ERROR,
+                    message: format!(
+                        "internal error in {method}: {what} (the server keeps running)"
+                    ),
+                    data: Some(json!({ "code": ErrorCode::SessionError })),
+                };
+                (Err(e), false)
+            });
+        (response_line(&id, result), close)
+    }
+
+    /// Runs one method; `true` when the endpoint is to close after the reply.
+    fn dispatch(
+        &self,
+        method: &str,
+        p: Map<String, Value>,
+        conn: &Stream,
+    ) -> (Result<Outcome, RpcError>, bool) {
+        if self.panic_in.as_deref() == Some(method) {
+            panic!("{PANIC_HOOK_ENV} asked for a panic in {method:?}");
+        }
+        let result = match method {
             "pty/read" => params(p).and_then(|p| self.read(p)),
             "pty/write" => parse_actions(p).and_then(|steps| self.write(steps)),
             "pty/wait" => params(p).and_then(|p| self.wait_cancellable(p, conn)),
             "pty/status" => params::<NoParams>(p).map(|_| self.status()),
             "pty/resize" => params(p).and_then(|p| self.resize(p)),
-            "pty/kill" => params::<NoParams>(p).map(|_| {
-                self.end_session();
-                close = true;
-                Outcome::Empty(EmptyResult {})
-            }),
+            "pty/kill" => {
+                return match params::<NoParams>(p) {
+                    Ok(_) => {
+                        self.end_session();
+                        (Ok(Outcome::Empty(EmptyResult {})), true)
+                    }
+                    Err(e) => (Err(e), false),
+                };
+            }
             other => Err(RpcError::new(
                 code::METHOD_NOT_FOUND,
                 format!("Method not found: {other}"),
             )),
         };
-        (response_line(&id, result), close)
+        (result, false)
     }
 
     /// `pty/wait`, abandoned when the client hangs up or the endpoint closes.
@@ -869,6 +916,7 @@ impl Server {
                 conns: Mutex::new(Some(HashMap::new())),
                 next_conn: AtomicU64::new(0),
                 wake,
+                panic_in: std::env::var(PANIC_HOOK_ENV).ok().filter(|m| !m.is_empty()),
             }),
         })
     }

@@ -105,9 +105,20 @@ impl Server {
         socket: Option<PathBuf>,
         port: Option<u16>,
     ) -> Server {
+        Server::spawn_with_env(dir, args, socket, port, &[])
+    }
+
+    fn spawn_with_env(
+        dir: tempfile::TempDir,
+        args: &[&str],
+        socket: Option<PathBuf>,
+        port: Option<u16>,
+        env: &[(&str, &str)],
+    ) -> Server {
         let mut child = shotty()
             .arg("serve")
             .args(args)
+            .envs(env.iter().copied())
             .current_dir(dir.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -1074,6 +1085,43 @@ fn relative_socket_paths_are_resolved() {
     child.connect().ok("pty/kill", json!({}));
     assert_eq!(child.wait_exit().code(), Some(0));
     assert!(!expected.exists());
+}
+
+// ----- the panic boundary ----------------------------------------------------------------------
+
+#[test]
+fn a_panic_inside_one_request_costs_nobody_anything() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let socket = dir.path().join("pty.sock");
+    let args = ["--cmd", BASH, "--socket", socket.to_str().unwrap()];
+    let mut server = Server::spawn_with_env(
+        dir,
+        &args,
+        Some(socket.clone()),
+        None,
+        &[("SHOTTY_TEST_PANIC_METHOD", "pty/read")],
+    );
+    let mut c = server.connect();
+    let mut other = server.connect();
+    c.wait_for("root@host:~$");
+    let e = c.err("pty/read", json!({}), -32603);
+    assert_eq!(e["data"]["code"], "session_error", "{e}");
+    let message = e["message"].as_str().unwrap();
+    assert!(message.contains("internal error in pty/read"), "{e}");
+    // The same connection, another one and the session all carry on.
+    c.ok(
+        "pty/write",
+        json!({"action": [{"text": "echo still here"}, {"key": "Enter"}]}),
+    );
+    c.wait_for("still here\nroot@host:~$");
+    assert_eq!(other.ok("pty/status", json!({}))["running"], true);
+    other.err("pty/read", json!({"top": 1}), -32603);
+    other.wait_for("still here");
+    let mut third = server.connect();
+    assert_eq!(third.ok("pty/status", json!({}))["running"], true);
+    assert_eq!(c.ok("pty/kill", json!({})), json!({}));
+    assert_eq!(server.wait_exit().code(), Some(0));
+    assert!(!socket.exists());
 }
 
 // ----- signals --------------------------------------------------------------------------------
