@@ -7,18 +7,33 @@
 //! `{"error": {"code": <stable session error code>, "message": …}}`.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 use base64::Engine;
+use rmcp::RoleServer;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientJsonRpcMessage, ContentBlock,
+    ErrorData, ServerCapabilities, ServerConfig,
+};
 use rmcp::schemars::{self, JsonSchema};
+use rmcp::service::RequestContext;
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWriteExt};
 
+use crate::lines::Line;
 use crate::render::{Appearance, Format};
+use crate::rpc::{RpcError, code};
+use crate::serve;
 use crate::session::client::{Client, REPLY_TIMEOUT};
+use crate::session::host::PANIC_HOOK_ENV;
 use crate::session::protocol::{
     HistoryParams, IdParams, ListParams, ReadParams, ResizeParams, SendParams, SendStep,
     StartParams, StopParams, WaitParams,
@@ -168,6 +183,8 @@ pub struct CaptureArgs {
 #[derive(Debug, Clone)]
 pub struct Server {
     tool_router: ToolRouter<Self>,
+    /// The tool [`PANIC_HOOK_ENV`] names (a test-only hook).
+    panic_in: Option<String>,
 }
 
 impl Default for Server {
@@ -231,6 +248,7 @@ impl Server {
     pub fn new() -> Self {
         Server {
             tool_router: Self::tool_router(),
+            panic_in: std::env::var(PANIC_HOOK_ENV).ok().filter(|m| !m.is_empty()),
         }
     }
 
@@ -473,6 +491,31 @@ impl Server {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        let call = async {
+            if self.panic_in.as_deref() == Some(name.as_str()) {
+                panic!("{PANIC_HOOK_ENV} asked for a panic in {name:?}");
+            }
+            let tcc = ToolCallContext::new(self, request, context);
+            self.tool_router.call(tcc).await
+        };
+        // A panic inside one tool call becomes its error result; without this the request
+        // would never be answered (rmcp's task dies with it) while the server runs on.
+        match CatchUnwind(Box::pin(call)).await {
+            Ok(response) => response,
+            Err(what) => Ok(error_result(&SessionError::new(
+                ErrorCode::SessionError,
+                format!("internal error in {name}: {what} (the server keeps running)"),
+            ))
+            .into()),
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(rmcp::model::Implementation::new(
@@ -486,21 +529,278 @@ impl ServerHandler for Server {
     }
 }
 
+/// Polls a future, turning a panic inside it into its message.
+struct CatchUnwind<F>(Pin<Box<F>>);
+
+impl<F: Future> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        match serve::catch_panic(|| inner.poll(cx)) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(what) => Poll::Ready(Err(what)),
+        }
+    }
+}
+
+/// The longest request line read, as on the host and `serve`; a longer one is answered with
+/// -32600 and skipped.
+pub const MAX_LINE: usize = 1024 * 1024;
+/// Buffer of the pipes between stdio and rmcp.
+const PIPE_BUFFER: usize = 64 * 1024;
+/// How long tool calls still running when the client hangs up may take to finish.
+const EXIT_GRACE: Duration = Duration::from_millis(100);
+
 /// Serves MCP on stdin/stdout until the client closes stdin.
 pub fn serve() -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    runtime.block_on(async {
-        let service = Server::new()
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| format!("MCP initialization failed: {e}"))?;
-        service
+    let outcome = runtime.block_on(serve_stdio());
+    // A tool call still running (a long `wait`) must not keep the process once its client
+    // has gone: it is abandoned, and its host connection, closed by the exit, cancels it
+    // there. (Dropping the runtime would wait for it.)
+    runtime.shutdown_timeout(EXIT_GRACE);
+    outcome
+}
+
+/// rmcp behind a screen: every line from stdin is checked as JSON-RPC 2.0 first, so that
+/// whatever a client sends is answered the way the host and `serve` answer it — `-32700`
+/// for what is not JSON, `-32600` for what is not a request, `-32602` for a `tools/call` of
+/// the wrong shape, each with the request's id or `null` — where rmcp would stay silent,
+/// leave the id out or say "method not found". Replies from rmcp and from the screen go to
+/// stdout a whole line at a time.
+async fn serve_stdio() -> Result<(), String> {
+    let (to_rmcp, rmcp_in) = tokio::io::duplex(PIPE_BUFFER);
+    let (rmcp_out, from_rmcp) = tokio::io::duplex(PIPE_BUFFER);
+    let (lines, mut to_stdout) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(line) = to_stdout.recv().await {
+            if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
+                return;
+            }
+        }
+    });
+    let replies = {
+        let lines = lines.clone();
+        tokio::spawn(async move {
+            let mut reader = tokio::io::BufReader::new(from_rmcp);
+            loop {
+                let mut line = Vec::new();
+                match reader.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) if lines.send(line).is_err() => return,
+                    Ok(_) => {}
+                }
+            }
+        })
+    };
+    let screen = tokio::spawn(screen_requests(tokio::io::stdin(), to_rmcp, lines));
+    let outcome = match Server::new().serve((rmcp_in, rmcp_out)).await {
+        Ok(service) => service
             .waiting()
             .await
-            .map_err(|e| format!("MCP server failed: {e}"))?;
-        Ok(())
-    })
+            .map(|_| ())
+            .map_err(|e| format!("MCP server failed: {e}")),
+        Err(e) => Err(format!("MCP initialization failed: {e}")),
+    };
+    // rmcp may have ended first (stdout closed); stdin is then no longer read.
+    screen.abort();
+    let _ = replies.await;
+    let _ = writer.await;
+    outcome
+}
+
+/// A line of output: a JSON-RPC error reply.
+fn error_line(id: &Value, code: i64, message: String) -> Vec<u8> {
+    #[derive(serde::Serialize)]
+    struct Failure<'a> {
+        jsonrpc: &'static str,
+        error: RpcError,
+        id: &'a Value,
+    }
+    let failure = Failure {
+        jsonrpc: "2.0",
+        error: RpcError::new(code, message),
+        id,
+    };
+    let mut line = serde_json::to_vec(&failure).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+/// What becomes of one line from the client.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    /// Handed to rmcp as it is.
+    Pass,
+    /// Ignored: a blank line, or a malformed notification (which gets no reply).
+    Ignore,
+    /// Answered here with this line.
+    Reply(Vec<u8>),
+}
+
+/// The UTF-8 byte order mark, which RFC 8259 lets a parser ignore (rmcp does).
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+fn screen(line: &[u8]) -> Verdict {
+    let line = line.strip_prefix(BOM).unwrap_or(line);
+    if line.trim_ascii().is_empty() {
+        return Verdict::Ignore;
+    }
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(v) => v,
+        Err(e) => {
+            return Verdict::Reply(error_line(
+                &Value::Null,
+                code::PARSE_ERROR,
+                format!("Parse error: {e}"),
+            ));
+        }
+    };
+    let invalid = |id: &Value, detail: &str| {
+        Verdict::Reply(error_line(
+            id,
+            code::INVALID_REQUEST,
+            format!("Invalid Request: {detail}"),
+        ))
+    };
+    let Value::Object(obj) = &value else {
+        return invalid(
+            &Value::Null,
+            "a message is a JSON object (batches are not supported)",
+        );
+    };
+    // MCP request ids are strings or integers (rmcp's are 64-bit signed); another number is
+    // still an id to answer with.
+    let id = match obj.get("id") {
+        None => None,
+        Some(id @ Value::String(_)) => Some(id.clone()),
+        Some(id @ Value::Number(n)) if n.is_i64() => Some(id.clone()),
+        Some(id @ Value::Number(_)) => {
+            return invalid(id, "id must be a string or a 64-bit signed integer");
+        }
+        Some(_) => return invalid(&Value::Null, "id must be a string or an integer"),
+    };
+    let detail = if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        Some("jsonrpc must be \"2.0\"")
+    } else if !obj.get("method").is_some_and(Value::is_string) {
+        Some("method must be a string")
+    } else if !obj.get("params").is_none_or(Value::is_object) {
+        Some("params must be an object")
+    } else {
+        None
+    };
+    let Some(id) = id else {
+        // A notification is never answered; one rmcp cannot read is dropped here, since rmcp
+        // would answer it without an id.
+        return match detail {
+            Some(detail) => invalid(&Value::Null, detail),
+            None if serde_json::from_value::<ClientJsonRpcMessage>(value).is_ok() => Verdict::Pass,
+            None => Verdict::Ignore,
+        };
+    };
+    if let Some(detail) = detail {
+        return invalid(&id, detail);
+    }
+    let bad_params = |detail: String| {
+        Verdict::Reply(error_line(
+            &id,
+            code::INVALID_PARAMS,
+            format!("Invalid params: {detail}"),
+        ))
+    };
+    // rmcp takes a tools/call it cannot read for an unknown method.
+    if obj.get("method").and_then(Value::as_str) == Some("tools/call") {
+        let params = obj.get("params").and_then(Value::as_object);
+        if !params.is_some_and(|p| p.get("name").is_some_and(Value::is_string)) {
+            return bad_params("tools/call needs the tool's name".to_owned());
+        }
+        if !params.is_some_and(|p| p.get("arguments").is_none_or(Value::is_object)) {
+            return bad_params("a tool's arguments are an object".to_owned());
+        }
+    }
+    match serde_json::from_value::<ClientJsonRpcMessage>(value) {
+        Ok(_) => Verdict::Pass,
+        Err(e) => bad_params(e.to_string()),
+    }
+}
+
+/// Reads the client's lines, hands the good ones to rmcp and answers the others.
+async fn screen_requests(
+    stdin: impl AsyncRead + Unpin,
+    mut to_rmcp: tokio::io::DuplexStream,
+    replies: tokio::sync::mpsc::UnboundedSender<Vec<u8>>,
+) {
+    let mut reader = tokio::io::BufReader::new(stdin);
+    let mut buf = Vec::new();
+    loop {
+        let verdict = match read_line(&mut reader, &mut buf, MAX_LINE).await {
+            Ok(Line::Eof) | Err(_) => return,
+            Ok(Line::TooLong) => Verdict::Reply(error_line(
+                &Value::Null,
+                code::INVALID_REQUEST,
+                format!("Invalid Request: the line is longer than {MAX_LINE} bytes"),
+            )),
+            Ok(Line::Complete) => screen(&buf),
+        };
+        match verdict {
+            Verdict::Ignore => {}
+            Verdict::Pass => {
+                buf.push(b'\n');
+                if to_rmcp.write_all(&buf).await.is_err() {
+                    return;
+                }
+            }
+            Verdict::Reply(line) => {
+                if replies.send(line).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// [`crate::lines::read_line`] for async input: one line of at most `max` bytes into `buf`,
+/// a longer one skipped whole.
+async fn read_line(
+    reader: &mut (impl AsyncBufRead + Unpin),
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Line> {
+    buf.clear();
+    let mut too_long = false;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(match (too_long, buf.is_empty()) {
+                (true, _) => Line::TooLong,
+                (false, true) => Line::Eof,
+                (false, false) => Line::Complete,
+            });
+        }
+        let newline = available.iter().position(|&b| b == b'\n');
+        let chunk = &available[..newline.unwrap_or(available.len())];
+        if !too_long {
+            if buf.len() + chunk.len() > max {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        let consumed = newline.map_or(chunk.len(), |i| i + 1);
+        reader.consume(consumed);
+        if newline.is_some() {
+            return Ok(if too_long {
+                Line::TooLong
+            } else {
+                Line::Complete
+            });
+        }
+    }
 }
