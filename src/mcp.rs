@@ -32,7 +32,7 @@ use crate::lines::Line;
 use crate::render::{Appearance, Format};
 use crate::rpc::{RpcError, code};
 use crate::serve;
-use crate::session::client::{Client, REPLY_TIMEOUT};
+use crate::session::client::{Client, reply_timeout};
 use crate::session::host::PANIC_HOOK_ENV;
 use crate::session::protocol::{
     HistoryParams, IdParams, ListParams, ReadParams, ResizeParams, SendParams, SendStep,
@@ -194,7 +194,7 @@ impl Default for Server {
 }
 
 fn call(method: &str, params: &impl serde::Serialize) -> Result<Value, SessionError> {
-    Client::connect()?.call(method, params, Some(REPLY_TIMEOUT))
+    Client::connect()?.call(method, params, reply_timeout(method))
 }
 
 fn error_result(e: &SessionError) -> CallToolResult {

@@ -46,12 +46,6 @@ const PATIENCE: Duration = Duration::from_secs(15);
 const SHORT_WAIT_MS: u64 = 150;
 /// `start`/`spawn` requests that may really start a program.
 const MAX_STARTS: usize = 8;
-/// Host bug, left for the host's owner: `start` (and MCP `spawn`) with a `cwd` that does not
-/// exist fails as `session_error` (-32603, "internal error") instead of a client error,
-/// because src/session/instance.rs maps `PtyError::Cwd` to `SessionError`. Flip to `false`
-/// once fixed. Minimal request:
-/// `{"jsonrpc":"2.0","id":1,"method":"start","params":{"command":["true"],"cwd":"/nonexistent"}}`
-const TOLERATE_HOST_BAD_CWD_SESSION_ERROR: bool = true;
 
 /// The raw-mode `cat` every session runs: no byte typed into it can stop it.
 const CAT: &str = "stty raw -echo; echo ready; exec cat";
@@ -2036,10 +2030,7 @@ fn every_endpoint_survives_a_storm_of_bad_requests() {
             );
         }
     }
-    let mut findings = FINDINGS.lock().unwrap().clone();
-    if TOLERATE_HOST_BAD_CWD_SESSION_ERROR {
-        findings.retain(|what, _| !what.contains("cannot use working directory"));
-    }
+    let findings = FINDINGS.lock().unwrap().clone();
     for (what, request) in &findings {
         eprintln!("FINDING {what}\n    {request}");
     }

@@ -222,7 +222,8 @@ impl Session {
             cmd.cwd(dir);
         }
         let process = PtyProcess::spawn(&cmd).map_err(|e| match e {
-            PtyError::CannotRun { .. } => {
+            // The program, or where it was to run, is not there: the caller's mistake.
+            PtyError::CannotRun { .. } | PtyError::Cwd { .. } => {
                 SessionError::new(ErrorCode::SessionNotStarted, e.to_string())
             }
             other => SessionError::new(ErrorCode::SessionError, other.to_string()),
