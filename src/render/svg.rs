@@ -30,25 +30,80 @@ fn push_hex(out: &mut String, c: Rgb) {
     }
 }
 
-/// Appends XML character data: `&`, `<` and `>` escaped.
+/// Whether the document may carry `c` as it is. XML 1.0's `Char` production forbids the C0
+/// controls other than tab, LF and CR, the surrogates (which a `str` cannot hold) and U+FFFE
+/// and U+FFFF. DEL and the C1 controls are excluded too: XML 1.0 only discourages them, but
+/// XML 1.1 forbids them raw, no font draws them and a terminal executes rather than prints
+/// them, so a cell holding one came from a hand-made snapshot and is better shown as U+FFFD.
+/// The other noncharacters (U+FDD0…, U+1FFFE …) are `Char`s and pass unchanged.
+pub(crate) fn is_xml_safe(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}')
+        || c >= '\u{10000}'
+}
+
+/// The character the document shows for `c`: `c` itself, or U+FFFD where it cannot carry it.
+/// The font subsetter asks too, so an embedded font has the glyph that is actually drawn.
+pub(crate) fn drawn_char(c: char) -> char {
+    if is_xml_safe(c) { c } else { '\u{fffd}' }
+}
+
+/// Where escaped text goes, which decides what a character the document cannot carry as it
+/// is becomes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Escape {
+    /// Character data: U+FFFD. Tab, LF and CR stay (`xml:space="preserve"` draws them as
+    /// spaces, in their cell like any other character).
+    Text,
+    /// An attribute value: U+FFFD; tab, LF and CR as character references, which survive
+    /// the attribute-value normalisation that would turn them into spaces.
+    Value,
+    /// A URI attribute value: the character's UTF-8 bytes percent-encoded (tab, LF and CR
+    /// included, being controls), as a browser would encode them, so the link still points
+    /// where the program said.
+    Uri,
+    /// JSON in character data: a `\uXXXX` escape, so the embedded snapshot decodes to exactly
+    /// the original strings. Sound because serde_json writes non-ASCII only inside strings
+    /// and already escapes the C0 controls, and every unsafe character is in the BMP.
+    Json,
+}
+
+/// Appends XML character data: `&`, `<` and `>` escaped, unsafe characters replaced.
 fn push_text(out: &mut String, s: &str) {
-    push_escaped(out, s, false);
+    push_escaped(out, s, Escape::Text);
 }
 
-/// Appends an attribute value: `&`, `<`, `>`, `"` and `'` escaped.
+/// Appends an attribute value: `&`, `<`, `>`, `"` and `'` escaped, unsafe characters replaced.
 fn push_value(out: &mut String, s: &str) {
-    push_escaped(out, s, true);
+    push_escaped(out, s, Escape::Value);
 }
 
-fn push_escaped(out: &mut String, s: &str, quotes: bool) {
+/// The one escaping routine every piece of outside text goes through. It scans bytes: only
+/// markup characters and the lead bytes of unsafe characters (C0, DEL, 0xC2 for C1, 0xEF for
+/// U+FFFE/U+FFFF) need a closer look, so ordinary text is copied in slices as before.
+fn push_escaped(out: &mut String, s: &str, how: Escape) {
+    let attribute = matches!(how, Escape::Value | Escape::Uri);
     let mut start = 0;
     for (i, b) in s.bytes().enumerate() {
         let entity = match b {
             b'&' => "&amp;",
             b'<' => "&lt;",
             b'>' => "&gt;",
-            b'"' if quotes => "&quot;",
-            b'\'' if quotes => "&apos;",
+            b'"' if attribute => "&quot;",
+            b'\'' if attribute => "&apos;",
+            0x00..=0x1f | 0x7f | 0xc2 | 0xef => {
+                // `i` is a character boundary: these are ASCII or lead bytes.
+                let Some(c) = s[i..].chars().next() else {
+                    continue;
+                };
+                let whitespace = matches!(c, '\t' | '\n' | '\r');
+                if is_xml_safe(c) && !(whitespace && attribute) {
+                    continue;
+                }
+                out.push_str(&s[start..i]);
+                push_unsafe(out, c, how);
+                start = i + c.len_utf8();
+                continue;
+            }
             _ => continue,
         };
         out.push_str(&s[start..i]);
@@ -56,6 +111,28 @@ fn push_escaped(out: &mut String, s: &str, quotes: bool) {
         start = i + 1;
     }
     out.push_str(&s[start..]);
+}
+
+/// Writes `c`, which the document cannot carry as it is, the way `how` wants.
+fn push_unsafe(out: &mut String, c: char, how: Escape) {
+    match how {
+        Escape::Value if matches!(c, '\t' | '\n' | '\r') => {
+            let _ = write!(out, "&#{};", c as u32);
+        }
+        Escape::Text | Escape::Value => out.push('\u{fffd}'),
+        Escape::Uri => {
+            let mut utf8 = [0; 4];
+            for b in c.encode_utf8(&mut utf8).bytes() {
+                let _ = write!(out, "%{b:02X}");
+            }
+        }
+        Escape::Json => {
+            let mut utf16 = [0; 2];
+            for unit in c.encode_utf16(&mut utf16) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        }
+    }
 }
 
 /// ` name="value"`, the value escaped.
@@ -467,7 +544,7 @@ fn document(
         let json = serde_json::to_string(snapshot)
             .map_err(|e| RenderError::new(format!("cannot encode the snapshot: {e}")))?;
         out.push_str("\n<metadata>");
-        push_text(&mut out, &json);
+        push_escaped(&mut out, &json, Escape::Json);
         out.push_str("</metadata>");
     }
     out.push_str("\n<style>\n");
@@ -543,8 +620,9 @@ fn document(
     body.push_str("</text>");
     for run in &layout.runs {
         let Some(l) = run.link else { continue };
-        body.push_str("\n<a");
-        attr(&mut body, "href", &layout.links[l]);
+        body.push_str("\n<a href=\"");
+        push_escaped(&mut body, &layout.links[l], Escape::Uri);
+        body.push('"');
         body.push_str(">\n<text xml:space=\"preserve\">");
         tspan(
             &mut body,
@@ -574,4 +652,59 @@ fn document(
     out.push_str(&body);
     out.push_str("\n</svg>");
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn escaped(s: &str, how: Escape) -> String {
+        let mut out = String::new();
+        push_escaped(&mut out, s, how);
+        out
+    }
+
+    #[test]
+    fn safe_characters_are_exactly_xml_chars_without_del_and_c1() {
+        for u in 0..=0x10ffff_u32 {
+            let Some(c) = char::from_u32(u) else { continue };
+            let xml_char =
+                matches!(u, 0x9 | 0xa | 0xd | 0x20..=0xd7ff | 0xe000..=0xfffd | 0x10000..);
+            let discouraged = (0x7f..=0x9f).contains(&u);
+            assert_eq!(is_xml_safe(c), xml_char && !discouraged, "U+{u:04X}");
+        }
+    }
+
+    #[test]
+    fn ordinary_text_is_copied_with_markup_escaped() {
+        let s = "a <b> & \"c\" 'd' é 日本 😀 \u{fdd0} \u{1fffe}";
+        assert_eq!(
+            escaped(s, Escape::Text),
+            "a &lt;b&gt; &amp; \"c\" 'd' é 日本 😀 \u{fdd0} \u{1fffe}"
+        );
+        let value = "a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos; é 日本 😀 \u{fdd0} \u{1fffe}";
+        assert_eq!(escaped(s, Escape::Value), value);
+        assert_eq!(escaped(s, Escape::Uri), value);
+    }
+
+    #[test]
+    fn each_context_writes_unsafe_characters_its_own_way() {
+        let s = "\0\t\n\r\u{1f}\u{7f}\u{85}\u{9f}\u{fffe}\u{ffff}\u{fffd}";
+        assert_eq!(
+            escaped(s, Escape::Text),
+            "\u{fffd}\t\n\r\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}"
+        );
+        assert_eq!(
+            escaped(s, Escape::Value),
+            "\u{fffd}&#9;&#10;&#13;\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}"
+        );
+        assert_eq!(
+            escaped(s, Escape::Uri),
+            "%00%09%0A%0D%1F%7F%C2%85%C2%9F%EF%BF%BE%EF%BF%BF\u{fffd}"
+        );
+        let json = serde_json::to_string(s).expect("JSON");
+        let written = escaped(&json, Escape::Json);
+        assert!(written.chars().all(is_xml_safe), "{written:?}");
+        assert_eq!(serde_json::from_str::<String>(&written).expect("JSON"), s);
+    }
 }
