@@ -2,6 +2,7 @@
 //! seed) must never panic the emulator or break its invariants: cursor in bounds, every row
 //! exactly `width` cells, wide characters always paired with their spacer, bounded tables.
 
+use shotty::render::{self, Appearance};
 use shotty::term::{MAX_LINKS, MAX_STYLES, MAX_TITLE_LEN, Terminal, TerminalOptions};
 
 struct Rng(u64);
@@ -366,4 +367,52 @@ fn a_style_per_cell_stays_bounded() {
         Some(shotty::term::ColorValue::Rgb("#3f0d03".into())),
         "{style:?}"
     );
+}
+
+#[test]
+fn reset_keeps_what_scrollback_cells_refer_to() {
+    // Found by the property test above (a cell's link index past the snapshot's link table):
+    // RIS keeps the scrollback but used to start new style and link tables, so scrolled-off
+    // cells pointed at entries that were gone or, once reused, at other styles and links.
+    let mut term = Terminal::with_options(
+        10,
+        2,
+        TerminalOptions {
+            scrollback: 10,
+            ..Default::default()
+        },
+    );
+    term.advance(b"\x1b[31m\x1b]8;;https://a.example/\x1b\\red\x1b]8;;\x1b\\\x1b[m\r\n\r\n\r\n");
+    term.advance(b"\x1bc");
+    term.advance(b"\x1b[1;32m\x1b]8;;https://b.example/\x1b\\new\x1b]8;;\x1b\\\x1b[m");
+    let snap = term.history_snapshot(100);
+    check_invariants(&term, "after RIS");
+    let cell = |text: &str| {
+        snap.rows
+            .iter()
+            .flat_map(|r| &r.cells)
+            .find(|c| c.t == text)
+            .unwrap_or_else(|| panic!("no {text:?} in {snap:?}"))
+    };
+    let (old, new) = (cell("r"), cell("n"));
+    let link = |c: &shotty::term::CellSnapshot| {
+        c.l.map(|l| snap.links.get(l as usize).map(|l| l.uri.as_str()))
+    };
+    assert_eq!(link(old), Some(Some("https://a.example/")), "{snap:?}");
+    assert_eq!(link(new), Some(Some("https://b.example/")), "{snap:?}");
+    let fg = |c: &shotty::term::CellSnapshot| snap.styles[c.s as usize].fg.clone();
+    assert_eq!(
+        fg(old),
+        Some(shotty::term::ColorValue::Index(1)),
+        "{snap:?}"
+    );
+    assert_eq!(
+        fg(new),
+        Some(shotty::term::ColorValue::Index(2)),
+        "{snap:?}"
+    );
+    assert!(!snap.styles[old.s as usize].bold, "{snap:?}");
+    // The same through the renderer: the old cell still links to its own target.
+    let svg = render::to_svg(&snap, &Appearance::default()).expect("SVG");
+    assert!(svg.contains("href=\"https://a.example/\""), "{svg}");
 }

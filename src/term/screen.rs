@@ -533,10 +533,17 @@ impl Screen {
         let scrollback = std::mem::replace(&mut self.scrollback, Scrollback::new(0));
         let title = std::mem::take(&mut self.title);
         let bells = self.bells;
+        // The kept scrollback's cells hold ids into these tables; fresh tables would leave
+        // them dangling or, once the ids were reused, pointing at other styles and links.
+        // Entries nothing uses any more go at the next compaction.
+        let styles = std::mem::take(&mut self.styles);
+        let links = std::mem::take(&mut self.links);
         *self = Screen::new(w, h, options);
         self.scrollback = scrollback;
         self.title = title;
         self.bells = bells;
+        self.styles = styles;
+        self.links = links;
     }
 
     /// Prints one character: widths, wrapping, wide-character halves, insert mode, charsets.
