@@ -1,8 +1,9 @@
 //! Property test: several megabytes of random, grammar-generated and mutated input (fixed
 //! seed) must never panic the emulator or break its invariants: cursor in bounds, every row
 //! exactly `width` cells, wide characters always paired with their spacer, bounded tables.
+//! A sample of the screens is rendered: the SVG must be XML and the PNG must rasterise.
 
-use shotty::render::{self, Appearance};
+use shotty::render::{self, Appearance, PngCompression, WindowStyle};
 use shotty::term::{MAX_LINKS, MAX_STYLES, MAX_TITLE_LEN, Terminal, TerminalOptions};
 
 struct Rng(u64);
@@ -46,6 +47,11 @@ const TEXT: &[&str] = &[
     "\u{85}",
     "🇺🇸",
     "x\u{308}\u{308}\u{308}",
+    // Noncharacters: U+FFFE and U+FFFF are not XML characters, U+FDD0 and U+1FFFE are.
+    "\u{fffe}",
+    "\u{ffff}",
+    "\u{fdd0}",
+    "\u{1fffe}",
 ];
 
 fn number(rng: &mut Rng) -> String {
@@ -96,7 +102,7 @@ fn piece(rng: &mut Rng, out: &mut Vec<u8>) {
             out.extend_from_slice(sgr.as_bytes());
         }
         9 => {
-            let osc = match rng.below(7) {
+            let osc = match rng.below(9) {
                 0 => format!("\x1b]0;title {}\x07", rng.below(1000)),
                 1 => format!(
                     "\x1b]8;id={};https://e.com/{}\x1b\\",
@@ -111,7 +117,14 @@ fn piece(rng: &mut Rng, out: &mut Vec<u8>) {
                 ),
                 4 => "\x1b]11;?\x07\x1b]4;1;?\x1b\\".into(),
                 5 => format!("\x1b]133;{}\x07", ["A", "B", "C", "D", "Z"][rng.below(5)]),
-                _ => "\x1b]52;c;aGVsbG8=\x07".into(),
+                6 => "\x1b]52;c;aGVsbG8=\x07".into(),
+                // Link targets keep what cells never hold (DEL, C1 controls); titles drop
+                // those but keep noncharacters.
+                7 => "\x1b]2;t\u{fffe}\x7f\u{9b}\u{ffff}\x07".into(),
+                _ => format!(
+                    "\x1b]8;;https://e.com/\u{fffe}\x7f\u{85}{}\x1b\\",
+                    rng.below(9)
+                ),
             };
             out.extend_from_slice(osc.as_bytes());
         }
@@ -251,7 +264,55 @@ fn check_snapshot(term: &Terminal, context: &str) {
     assert_eq!(back, snap, "{context}: snapshot round trip");
 }
 
+/// Renders the screen to SVG, which must be well-formed XML, and with `raster` also to PNG
+/// through the crate's own rasteriser (which parses that SVG again, with usvg).
+fn check_render(term: &Terminal, context: &str, style: usize, raster: bool) {
+    let snap = term.snapshot();
+    let appearance = match style % 3 {
+        0 => Appearance::default(),
+        1 => Appearance {
+            window: WindowStyle::Macos,
+            ..Appearance::default()
+        },
+        _ => Appearance {
+            window: WindowStyle::WindowsPc,
+            embed_font: true,
+            ..Appearance::default()
+        },
+    };
+    let svg = render::to_svg(&snap, &appearance)
+        .unwrap_or_else(|e| panic!("{context}: cannot render: {e}"));
+    if let Err(e) = roxmltree::Document::parse(&svg) {
+        let line = svg.lines().nth(e.pos().row as usize - 1).unwrap_or("");
+        let start = line
+            .char_indices()
+            .map(|(i, _)| i)
+            .take_while(|i| *i + 80 < e.pos().col as usize)
+            .last()
+            .unwrap_or(0);
+        let around: String = line[start..].chars().take(160).collect();
+        panic!("{context}: the SVG is not XML: {e}\n…{around:?}…");
+    }
+    if raster {
+        // What matters is that usvg accepts the document; small, quickly compressed pixels
+        // keep the unoptimised rasteriser and deflate out of the test's time.
+        let appearance = Appearance {
+            scale: 0.25,
+            png_compression: PngCompression::Fast,
+            ..appearance
+        };
+        let png = render::to_png(&snap, &appearance)
+            .unwrap_or_else(|e| panic!("{context}: cannot rasterise: {e}"));
+        assert!(png.starts_with(b"\x89PNG"), "{context}");
+    }
+}
+
 const TOTAL_BYTES: usize = 8_000_000;
+/// Every this many rounds the screen is rendered to SVG and parsed: ~100 of ~2500 rounds,
+/// under a second in a debug build …
+const RENDER_EVERY: usize = 25;
+/// … and every this many rasterised too: 10 PNGs, about a second in all.
+const RASTER_EVERY: usize = 250;
 
 #[test]
 fn random_generated_and_mutated_input_keeps_invariants() {
@@ -272,6 +333,7 @@ fn random_generated_and_mutated_input_keeps_invariants() {
     let mut term = Terminal::with_options(80, 24, options.clone());
     let mut fed = 0;
     let mut round = 0;
+    let mut rendered = 0;
     while fed < TOTAL_BYTES {
         round += 1;
         let mut input = Vec::new();
@@ -307,11 +369,17 @@ fn random_generated_and_mutated_input_keeps_invariants() {
         if round % 25 == 0 {
             check_snapshot(&term, &context);
         }
+        if round % RENDER_EVERY == 0 {
+            let style = round / RENDER_EVERY;
+            check_render(&term, &context, style, round % RASTER_EVERY == 0);
+            rendered += 1;
+        }
         if rng.chance(2) {
             term = Terminal::with_options(1 + rng.below(120), 1 + rng.below(40), options.clone());
         }
     }
     assert!(fed >= 1_000_000);
+    assert!(rendered >= 80, "only {rendered} screens rendered");
 }
 
 #[test]
