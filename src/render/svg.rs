@@ -51,8 +51,9 @@ pub(crate) fn drawn_char(c: char) -> char {
 /// is becomes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Escape {
-    /// Character data: U+FFFD. Tab, LF and CR stay (`xml:space="preserve"` draws them as
-    /// spaces, in their cell like any other character).
+    /// Character data: U+FFFD. Tab and LF stay (`xml:space="preserve"` draws them as
+    /// spaces, in their cell like any other character); CR is written `&#13;`, as canonical
+    /// XML does, since a parser turns a raw CR (and CR LF) into LF.
     Text,
     /// An attribute value: U+FFFD; tab, LF and CR as character references, which survive
     /// the attribute-value normalisation that would turn them into spaces.
@@ -95,8 +96,12 @@ fn push_escaped(out: &mut String, s: &str, how: Escape) {
                 let Some(c) = s[i..].chars().next() else {
                     continue;
                 };
-                let whitespace = matches!(c, '\t' | '\n' | '\r');
-                if is_xml_safe(c) && !(whitespace && attribute) {
+                let normalised = match c {
+                    '\r' => true,
+                    '\t' | '\n' => attribute,
+                    _ => false,
+                };
+                if is_xml_safe(c) && !normalised {
                     continue;
                 }
                 out.push_str(&s[start..i]);
@@ -116,7 +121,7 @@ fn push_escaped(out: &mut String, s: &str, how: Escape) {
 /// Writes `c`, which the document cannot carry as it is, the way `how` wants.
 fn push_unsafe(out: &mut String, c: char, how: Escape) {
     match how {
-        Escape::Value if matches!(c, '\t' | '\n' | '\r') => {
+        Escape::Text | Escape::Value if matches!(c, '\t' | '\n' | '\r') => {
             let _ = write!(out, "&#{};", c as u32);
         }
         Escape::Text | Escape::Value => out.push('\u{fffd}'),
@@ -692,7 +697,7 @@ mod tests {
         let s = "\0\t\n\r\u{1f}\u{7f}\u{85}\u{9f}\u{fffe}\u{ffff}\u{fffd}";
         assert_eq!(
             escaped(s, Escape::Text),
-            "\u{fffd}\t\n\r\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}"
+            "\u{fffd}\t\n&#13;\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}"
         );
         assert_eq!(
             escaped(s, Escape::Value),
