@@ -242,9 +242,10 @@ pub(crate) fn embedded_font_faces(
 
     let mut per_face: Vec<BTreeSet<char>> = vec![BTreeSet::new(); BUNDLED.len()];
     let mut add = |text: &str, bold: bool, italic: bool| {
-        // The characters as the document writes them: U+FFFD for those it cannot carry.
-        let drawn = text.chars().map(super::svg::drawn_char);
-        for c in drawn.filter(|c| !c.is_whitespace()) {
+        // The characters as the document writes them (U+FFFD for those it cannot carry), the
+        // spaces included: a space the subset lacks is drawn by the viewer's next font, whose
+        // advance differs, and everything after it in the run slides.
+        for c in text.chars().map(super::svg::drawn_char) {
             if let Some(i) = face_for(c, bold, italic) {
                 per_face[i].insert(c);
             }
