@@ -16,40 +16,70 @@ pub enum Line {
 /// Reads one line of at most `max` bytes into `buf` (cleared first). A longer line is skipped
 /// entirely, so the stream stays usable after it.
 pub fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Line> {
-    buf.clear();
-    let mut too_long = false;
+    let mut line = LineReader::new(buf, max);
     loop {
         let available = match reader.fill_buf() {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
+        let (consumed, done) = line.take(available);
+        reader.consume(consumed);
+        if let Some(done) = done {
+            return Ok(done);
+        }
+    }
+}
+
+/// The bounded line splitting that [`read_line`] and asynchronous readers share: hand it what
+/// the reader has buffered, consume what it says, until it says the line is done.
+pub struct LineReader<'a> {
+    buf: &'a mut Vec<u8>,
+    max: usize,
+    too_long: bool,
+}
+
+impl<'a> LineReader<'a> {
+    /// A line of at most `max` bytes, collected into `buf` (cleared here).
+    pub fn new(buf: &'a mut Vec<u8>, max: usize) -> LineReader<'a> {
+        buf.clear();
+        LineReader {
+            buf,
+            max,
+            too_long: false,
+        }
+    }
+
+    /// Takes from `available` (empty: end of input): how many bytes to consume, and the
+    /// line's outcome once it is complete.
+    pub fn take(&mut self, available: &[u8]) -> (usize, Option<Line>) {
         if available.is_empty() {
-            return Ok(match (too_long, buf.is_empty()) {
+            let line = match (self.too_long, self.buf.is_empty()) {
                 (true, _) => Line::TooLong,
                 (false, true) => Line::Eof,
                 (false, false) => Line::Complete,
-            });
+            };
+            return (0, Some(line));
         }
         let newline = available.iter().position(|&b| b == b'\n');
         let chunk = &available[..newline.unwrap_or(available.len())];
-        if !too_long {
-            if buf.len() + chunk.len() > max {
-                too_long = true;
-                buf.clear();
+        if !self.too_long {
+            if self.buf.len() + chunk.len() > self.max {
+                self.too_long = true;
+                self.buf.clear();
             } else {
-                buf.extend_from_slice(chunk);
+                self.buf.extend_from_slice(chunk);
             }
         }
         let consumed = newline.map_or(chunk.len(), |i| i + 1);
-        reader.consume(consumed);
-        if newline.is_some() {
-            return Ok(if too_long {
+        let done = newline.map(|_| {
+            if self.too_long {
                 Line::TooLong
             } else {
                 Line::Complete
-            });
-        }
+            }
+        });
+        (consumed, done)
     }
 }
 

@@ -28,7 +28,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWriteExt};
 
-use crate::lines::Line;
+use crate::lines::{Line, LineReader};
 use crate::render::{Appearance, Format};
 use crate::rpc::{RpcError, code};
 use crate::serve;
@@ -772,35 +772,12 @@ async fn read_line(
     buf: &mut Vec<u8>,
     max: usize,
 ) -> std::io::Result<Line> {
-    buf.clear();
-    let mut too_long = false;
+    let mut line = LineReader::new(buf, max);
     loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(match (too_long, buf.is_empty()) {
-                (true, _) => Line::TooLong,
-                (false, true) => Line::Eof,
-                (false, false) => Line::Complete,
-            });
-        }
-        let newline = available.iter().position(|&b| b == b'\n');
-        let chunk = &available[..newline.unwrap_or(available.len())];
-        if !too_long {
-            if buf.len() + chunk.len() > max {
-                too_long = true;
-                buf.clear();
-            } else {
-                buf.extend_from_slice(chunk);
-            }
-        }
-        let consumed = newline.map_or(chunk.len(), |i| i + 1);
+        let (consumed, done) = line.take(reader.fill_buf().await?);
         reader.consume(consumed);
-        if newline.is_some() {
-            return Ok(if too_long {
-                Line::TooLong
-            } else {
-                Line::Complete
-            });
+        if let Some(done) = done {
+            return Ok(done);
         }
     }
 }

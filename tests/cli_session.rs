@@ -786,6 +786,16 @@ fn wait_for_pid(path: &Path) -> procs::Seen {
     }
 }
 
+/// The ids `list` (with `args`) reports.
+fn listed_ids(env: &Env, args: &[&str]) -> Vec<String> {
+    env.ok(args)["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .map(|s| s["sessionId"].as_str().expect("id").to_owned())
+        .collect()
+}
+
 /// The session's screen text.
 fn screen(env: &Env, id: &str) -> String {
     env.ok(&["read", id])["screen"]["text"]
@@ -977,12 +987,7 @@ fn retention_runs_out_while_the_host_runs() {
         std::thread::sleep(Duration::from_millis(50));
     }
     env.error(&["read", &id], "session_expired");
-    assert!(
-        env.ok(&["list", "--all"])["sessions"]
-            .as_array()
-            .unwrap()
-            .is_empty()
-    );
+    assert_eq!(listed_ids(&env, &["list", "--all"]), Vec::<String>::new());
 }
 
 #[test]
@@ -1167,12 +1172,7 @@ fn stopping_many_stubborn_sessions_shares_one_grace_and_blocks_nobody() {
     );
     let leaders: Vec<procs::Seen> = sessions.into_iter().map(|(_, s)| s).collect();
     procs::assert_all_gone(&leaders);
-    assert!(
-        env.ok(&["list", "--all"])["sessions"]
-            .as_array()
-            .unwrap()
-            .is_empty()
-    );
+    assert_eq!(listed_ids(&env, &["list", "--all"]), Vec::<String>::new());
 }
 
 #[test]
