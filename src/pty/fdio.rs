@@ -7,6 +7,7 @@
 
 use std::collections::VecDeque;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -16,7 +17,8 @@ use rustix::event::{EventfdFlags, PollFd, PollFlags, Timespec, eventfd, poll};
 use rustix::io::Errno;
 use rustix::process::{Pid, PidfdFlags, WaitId, WaitIdOptions, pidfd_open, waitid};
 
-use super::{ExitStatus, PtyError, PtyEvent, READ_CHUNK};
+use super::reactor::{self, Output};
+use super::{ExitStatus, PtyError, PtyEvent};
 
 /// Input queued for the program at most, in bytes. [`PtyInput::write`] waits for room beyond
 /// it (the program is not reading); terminal replies beyond it are dropped.
@@ -35,6 +37,17 @@ pub(super) struct Shared {
     input: Mutex<Input>,
     /// The child's status once reaped (by whichever caller got there first).
     exit: Mutex<Option<ExitStatus>>,
+    /// Output the reactor has read and the consumer not yet taken.
+    output: Mutex<Output>,
+    /// The master's registration with the reactor.
+    token: AtomicU64,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // Before `master` closes the descriptor.
+        reactor::deregister(self, self.token.load(Ordering::Relaxed));
+    }
 }
 
 #[derive(Default)]
@@ -61,6 +74,8 @@ impl Shared {
             wake,
             input: Mutex::new(Input::default()),
             exit: Mutex::new(None),
+            output: Mutex::new(Output::default()),
+            token: AtomicU64::new(0),
         };
         let flags = rustix::fs::fcntl_getfl(shared.master_fd())
             .map_err(|e| super::pty_error("fcntl", e))?;
@@ -69,8 +84,20 @@ impl Shared {
         Ok(shared)
     }
 
+    /// Has the reactor read the master from now on.
+    pub fn start_reading(self: &std::sync::Arc<Self>) -> Result<(), PtyError> {
+        let token = reactor::register(self)?;
+        self.token.store(token, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The output queue.
+    pub(super) fn output(&self) -> MutexGuard<'_, Output> {
+        self.output.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The master's descriptor.
-    fn master_fd(&self) -> BorrowedFd<'_> {
+    pub(super) fn master_fd(&self) -> BorrowedFd<'_> {
         // SAFETY: `master_fd` is the descriptor that `self.master` owns. `self.master` is
         // never replaced and is dropped only with `self`, so the descriptor stays open for as
         // long as this borrow of `self` lasts.
@@ -144,7 +171,7 @@ impl Shared {
         Ok(true)
     }
 
-    fn wake_consumer(&self) {
+    pub(super) fn wake_consumer(&self) {
         let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
     }
 
@@ -254,7 +281,6 @@ pub(super) struct EventState {
     pending: VecDeque<PtyEvent>,
     eof: bool,
     exited: bool,
-    buf: Vec<u8>,
 }
 
 /// The PTY's events, for their one consumer at a time (the guard of
@@ -302,25 +328,22 @@ impl Events<'_> {
         }
     }
 
-    /// One `poll` over the master, the child's exit and the wake-up; what it finds becomes
-    /// pending events.
+    /// Takes the output the reactor has read; then, with nothing to report, one `poll` over
+    /// the wake-up (new output), the child's exit and, with input queued, the master's room.
     fn poll_once(&mut self, timeout: Option<Timespec>) -> Result<(), RecvTimeoutError> {
         let shared = self.shared;
+        shared.drain_wake();
+        if self.take_output() {
+            return Ok(());
+        }
         let wants_out = !shared.input().queue.is_empty();
-        let mut master_flags = PollFlags::empty();
-        if !self.state.eof {
-            master_flags |= PollFlags::IN;
-        }
-        if wants_out {
-            master_flags |= PollFlags::OUT;
-        }
         let master = shared.master_fd();
-        // A descriptor past its end reports HUP whatever is asked, so it is left out.
         let mut fds = vec![PollFd::new(&shared.wake, PollFlags::IN)];
-        let master_at = (!master_flags.is_empty()).then(|| {
-            fds.push(PollFd::new(&master, master_flags));
+        let master_at = wants_out.then(|| {
+            fds.push(PollFd::new(&master, PollFlags::OUT));
             fds.len() - 1
         });
+        // A process descriptor past its end reports HUP whatever is asked, so it is left out.
         let exit_at = (!self.state.exited).then(|| {
             fds.push(PollFd::new(&shared.pidfd, PollFlags::IN));
             fds.len() - 1
@@ -330,21 +353,13 @@ impl Events<'_> {
             Err(_) => return Err(RecvTimeoutError::Disconnected),
         }
         let ready = |at: Option<usize>| at.map_or(PollFlags::empty(), |i| fds[i].revents());
-        let (woken, master_ready, exit_ready) =
-            (fds[0].revents(), ready(master_at), ready(exit_at));
+        let (master_ready, exit_ready) = (ready(master_at), ready(exit_at));
         drop(fds);
-        if !woken.is_empty() {
-            shared.drain_wake();
-        }
-        if wants_out && master_ready.intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP) {
+        if wants_out && !master_ready.is_empty() {
             let mut input = shared.input();
             shared.flush_input(&mut input);
         }
-        if !self.state.eof
-            && master_ready.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR)
-        {
-            self.read_output();
-        }
+        self.take_output();
         if !exit_ready.is_empty()
             && let Some(status) = shared.try_reap()
         {
@@ -354,39 +369,31 @@ impl Events<'_> {
         Ok(())
     }
 
-    /// Reads what the master has, up to [`READ_CHUNK`], as one output event; at end of file
-    /// (EIO once every slave is closed) an end-of-output event.
-    fn read_output(&mut self) {
-        let state = &mut *self.state;
-        state.buf.resize(READ_CHUNK, 0);
-        let mut filled = 0;
-        let mut ended = false;
-        while filled < READ_CHUNK {
-            match rustix::io::read(self.shared.master_fd(), &mut state.buf[filled..]) {
-                Ok(0) => {
-                    ended = true;
-                    break;
-                }
-                Ok(n) => filled += n,
-                Err(Errno::INTR) => {}
-                Err(Errno::AGAIN) => break,
-                Err(_) => {
-                    ended = true;
-                    break;
-                }
-            }
+    /// Moves the reactor's output into pending events (and end-of-output once it is all
+    /// taken); whether there was any.
+    fn take_output(&mut self) -> bool {
+        if self.state.eof {
+            return false;
         }
-        if filled > 0 {
-            state
-                .pending
-                .push_back(PtyEvent::Output(state.buf[..filled].to_vec()));
+        let shared = self.shared;
+        let mut output = shared.output();
+        let mut took = false;
+        while let Some(chunk) = output.chunks.pop_front() {
+            output.bytes -= chunk.len();
+            self.state.pending.push_back(PtyEvent::Output(chunk));
+            took = true;
         }
-        if ended {
-            state.eof = true;
-            state.pending.push_back(PtyEvent::Eof);
-            let mut input = self.shared.input();
+        if output.eof {
+            self.state.eof = true;
+            self.state.pending.push_back(PtyEvent::Eof);
+            took = true;
+            drop(output);
+            let mut input = shared.input();
             input.closed = true;
             input.queue.clear();
+        } else {
+            reactor::resume_if_drained(shared, shared.token.load(Ordering::Relaxed), &mut output);
         }
+        took
     }
 }

@@ -34,6 +34,7 @@ use crate::term::Terminal;
 
 mod fdio;
 mod procfs;
+mod reactor;
 mod tree;
 
 pub use fdio::{Events, PtyInput};
@@ -654,14 +655,18 @@ impl PtyProcess {
         // The boxed std::process::Child does nothing on drop; the process descriptor owns the
         // child's exit from here on.
         drop(child);
-        Ok(PtyProcess {
+        let shared = Arc::new(shared);
+        // From here on a failure drops the process, which kills the child.
+        let process = PtyProcess {
             pid,
             program: name,
-            shared: Arc::new(shared),
+            shared: Arc::clone(&shared),
             size: Mutex::new((cmd.width, cmd.height)),
             events: Mutex::new(fdio::EventState::default()),
             tree: Mutex::new(ProcessTree::new(pid.as_raw_nonzero().get(), &tag)),
-        })
+        };
+        shared.start_reading()?;
+        Ok(process)
     }
 
     /// The child's pid — also its process group and session id.
