@@ -94,6 +94,17 @@ struct LiveEntry {
     session: Arc<Session>,
     meta: Meta,
     record: Mutex<RecordSlot>,
+    /// What `list` derives from the screen (`urls`, `outputLines`) for a screen version: an
+    /// idle session is not scanned again for every list.
+    derived: Mutex<Option<Derived>>,
+}
+
+/// The screen facts `list` reports, for one screen version.
+#[derive(Clone)]
+struct Derived {
+    version: u64,
+    urls: Vec<String>,
+    output_lines: usize,
 }
 
 impl LiveEntry {
@@ -528,6 +539,7 @@ impl Host {
             session: Arc::clone(&session),
             meta,
             record: Mutex::new(RecordSlot::Pending),
+            derived: Mutex::new(None),
         });
         self.entries()
             .insert(id.clone(), Entry::Live(Arc::clone(&entry)));
@@ -556,12 +568,25 @@ impl Host {
         match entry {
             Entry::Live(l) => {
                 let live = l.session.lock();
-                let text = live.term.text();
-                let rows: Vec<_> = live.term.history().map(|(_, row)| row).collect();
-                let output_lines = rows
-                    .iter()
-                    .rposition(|row| !row.text().is_empty())
-                    .map_or(0, |i| i + 1);
+                let mut derived = l.derived.lock().unwrap_or_else(|e| e.into_inner());
+                let Derived {
+                    urls, output_lines, ..
+                } = match derived.as_ref().filter(|d| d.version == live.version) {
+                    Some(d) => d.clone(),
+                    None => {
+                        let rows: Vec<_> = live.term.history().map(|(_, row)| row).collect();
+                        let d = Derived {
+                            version: live.version,
+                            urls: detect_urls(&live.term.text()),
+                            output_lines: rows
+                                .iter()
+                                .rposition(|row| !row.text().is_empty())
+                                .map_or(0, |i| i + 1),
+                        };
+                        *derived = Some(d.clone());
+                        d
+                    }
+                };
                 json!({
                     "sessionId": id,
                     "state": live.state,
@@ -576,7 +601,7 @@ impl Host {
                     "cwd": l.meta.cwd,
                     "createdAt": rfc3339(l.meta.created_at),
                     "updatedAt": rfc3339(live.updated_at),
-                    "urls": detect_urls(&text),
+                    "urls": urls,
                     "outputLines": output_lines,
                 })
             }

@@ -19,6 +19,11 @@ use super::error::{ErrorCode, SessionError};
 /// Output processed per batch at most before waiters are woken.
 pub const BATCH_BYTES: usize = 1 << 20;
 
+/// Stack of a session's thread: it parses, snapshots and writes records, nothing deeply
+/// recursive, and a host with a thousand sessions forks every new program from an address
+/// space holding all their stacks.
+const SESSION_THREAD_STACK: usize = 512 * 1024;
+
 /// Time between SIGTERM and SIGKILL when a session is stopped.
 pub const STOP_GRACE: Duration = Duration::from_secs(3);
 
@@ -271,6 +276,7 @@ impl Session {
         let pump = Arc::clone(&session);
         std::thread::Builder::new()
             .name(format!("shotty-session-{}", session.id))
+            .stack_size(SESSION_THREAD_STACK)
             .spawn(move || pump.pump())
             .map_err(|e| SessionError::io("cannot start the session thread", e))?;
         Ok(session)
