@@ -544,6 +544,30 @@ pub enum PtyEvent {
     Exited(ExitStatus),
 }
 
+/// A process's work counters at one moment ([`PtyProcess::foreground_work`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Work {
+    /// The process.
+    pub pid: i32,
+    /// Time on a CPU, in nanoseconds.
+    pub run_ns: u64,
+    /// Minor page faults taken.
+    pub minor_faults: u64,
+}
+
+impl Work {
+    /// Whether this is another process than `earlier`, or the same one after real work: page
+    /// faults (a fork shows as the copy-on-write faults after it, an exec as the new image's)
+    /// or `cpu_ns` of computing. A
+    /// process always runs a little after its last write — returning from it, going back to
+    /// wait for input — so a few microseconds mean nothing.
+    pub fn differs_from(&self, earlier: &Work, cpu_ns: u64) -> bool {
+        self.pid != earlier.pid
+            || self.minor_faults > earlier.minor_faults
+            || self.run_ns > earlier.run_ns + cpu_ns
+    }
+}
+
 /// What a process is doing, as [`PtyProcess::foreground_activity`] tells it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activity {
@@ -747,12 +771,16 @@ impl PtyProcess {
         Some(process_activity(leader, 0))
     }
 
-    /// The terminal's foreground process (its group leader) and how long it has run on a CPU
-    /// (nanoseconds): a process that ran since its last output reached us may have written
-    /// more that is still on its way.
-    pub fn foreground_run_time(&self) -> Option<(i32, u64)> {
-        let leader = self.shared.master().process_group_leader()?;
-        Some((leader, procfs::run_time_ns(leader)?))
+    /// How much work the terminal's foreground process (its group leader) has done so far: a
+    /// process that worked since its last output reached us may have written more that is
+    /// still on its way.
+    pub fn foreground_work(&self) -> Option<Work> {
+        let pid = self.shared.master().process_group_leader()?;
+        Some(Work {
+            pid,
+            run_ns: procfs::run_time_ns(pid)?,
+            minor_faults: procfs::minor_faults(pid)?,
+        })
     }
 
     /// The live members of the child's process tree ([`tree`]); without `/proc`, stand-ins for

@@ -86,6 +86,16 @@ pub(crate) fn run_time_ns(pid: i32) -> Option<u64> {
         .ok()
 }
 
+/// Minor page faults `pid` has taken (`/proc/<pid>/stat` field 10): a process that forked
+/// takes them as it touches its memory again (copy on write).
+pub(crate) fn minor_faults(pid: i32) -> Option<u64> {
+    proc_stat_fields(pid)?
+        .split_whitespace()
+        .nth(7)?
+        .parse()
+        .ok()
+}
+
 /// The kernel function `pid` sleeps in (empty, or "0", where that is hidden).
 pub(crate) fn wchan(pid: i32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default()

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use crate::pty::{
-    Activity, ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess, Termination,
+    Activity, ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess, Termination, Work,
 };
 use crate::term::{Terminal, TerminalOptions};
 
@@ -43,6 +43,8 @@ const SETTLE_RECHECK: Duration = Duration::from_millis(1);
 /// its last output reached us (a command that ran and exited, its output still in the
 /// kernel: on a busy machine that takes milliseconds).
 const SETTLE_RAN_REACTION: Duration = Duration::from_millis(20);
+/// How long after input [`Session::settle`] still expects its reaction to be on its way.
+const SETTLE_INPUT_WINDOW: Duration = Duration::from_secs(1);
 /// CPU time (ns) a foreground process must have used since its last output reached us for
 /// [`Session::settle`] to expect more.
 const SETTLE_RAN_CPU_NS: u64 = 1_000_000;
@@ -146,7 +148,7 @@ pub struct Live {
     pub input_at: Option<Instant>,
     /// The foreground process and its CPU time when output was last published, and the
     /// `output_at` that sample belongs to.
-    output_run: Option<(i32, u64)>,
+    output_run: Option<Work>,
     output_run_for: Instant,
     content_fingerprint: u64,
     exited: bool,
@@ -414,10 +416,12 @@ impl Session {
                             Some(_) => {
                                 // It had its chance: what it ran for produced nothing (more),
                                 // so the next read need not wait for it again.
-                                live.output_run = self.process.foreground_run_time();
+                                live.output_run = self.process.foreground_work();
                                 break;
                             }
-                            None if self.ran_since_output(&live) => {
+                            None if self.reacting_to_input(&live, now)
+                                && self.ran_since_output(&live) =>
+                            {
                                 let deadline = now + SETTLE_RAN_REACTION;
                                 ran_wait = Some((deadline, live.output_at));
                                 deadline
@@ -432,15 +436,19 @@ impl Session {
         live
     }
 
+    /// Whether the program may still be reacting to input: some was written lately. Only
+    /// then is output still inside the kernel worth waiting for; a read that follows no
+    /// input (polling a server's log, the first look after a start) takes the screen as is.
+    fn reacting_to_input(&self, live: &Live, now: Instant) -> bool {
+        live.input_at
+            .is_some_and(|input| now.saturating_duration_since(input) < SETTLE_INPUT_WINDOW)
+    }
+
     /// Whether the foreground process is another than when its last output reached us, or
-    /// has computed for a while since: what it did may still be on its way to us. (It always
-    /// runs a little after its last write — returning from it, going back to wait for input —
-    /// so a few microseconds mean nothing.)
+    /// has worked since ([`Work::differs_from`]): what it did may still be on its way to us.
     fn ran_since_output(&self, live: &Live) -> bool {
-        match (live.output_run, self.process.foreground_run_time()) {
-            (Some((then_pid, then)), Some((pid, now))) => {
-                then_pid != pid || now > then + SETTLE_RAN_CPU_NS
-            }
+        match (live.output_run, self.process.foreground_work()) {
+            (Some(then), Some(now)) => now.differs_from(&then, SETTLE_RAN_CPU_NS),
             _ => false,
         }
     }
@@ -686,7 +694,7 @@ impl Session {
 
     /// Notes whether the processed output changed what the screen shows.
     fn publish(&self, live: &mut Live) {
-        live.output_run = self.process.foreground_run_time();
+        live.output_run = self.process.foreground_work();
         live.output_run_for = live.output_at;
         let fp = fingerprint(&live.term);
         if fp != live.content_fingerprint {
