@@ -771,6 +771,12 @@ impl PtyProcess {
         Some(process_activity(leader, 0))
     }
 
+    /// How many bytes of output have been read from the terminal so far: with what the
+    /// consumer has processed, it tells output that has arrived but is not on screen yet.
+    pub fn output_read(&self) -> u64 {
+        self.shared.output().read_total
+    }
+
     /// How much work the terminal's foreground process (its group leader) has done so far: a
     /// process that worked since its last output reached us may have written more that is
     /// still on its way.

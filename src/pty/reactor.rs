@@ -25,6 +25,8 @@ const OUTPUT_QUEUE_BYTES: usize = 1 << 20;
 pub(super) struct Output {
     pub chunks: VecDeque<Vec<u8>>,
     pub bytes: usize,
+    /// Every byte read from the master so far.
+    pub read_total: u64,
     /// No process has the terminal open any more (EOF or EIO on the master).
     pub eof: bool,
     /// Out of the `epoll` set because the queue is full.
@@ -145,6 +147,7 @@ impl Reactor {
                 Ok(0) => output.eof = true,
                 Ok(n) => {
                     output.bytes += n;
+                    output.read_total += n as u64;
                     // Appended to the last chunk while it has room: fewer, larger events.
                     match output.chunks.back_mut() {
                         Some(last) if last.len() + n <= READ_CHUNK => {

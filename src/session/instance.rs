@@ -150,6 +150,8 @@ pub struct Live {
     /// `output_at` that sample belongs to.
     output_run: Option<Work>,
     output_run_for: Instant,
+    /// Output bytes fed into the terminal so far (see [`PtyProcess::output_read`]).
+    fed: u64,
     content_fingerprint: u64,
     exited: bool,
     eof: bool,
@@ -266,6 +268,7 @@ impl Session {
                 input_at: None,
                 output_run: None,
                 output_run_for: now,
+                fed: 0,
                 content_fingerprint,
                 exited: false,
                 eof: false,
@@ -377,6 +380,12 @@ impl Session {
             let now = Instant::now();
             if now >= until {
                 break;
+            }
+            // Output already read from the terminal but not fed yet (it is on its way to this
+            // thread's lock): nothing can be settled before it is on screen.
+            if self.process.output_read() > live.fed {
+                live = self.wait_change(live, Some((now + SETTLE_RECHECK).min(until)));
+                continue;
             }
             let activity = self.process.foreground_activity();
             let unanswered = live.input_at.filter(|&input| input > live.output_at);
@@ -630,6 +639,7 @@ impl Session {
                     PtyEvent::Output(bytes) => {
                         budget = budget.saturating_sub(bytes.len());
                         live.term.advance(&bytes);
+                        live.fed += bytes.len() as u64;
                         fed = true;
                     }
                     PtyEvent::Eof => live.eof = true,
