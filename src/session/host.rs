@@ -1240,6 +1240,15 @@ fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) 
             let _ = write_response(&mut writer, &response);
             let _ = writer.shutdown(std::net::Shutdown::Both);
             return;
+        } else if request.method == "list" {
+            // Only reads: answered on this connection's thread, so a list of a thousand
+            // sessions never holds the executor the other clients' requests wait for.
+            host.touch();
+            let result = catch_panic("list", || {
+                params(Value::Object(request.params)).and_then(|p| host.list(p))
+            })
+            .and_then(|r| r);
+            Response::from_result(request.id, result)
         } else {
             let (tx, rx) = mpsc::sync_channel(1);
             if jobs.send(Job::Request(request, tx)).is_err() {
