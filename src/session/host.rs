@@ -1088,7 +1088,8 @@ impl Host {
         let _ = reply.send(Response::from_result(id, result));
     }
 
-    /// The method's outcome; `None` for an unknown method.
+    /// The method's outcome; `None` for an unknown method. (`wait` and `list` never come here:
+    /// they are answered on their connections' threads.)
     fn dispatch(self: &Arc<Self>, request: rpc::Request) -> Option<Result<Answer, SessionError>> {
         if self.panic_in.as_deref() == Some(request.method.as_str()) {
             panic!("{PANIC_HOOK_ENV} asked for a panic in {:?}", request.method);
@@ -1097,7 +1098,6 @@ impl Host {
         let now = |r: Result<Value, SessionError>| r.map(Answer::Now);
         Some(match request.method.as_str() {
             "start" => now(params(p).and_then(|p| self.start(p))),
-            "list" => now(params(p).and_then(|p| self.list(p))),
             "read" => now(params(p).and_then(|p| self.read(p))),
             "snapshot" => now(params(p).and_then(|p| self.snapshot(p))),
             "send" => now(params(p).and_then(|p| self.send(p))),
