@@ -28,6 +28,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::process::{Pid, Signal};
 
 use crate::term::Terminal;
@@ -544,30 +545,6 @@ pub enum PtyEvent {
     Exited(ExitStatus),
 }
 
-/// A process's work counters at one moment ([`PtyProcess::foreground_work`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Work {
-    /// The process.
-    pub pid: i32,
-    /// Time on a CPU, in nanoseconds.
-    pub run_ns: u64,
-    /// Minor page faults taken.
-    pub minor_faults: u64,
-}
-
-impl Work {
-    /// Whether this is another process than `earlier`, or the same one after real work: page
-    /// faults (a fork shows as the copy-on-write faults after it, an exec as the new image's)
-    /// or `cpu_ns` of computing. A
-    /// process always runs a little after its last write — returning from it, going back to
-    /// wait for input — so a few microseconds mean nothing.
-    pub fn differs_from(&self, earlier: &Work, cpu_ns: u64) -> bool {
-        self.pid != earlier.pid
-            || self.minor_faults > earlier.minor_faults
-            || self.run_ns > earlier.run_ns + cpu_ns
-    }
-}
-
 /// What a process is doing, as [`PtyProcess::foreground_activity`] tells it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activity {
@@ -777,16 +754,28 @@ impl PtyProcess {
         self.shared.output().read_total
     }
 
-    /// How much work the terminal's foreground process (its group leader) has done so far: a
-    /// process that worked since its last output reached us may have written more that is
-    /// still on its way.
-    pub fn foreground_work(&self) -> Option<Work> {
-        let pid = self.shared.master().process_group_leader()?;
-        Some(Work {
-            pid,
-            run_ns: procfs::run_time_ns(pid)?,
-            minor_faults: procfs::minor_faults(pid)?,
-        })
+    /// Whether there is output the consumer has not processed yet, having processed
+    /// `consumed` bytes ([`output_read`](Self::output_read) counts them): read from the
+    /// terminal but not taken, or written by the program and still inside the kernel. A PTY
+    /// hands a write over to the master through a work queue, which takes milliseconds on a
+    /// busy machine; polling the master completes that hand-over, so everything written before
+    /// this call is seen. A program found asleep before this call has therefore been seen
+    /// whole.
+    pub fn output_pending(&self, consumed: u64) -> bool {
+        // Under the queue's lock the reactor is not between a read and its count.
+        let output = self.shared.output();
+        if output.read_total > consumed {
+            return true;
+        }
+        let master = self.shared.master_fd();
+        let mut fds = [PollFd::new(&master, PollFlags::IN)];
+        let now = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        let readable = matches!(rustix::event::poll(&mut fds, Some(&now)), Ok(n) if n > 0)
+            && fds[0].revents().contains(PollFlags::IN);
+        !output.eof && readable
     }
 
     /// The live members of the child's process tree ([`tree`]); without `/proc`, stand-ins for

@@ -76,26 +76,6 @@ pub(crate) fn children(pid: i32) -> Vec<i32> {
         .unwrap_or_default()
 }
 
-/// How long `pid`'s main thread has run on a CPU, in nanoseconds (`/proc/<pid>/schedstat`).
-pub(crate) fn run_time_ns(pid: i32) -> Option<u64> {
-    std::fs::read_to_string(format!("/proc/{pid}/schedstat"))
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
-/// Minor page faults `pid` has taken (`/proc/<pid>/stat` field 10): a process that forked
-/// takes them as it touches its memory again (copy on write).
-pub(crate) fn minor_faults(pid: i32) -> Option<u64> {
-    proc_stat_fields(pid)?
-        .split_whitespace()
-        .nth(7)?
-        .parse()
-        .ok()
-}
-
 /// The kernel function `pid` sleeps in (empty, or "0", where that is hidden).
 pub(crate) fn wchan(pid: i32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default()

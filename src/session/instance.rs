@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use crate::pty::{
-    Activity, ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess, Termination, Work,
+    Activity, ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess, Termination,
 };
 use crate::term::{Terminal, TerminalOptions};
 
@@ -39,15 +39,6 @@ const SETTLE_QUIET_AWAITING_INPUT: Duration = Duration::from_micros(500);
 const SETTLE_QUIET_OTHER: Duration = Duration::from_millis(3);
 /// How often [`Session::settle`] looks again at a foreground process that is running.
 const SETTLE_RECHECK: Duration = Duration::from_millis(1);
-/// How long [`Session::settle`] waits for output from a foreground process that has run since
-/// its last output reached us (a command that ran and exited, its output still in the
-/// kernel: on a busy machine that takes milliseconds).
-const SETTLE_RAN_REACTION: Duration = Duration::from_millis(20);
-/// How long after input [`Session::settle`] still expects its reaction to be on its way.
-const SETTLE_INPUT_WINDOW: Duration = Duration::from_secs(1);
-/// CPU time (ns) a foreground process must have used since its last output reached us for
-/// [`Session::settle`] to expect more.
-const SETTLE_RAN_CPU_NS: u64 = 1_000_000;
 /// How long [`Session::settle`] waits for a reaction to input that has produced no output yet
 /// (the echo of typed text usually follows within a millisecond; some keys produce none).
 const SETTLE_INPUT_REACTION: Duration = Duration::from_millis(20);
@@ -146,10 +137,6 @@ pub struct Live {
     pub output_at: Instant,
     /// When input was last written to the program.
     pub input_at: Option<Instant>,
-    /// The foreground process and its CPU time when output was last published, and the
-    /// `output_at` that sample belongs to.
-    output_run: Option<Work>,
-    output_run_for: Instant,
     /// Output bytes fed into the terminal so far (see [`PtyProcess::output_read`]).
     fed: u64,
     content_fingerprint: u64,
@@ -266,8 +253,6 @@ impl Session {
                 updated_at: SystemTime::now(),
                 output_at: now,
                 input_at: None,
-                output_run: None,
-                output_run_for: now,
                 fed: 0,
                 content_fingerprint,
                 exited: false,
@@ -368,26 +353,21 @@ impl Session {
     pub fn settle(&self, max: Duration) -> MutexGuard<'_, Live> {
         let until = Instant::now() + max;
         let mut live = self.lock();
-        // When the program was last seen running, or found to have run since its last output
-        // reached us: what it wrote then is handed over by the kernel asynchronously (a PTY
-        // write reaches the master through a work queue, then our reader thread), so quiet
-        // only counts from there, and for the longer time.
+        // When the program was last seen running: it may sleep briefly between writes, so
+        // quiet counts from there, and for the longer time.
         let mut busy_at: Option<Instant> = None;
-        // Set when the program turned out to have run since its last output we have: until
-        // when more output is awaited, and the output it was decided on.
-        let mut ran_wait: Option<(Instant, Instant)> = None;
         while !live.state.is_ended() {
             let now = Instant::now();
             if now >= until {
                 break;
             }
-            // Output already read from the terminal but not fed yet (it is on its way to this
-            // thread's lock): nothing can be settled before it is on screen.
-            if self.process.output_read() > live.fed {
+            let activity = self.process.foreground_activity();
+            // Asked after the activity: all that a program seen asleep has written is then
+            // seen, even what is still on its way to this lock.
+            if activity != Some(Activity::Running) && self.process.output_pending(live.fed) {
                 live = self.wait_change(live, Some((now + SETTLE_RECHECK).min(until)));
                 continue;
             }
-            let activity = self.process.foreground_activity();
             let unanswered = live.input_at.filter(|&input| input > live.output_at);
             let wake = match (activity, unanswered) {
                 // Running: output may come any moment and nothing announces the end of the
@@ -412,54 +392,14 @@ impl Session {
                     };
                     if settled_at > now {
                         settled_at
-                    } else if live.output_run_for != live.output_at {
-                        // The latest output is not published yet (that takes at most
-                        // PUBLISH_INTERVAL): without its CPU-time sample nothing can be told.
-                        now + SETTLE_RECHECK
                     } else {
-                        if ran_wait.is_some_and(|(_, output)| output != live.output_at) {
-                            ran_wait = None;
-                        }
-                        match ran_wait {
-                            Some((deadline, _)) if deadline > now => deadline,
-                            Some(_) => {
-                                // It had its chance: what it ran for produced nothing (more),
-                                // so the next read need not wait for it again.
-                                live.output_run = self.process.foreground_work();
-                                break;
-                            }
-                            None if self.reacting_to_input(&live, now)
-                                && self.ran_since_output(&live) =>
-                            {
-                                let deadline = now + SETTLE_RAN_REACTION;
-                                ran_wait = Some((deadline, live.output_at));
-                                deadline
-                            }
-                            None => break,
-                        }
+                        break;
                     }
                 }
             };
             live = self.wait_change(live, Some(wake.min(until)));
         }
         live
-    }
-
-    /// Whether the program may still be reacting to input: some was written lately. Only
-    /// then is output still inside the kernel worth waiting for; a read that follows no
-    /// input (polling a server's log, the first look after a start) takes the screen as is.
-    fn reacting_to_input(&self, live: &Live, now: Instant) -> bool {
-        live.input_at
-            .is_some_and(|input| now.saturating_duration_since(input) < SETTLE_INPUT_WINDOW)
-    }
-
-    /// Whether the foreground process is another than when its last output reached us, or
-    /// has worked since ([`Work::differs_from`]): what it did may still be on its way to us.
-    fn ran_since_output(&self, live: &Live) -> bool {
-        match (live.output_run, self.process.foreground_work()) {
-            (Some(then), Some(now)) => now.differs_from(&then, SETTLE_RAN_CPU_NS),
-            _ => false,
-        }
     }
 
     /// Writes input to the program. Fails with `session_exited` once it has ended.
@@ -704,8 +644,6 @@ impl Session {
 
     /// Notes whether the processed output changed what the screen shows.
     fn publish(&self, live: &mut Live) {
-        live.output_run = self.process.foreground_work();
-        live.output_run_for = live.output_at;
         let fp = fingerprint(&live.term);
         if fp != live.content_fingerprint {
             live.content_fingerprint = fp;
