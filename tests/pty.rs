@@ -415,3 +415,24 @@ fn the_foreground_process_activity_is_told_apart() {
         Some(Activity::Running)
     );
 }
+
+#[test]
+fn output_written_before_a_program_waits_for_input_is_never_missed() {
+    use shotty::pty::Activity;
+    // A PTY hands output over to the master asynchronously: when the program is seen waiting
+    // for input, its output may not have been read yet (here in 2–5 of 60 rounds).
+    // `output_pending` must see it all the same.
+    for round in 0..200 {
+        let process = PtyProcess::spawn(&sh("printf hello; read x")).expect("spawn");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while process.foreground_activity() != Some(Activity::AwaitingInput) {
+            assert!(
+                Instant::now() < deadline,
+                "round {round}: never seen waiting"
+            );
+            std::hint::spin_loop();
+        }
+        assert!(process.output_pending(0), "round {round}: output missed");
+        process.terminate(Duration::from_secs(1)).expect("stopped");
+    }
+}
