@@ -436,3 +436,48 @@ fn output_written_before_a_program_waits_for_input_is_never_missed() {
         process.terminate(Duration::from_secs(1)).expect("stopped");
     }
 }
+
+#[test]
+fn the_child_starts_clean_in_its_own_session_and_terminal() {
+    // A descriptor this process leaves open across exec (no close-on-exec flag) must not
+    // reach the child; neither may the ignored SIGPIPE of a Rust program.
+    let leaked = rustix::io::dup(std::io::stderr()).expect("dup");
+    let (_, fds) = run(&sh("ls /proc/$$/fd; :"));
+    let mut status = PtyCommand::new("grep");
+    status
+        .args(["-E", "^Sig(Ign|Blk)", "/proc/self/status"])
+        .size(80, 24);
+    let (_, status) = run(&status);
+    drop(leaked);
+    let fds = fds.text();
+    assert_eq!(
+        fds.split_whitespace().collect::<Vec<_>>(),
+        ["0", "1", "2"],
+        "{fds}"
+    );
+    let status = status.text();
+    let mask = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+            .unwrap_or_else(|| panic!("{name} missing: {status}"))
+    };
+    // Signals 32 and 33 are glibc's own: every `posix_spawn` leaves them ignored, and libc
+    // installs its handlers in the child.
+    assert_eq!(mask("SigIgn:") & 0x7fff_ffff, 0, "{status}");
+    assert_eq!(mask("SigBlk:"), 0, "{status}");
+
+    let (_, session) = run(&sh("echo $$ $(ps -o sid= -p $$); tty"));
+    let session = session.text();
+    let ids: Vec<&str> = session.split_whitespace().collect();
+    assert_eq!(
+        ids.first(),
+        ids.get(1),
+        "the child leads its session: {session}"
+    );
+    assert!(
+        ids.get(2).is_some_and(|t| t.starts_with("/dev/pts/")),
+        "{session}"
+    );
+}

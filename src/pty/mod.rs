@@ -11,7 +11,7 @@
 //! growing memory; a program that never reads its input never blocks a writer beyond the
 //! input queue.
 //!
-//! The child is a session leader (portable-pty calls `setsid`), so its pid is also its process
+//! The child is a session leader ([`spawn`]), so its pid is also its process
 //! group and session id. Stopping ends its whole process tree ([`tree`]): every process group
 //! of that session (pipelines, background jobs, the job-control groups of interactive shells),
 //! and every descendant that left it (`setsid`, double forks).
@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use portable_pty::{PtySize, native_pty_system};
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::process::{Pid, Signal};
 
@@ -36,6 +36,7 @@ use crate::term::Terminal;
 mod fdio;
 mod procfs;
 mod reactor;
+mod spawn;
 mod tree;
 
 pub use fdio::{Events, PtyInput};
@@ -98,7 +99,7 @@ pub enum PtyError {
         /// Human-readable reason, e.g. "No such file or directory".
         reason: String,
     },
-    /// The working directory is unusable (portable-pty would silently fall back to `$HOME`).
+    /// The working directory is unusable.
     Cwd {
         /// The directory asked for.
         path: PathBuf,
@@ -315,8 +316,8 @@ impl PtyCommand {
         self.height
     }
 
-    /// The environment the child will get: the caller's, with the recorded changes applied.
-    /// (portable-pty additionally sets `SHELL` if it is missing.)
+    /// The environment the child will get: the caller's, with the recorded changes applied,
+    /// and `SHELL` from the password database if it is not set.
     pub fn effective_env(&self) -> BTreeMap<OsString, OsString> {
         let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
         for op in &self.env {
@@ -330,6 +331,8 @@ impl PtyCommand {
                 EnvOp::Clear => env.clear(),
             }
         }
+        // Programs that start a shell (an editor's `:!`, tmux) look here.
+        env.entry("SHELL".into()).or_insert_with(spawn::login_shell);
         env
     }
 
@@ -355,15 +358,14 @@ impl PtyCommand {
         }
     }
 
-    /// Finds the program the way `execvp` would, so that a missing program is reported cleanly
-    /// before anything is spawned. Returns the name to hand to portable-pty: unchanged for a
-    /// `PATH` lookup (its own search agrees), `./`-prefixed for a relative path with a slash
-    /// (portable-pty would otherwise search `PATH` for it).
+    /// Finds the program the way `execvp` would, in the child's `PATH` and relative to its
+    /// working directory, so that a missing program is reported cleanly before anything is
+    /// spawned. Returns the executable's path.
     fn resolve_program(
         &self,
         cwd: &Path,
         env: &BTreeMap<OsString, OsString>,
-    ) -> Result<OsString, PtyError> {
+    ) -> Result<PathBuf, PtyError> {
         let name = self.program.to_string_lossy().into_owned();
         let fail = |kind: io::ErrorKind, reason: &str| PtyError::CannotRun {
             program: name.clone(),
@@ -375,21 +377,18 @@ impl PtyCommand {
         }
         let path = Path::new(&self.program);
         if self.program.as_encoded_bytes().contains(&b'/') {
-            check_executable(&cwd.join(path)).map_err(|(kind, reason)| fail(kind, reason))?;
-            if path.is_relative() && !path.starts_with(".") && !path.starts_with("..") {
-                let mut dotted = OsString::from("./");
-                dotted.push(&self.program);
-                return Ok(dotted);
-            }
-            return Ok(self.program.clone());
+            let executable = cwd.join(path);
+            check_executable(&executable).map_err(|(kind, reason)| fail(kind, reason))?;
+            return Ok(executable);
         }
         let Some(search) = env.get(OsStr::new("PATH")) else {
             return Err(fail(io::ErrorKind::NotFound, "PATH is not set"));
         };
         let mut denied = None;
         for dir in std::env::split_paths(search) {
-            match check_executable(&cwd.join(dir).join(path)) {
-                Ok(()) => return Ok(self.program.clone()),
+            let executable = cwd.join(dir).join(path);
+            match check_executable(&executable) {
+                Ok(()) => return Ok(executable),
                 Err((io::ErrorKind::NotFound, _)) => {}
                 Err(other) => denied = denied.or(Some(other)),
             }
@@ -607,55 +606,49 @@ impl PtyProcess {
         }
         let cwd = cmd.resolved_cwd()?;
         let env = cmd.effective_env();
-        let program = cmd.resolve_program(&cwd, &env)?;
+        let executable = cmd.resolve_program(&cwd, &env)?;
         let name = cmd.program.to_string_lossy().into_owned();
 
         let pair = native_pty_system()
             .openpty(pty_size(cmd.width, cmd.height))
             .map_err(|e| pty_error("open", e))?;
-        let mut builder = CommandBuilder::new(&program);
-        builder.args(&cmd.args);
-        // portable-pty defaults to $HOME, not our directory.
-        builder.cwd(&cwd);
-        builder.env_clear();
-        for (k, v) in &env {
-            builder.env(k, v);
-        }
+        let terminal = pair
+            .master
+            .tty_name()
+            .ok_or_else(|| pty_error("open", "the terminal has no name"))?;
         // Inherited by everything the child starts, so a double-forked daemon is still found.
         let tag = tree::new_tag();
-        builder.env(TREE_ENV, &tag);
-        let child = pair
-            .slave
-            .spawn_command(builder)
-            .map_err(|e| PtyError::CannotRun {
-                program: name.clone(),
-                kind: e
-                    .downcast_ref::<io::Error>()
-                    .map_or(io::ErrorKind::Other, io::Error::kind),
-                reason: e
-                    .downcast_ref::<io::Error>()
-                    .map_or_else(|| e.to_string(), os_message),
-            })?;
+        let mut env = env;
+        env.insert(TREE_ENV.into(), tag.clone().into());
+        let env: Vec<(OsString, OsString)> = env.into_iter().collect();
+        let argv: Vec<&OsStr> = std::iter::once(cmd.program.as_os_str())
+            .chain(cmd.args.iter().map(OsString::as_os_str))
+            .collect();
+        let pid = spawn::Spawn {
+            executable: &executable,
+            argv: &argv,
+            env: &env,
+            cwd: &cwd,
+            terminal: &terminal,
+        }
+        .run()
+        .map_err(|e| PtyError::CannotRun {
+            program: name.clone(),
+            kind: e.kind(),
+            reason: os_message(&e),
+        })?;
         // Our copy of the slave must go, or the master never reports end-of-file.
         drop(pair.slave);
 
-        let raw_pid = child.process_id().and_then(|p| i32::try_from(p).ok());
-        let Some(pid) = raw_pid.and_then(Pid::from_raw) else {
-            return Err(pty_error("spawn", "the child has no pid"));
-        };
         let shared = match fdio::Shared::new(pair.master, pid) {
             Ok(shared) => shared,
             Err(e) => {
                 // Nothing can watch it: end it rather than orphan it.
-                let mut child = child;
-                let _ = child.kill();
-                let _ = child.wait();
+                let _ = rustix::process::kill_process(pid, Signal::KILL);
+                let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::empty());
                 return Err(e);
             }
         };
-        // The boxed std::process::Child does nothing on drop; the process descriptor owns the
-        // child's exit from here on.
-        drop(child);
         let shared = Arc::new(shared);
         // From here on a failure drops the process, which kills the child.
         let process = PtyProcess {

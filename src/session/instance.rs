@@ -20,8 +20,7 @@ use super::error::{ErrorCode, SessionError};
 pub const BATCH_BYTES: usize = 1 << 20;
 
 /// Stack of a session's thread: it parses, snapshots and writes records, nothing deeply
-/// recursive, and a host with a thousand sessions forks every new program from an address
-/// space holding all their stacks.
+/// recursive.
 const SESSION_THREAD_STACK: usize = 512 * 1024;
 
 /// Time between SIGTERM and SIGKILL when a session is stopped.
