@@ -150,9 +150,11 @@ impl Client {
         if let Some(e) = response.session_error() {
             return Err(e.into());
         }
-        response
+        let result = response
             .result
-            .ok_or_else(|| unavailable("the session host sent neither result nor error").into())
+            .ok_or_else(|| unavailable("the session host sent neither result nor error"))?;
+        serde_json::from_str(result.get())
+            .map_err(|e| unavailable(format!("unreadable reply from the session host: {e}")).into())
     }
 
     /// Reads one reply line, watching the cancellation pipe and the timeout.

@@ -29,8 +29,8 @@ use super::error::{ErrorCode, SessionError};
 use super::hangup::HangupWatch;
 use super::instance::{Outcome, STOP_GRACE, Session, SessionSpec, State, StopReason};
 use super::protocol::{
-    HistoryParams, IdParams, ListParams, MAX_LINE, ReadParams, ResizeParams, Response, SendParams,
-    SendStep, StartParams, StopParams, WaitParams, params,
+    HistoryParams, IdParams, ListParams, ListReply, MAX_LINE, ReadParams, ResizeParams, Response,
+    SendParams, SendStep, SessionSummary, StartParams, StopParams, WaitParams, params,
 };
 use super::rows::{Rows, RowsError};
 use super::wait::{Target, Until, WaitCondition, WaitResult, wait};
@@ -564,7 +564,7 @@ impl Host {
         *self.last_activity.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
     }
 
-    fn summary(&self, id: &str, entry: &Entry) -> Value {
+    fn summary(&self, id: &str, entry: &Entry) -> SessionSummary {
         match entry {
             Entry::Live(l) => {
                 let live = l.session.lock();
@@ -587,53 +587,67 @@ impl Host {
                         d
                     }
                 };
-                json!({
-                    "sessionId": id,
-                    "state": live.state,
-                    "processId": l.session.pid(),
-                    "exitCode": live.exit_code,
-                    "signal": live.signal,
-                    "width": live.term.width(),
-                    "height": live.term.height(),
-                    "command": l.meta.command,
-                    "title": l.meta.title.clone().unwrap_or_else(|| live.term.screen().title().to_owned()),
-                    "group": l.meta.group,
-                    "cwd": l.meta.cwd,
-                    "createdAt": rfc3339(l.meta.created_at),
-                    "updatedAt": rfc3339(live.updated_at),
-                    "urls": urls,
-                    "outputLines": output_lines,
-                })
+                SessionSummary {
+                    command: l.meta.command.clone(),
+                    created_at: rfc3339(l.meta.created_at),
+                    cwd: l.meta.cwd.clone(),
+                    exit_code: live.exit_code,
+                    expires_at: None,
+                    group: l.meta.group.clone(),
+                    height: live.term.height(),
+                    outcome: None,
+                    output_lines,
+                    process_id: l.session.pid(),
+                    session_id: id.to_owned(),
+                    signal: live.signal.clone(),
+                    state: live.state,
+                    stop_reason: None,
+                    title: l
+                        .meta
+                        .title
+                        .clone()
+                        .unwrap_or_else(|| live.term.screen().title().to_owned()),
+                    updated_at: rfc3339(live.updated_at),
+                    urls,
+                    width: live.term.width(),
+                }
             }
-            Entry::Ended(r) => json!({
-                "sessionId": id,
-                "state": r.state,
-                "processId": r.process_id,
-                "exitCode": r.exit_code,
-                "signal": r.signal,
-                "width": r.snapshot.width,
-                "height": r.snapshot.height,
-                "command": r.meta.command,
-                "title": r.meta.title.clone().unwrap_or_else(|| r.snapshot.title.clone()),
-                "group": r.meta.group,
-                "cwd": r.meta.cwd,
-                "createdAt": rfc3339(r.meta.created_at),
-                "updatedAt": rfc3339(r.updated_at),
-                "outcome": r.outcome,
-                "stopReason": r.stop_reason,
-                "expiresAt": rfc3339(r.expires_at),
-                "urls": detect_urls(&r.snapshot.text()),
-                "outputLines": written_lines(&r.history),
-            }),
+            Entry::Ended(r) => SessionSummary {
+                command: r.meta.command.clone(),
+                created_at: rfc3339(r.meta.created_at),
+                cwd: r.meta.cwd.clone(),
+                exit_code: r.exit_code,
+                expires_at: Some(rfc3339(r.expires_at)),
+                group: r.meta.group.clone(),
+                height: r.snapshot.height as usize,
+                outcome: Some(r.outcome),
+                output_lines: written_lines(&r.history),
+                process_id: r.process_id,
+                session_id: id.to_owned(),
+                signal: r.signal.clone(),
+                state: r.state,
+                stop_reason: Some(r.stop_reason),
+                title: r
+                    .meta
+                    .title
+                    .clone()
+                    .unwrap_or_else(|| r.snapshot.title.clone()),
+                updated_at: rfc3339(r.updated_at),
+                urls: detect_urls(&r.snapshot.text()),
+                width: r.snapshot.width as usize,
+            },
         }
     }
 
-    fn list(&self, p: ListParams) -> Result<Value, SessionError> {
+    fn list(&self, p: ListParams) -> Result<ListReply, SessionError> {
         self.sweep();
-        if let Some(s) = &p.state {
-            serde_json::from_value::<State>(json!(s))
-                .map_err(|_| SessionError::invalid_request(format!("unknown state {s:?}")))?;
-        }
+        let state = match &p.state {
+            Some(s) => Some(
+                serde_json::from_value::<State>(json!(s))
+                    .map_err(|_| SessionError::invalid_request(format!("unknown state {s:?}")))?,
+            ),
+            None => None,
+        };
         let entries: Vec<(String, Entry)> = self
             .entries()
             .iter()
@@ -658,27 +672,20 @@ impl Host {
                 ended => ended,
             };
             let summary = self.summary(&id, &entry);
-            let ended = summary["state"]
-                .as_str()
-                .is_some_and(|s| matches!(s, "exited" | "stopped" | "unavailable"));
-            if ended && !p.all && p.state.is_none() {
-                continue;
+            let ended = matches!(
+                summary.state,
+                State::Exited | State::Stopped | State::Unavailable
+            );
+            let shown = match (&p.group, state) {
+                (Some(group), _) if summary.group.as_ref() != Some(group) => false,
+                (_, Some(state)) => summary.state == state,
+                _ => !ended || p.all,
+            };
+            if shown {
+                sessions.push(summary);
             }
-            if p.group
-                .as_ref()
-                .is_some_and(|g| summary["group"] != json!(g))
-            {
-                continue;
-            }
-            if p.state
-                .as_ref()
-                .is_some_and(|s| summary["state"] != json!(s))
-            {
-                continue;
-            }
-            sessions.push(summary);
         }
-        Ok(json!({ "sessions": sessions }))
+        Ok(ListReply { sessions })
     }
 
     /// The session's screen, settled first if asked, given to `view` (a live terminal or an

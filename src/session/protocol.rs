@@ -5,8 +5,10 @@
 use rmcp::schemars::{self, JsonSchema};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::error::{ErrorCode, SessionError};
+use super::instance::{Outcome, State, StopReason};
 use crate::rpc::{RpcError, code};
 
 /// The longest request line the host reads; longer lines are answered with an error.
@@ -33,9 +35,10 @@ pub struct Response {
     pub jsonrpc: String,
     /// The request's id (`null` when it could not be read).
     pub id: Value,
-    /// Success.
+    /// Success, serialised when the response is made (a large result, such as the `list` of a
+    /// thousand sessions, is never built as a `Value` tree).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
+    pub result: Option<Box<RawValue>>,
     /// Failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<RpcError>,
@@ -43,19 +46,28 @@ pub struct Response {
 
 impl Response {
     /// A success.
-    pub fn ok(id: Value, result: Value) -> Response {
-        Response {
-            jsonrpc: "2.0".into(),
-            id,
-            result: Some(result),
-            error: None,
+    pub fn ok(id: Value, result: &impl Serialize) -> Response {
+        match serde_json::value::to_raw_value(result) {
+            Ok(raw) => Response {
+                jsonrpc: "2.0".into(),
+                id,
+                result: Some(raw),
+                error: None,
+            },
+            Err(e) => Response::err(
+                id,
+                &SessionError::new(
+                    ErrorCode::SessionError,
+                    format!("the result cannot be written: {e}"),
+                ),
+            ),
         }
     }
 
     /// The response for a method's result.
-    pub fn from_result(id: Value, result: Result<Value, SessionError>) -> Response {
+    pub fn from_result(id: Value, result: Result<impl Serialize, SessionError>) -> Response {
         match result {
-            Ok(v) => Response::ok(id, v),
+            Ok(v) => Response::ok(id, &v),
             Err(e) => Response::err(id, &e),
         }
     }
@@ -180,6 +192,59 @@ pub struct ListParams {
     /// Only this state.
     #[serde(default)]
     pub state: Option<String>,
+}
+
+/// One session in a `list` reply. The keys are in alphabetical order, like those of every
+/// other reply (serde_json's maps are sorted).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    /// The program and its arguments.
+    pub command: Vec<String>,
+    /// When it started (RFC 3339).
+    pub created_at: String,
+    /// Its working directory.
+    pub cwd: String,
+    /// Exit code, once the program exited by itself.
+    pub exit_code: Option<i32>,
+    /// Ended sessions: when the record is deleted (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// Its group, if it was given one.
+    pub group: Option<String>,
+    /// Rows.
+    pub height: usize,
+    /// Ended sessions: how it ended (`null` if that cannot be told).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Option<Outcome>>,
+    /// Lines of output written so far (scrollback and screen, up to the last non-blank one).
+    pub output_lines: usize,
+    /// The program's pid (also its session and process group).
+    pub process_id: u32,
+    /// The session's id.
+    pub session_id: String,
+    /// Name of the signal that ended it.
+    pub signal: Option<String>,
+    /// Lifecycle state.
+    pub state: State,
+    /// Ended sessions: why it was stopped (`null` if it was not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<Option<StopReason>>,
+    /// The title given at start, else the terminal's title.
+    pub title: String,
+    /// When anything last changed (RFC 3339).
+    pub updated_at: String,
+    /// URLs on the screen.
+    pub urls: Vec<String>,
+    /// Columns.
+    pub width: usize,
+}
+
+/// The `list` reply.
+#[derive(Clone, Debug, Serialize)]
+pub struct ListReply {
+    /// The sessions, by id.
+    pub sessions: Vec<SessionSummary>,
 }
 
 /// `read` (also the MCP `read` tool's arguments).
