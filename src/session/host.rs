@@ -18,6 +18,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use regex::RegexBuilder;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::lines::{Line, read_line, rfc3339};
@@ -218,8 +219,8 @@ type Deferred = Box<dyn FnOnce() -> Result<Value, SessionError> + Send>;
 
 /// What a method gives the executor.
 enum Answer {
-    /// The result.
-    Now(Value),
+    /// The result, serialised.
+    Now(Box<RawValue>),
     /// Work to finish on a thread of its own (it holds no lock the executor needs).
     Later(Deferred),
 }
@@ -1059,7 +1060,8 @@ impl Host {
         Ok(reply)
     }
 
-    /// Runs one request (everything but `wait`) and sends its response to `reply`. A panic
+    /// Runs one request (everything but `wait`) and sends its response to `reply`: on the
+    /// executor, or on the connection's thread for [`Host::answered_on_connection`] methods. A panic
     /// inside it becomes a `session_error` reply: whatever one request does, the host keeps
     /// serving everyone. Work that takes long (a stop's grace period) is finished on a thread
     /// of its own, which replies when done; the executor goes on with the next request.
@@ -1095,14 +1097,27 @@ impl Host {
         let _ = reply.send(Response::from_result(id, result));
     }
 
-    /// The method's outcome; `None` for an unknown method. (`wait` and `list` never come here:
-    /// they are answered on their connections' threads.)
+    /// Whether `method` is answered on its connection's thread rather than by the executor:
+    /// those that only read (a `list` of a thousand sessions, a `read` that waits for the
+    /// screen to settle) never hold up the other clients' requests. `ping` stays with the
+    /// executor: its answer tells that the executor is alive.
+    fn answered_on_connection(method: &str) -> bool {
+        matches!(method, "list" | "read" | "snapshot" | "history")
+    }
+
+    /// The method's outcome; `None` for an unknown method. (`wait` never comes here: it is
+    /// answered on its connection's thread.)
     fn dispatch(self: &Arc<Self>, request: rpc::Request) -> Option<Result<Answer, SessionError>> {
         if self.panic_in.as_deref() == Some(request.method.as_str()) {
             panic!("{PANIC_HOOK_ENV} asked for a panic in {:?}", request.method);
         }
         let p = Value::Object(request.params);
-        let now = |r: Result<Value, SessionError>| r.map(Answer::Now);
+        fn now(r: Result<impl Serialize, SessionError>) -> Result<Answer, SessionError> {
+            let result = r?;
+            serde_json::value::to_raw_value(&result)
+                .map(Answer::Now)
+                .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))
+        }
         Some(match request.method.as_str() {
             "start" => now(params(p).and_then(|p| self.start(p))),
             "read" => now(params(p).and_then(|p| self.read(p))),
@@ -1110,8 +1125,9 @@ impl Host {
             "send" => now(params(p).and_then(|p| self.send(p))),
             "resize" => now(params(p).and_then(|p| self.resize(p))),
             "history" => now(params(p).and_then(|p| self.history(p))),
+            "list" => now(params(p).and_then(|p| self.list(p))),
             "stop" => params(p).and_then(|p| self.stop(p)).map(Answer::Later),
-            "ping" => Ok(Answer::Now(json!({ "pid": std::process::id() }))),
+            "ping" => now(Ok(json!({ "pid": std::process::id() }))),
             _ => return None,
         })
     }
@@ -1247,18 +1263,11 @@ fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) 
             let _ = write_response(&mut writer, &response);
             let _ = writer.shutdown(std::net::Shutdown::Both);
             return;
-        } else if request.method == "list" {
-            // Only reads: answered on this connection's thread, so a list of a thousand
-            // sessions never holds the executor the other clients' requests wait for.
-            host.touch();
-            let result = catch_panic("list", || {
-                params(Value::Object(request.params)).and_then(|p| host.list(p))
-            })
-            .and_then(|r| r);
-            Response::from_result(request.id, result)
         } else {
             let (tx, rx) = mpsc::sync_channel(1);
-            if jobs.send(Job::Request(request, tx)).is_err() {
+            if Host::answered_on_connection(&request.method) {
+                host.execute(request, tx);
+            } else if jobs.send(Job::Request(request, tx)).is_err() {
                 return;
             }
             match rx.recv() {
