@@ -1214,6 +1214,82 @@ fn host_shutdown_ends_every_stubborn_session() {
     assert_eq!(reasons, vec!["shutdown"; 20], "{listed}");
 }
 
+#[test]
+fn host_shutdown_in_a_stream_of_starts_leaves_no_process() {
+    let _exclusive = exclusive();
+    let env = Env::new();
+    env.ok(&["list"]);
+    // Every program of this test runs `sleep` with this argument: whatever the host started,
+    // reported or not, can be found by it.
+    let token = format!("300.{}{}", std::process::id(), procs::ticks_now() % 100_000);
+    let script = format!("trap '' TERM HUP; exec sleep {token}");
+    let host = env.connection().call("ping", json!({}))["pid"]
+        .as_u64()
+        .expect("host pid") as u32;
+    let host = procs::Seen::now(host);
+    let starters: Vec<_> = (0..4)
+        .map(|_| {
+            let socket = env.socket();
+            let script = script.clone();
+            std::thread::spawn(move || {
+                let Ok(mut s) = UnixStream::connect(&socket) else {
+                    return 0;
+                };
+                let _ = s.set_read_timeout(Some(Duration::from_secs(30)));
+                let mut reader = BufReader::new(s.try_clone().expect("clone"));
+                let request = json!({ "jsonrpc": "2.0", "id": 1, "method": "start",
+                    "params": { "command": ["sh", "-c", script], "width": 20, "height": 2 } });
+                let mut line = serde_json::to_vec(&request).expect("json");
+                line.push(b'\n');
+                let mut started = 0;
+                // Until the host refuses or goes away.
+                loop {
+                    let mut reply = String::new();
+                    if s.write_all(&line).is_err()
+                        || !matches!(reader.read_line(&mut reply), Ok(n) if n > 0)
+                    {
+                        return started;
+                    }
+                    if !reply.contains("\"result\"") {
+                        return started;
+                    }
+                    started += 1;
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(150));
+    Command::new("kill")
+        .args(["-TERM", &host.pid.to_string()])
+        .status()
+        .expect("kill");
+    let started: usize = starters
+        .into_iter()
+        .map(|t| t.join().expect("starter"))
+        .sum();
+    assert!(started > 0, "no start was answered before the shutdown");
+    procs::assert_all_gone(&[host]);
+    let left = || {
+        procs::all()
+            .into_iter()
+            .filter(|p| {
+                std::fs::read(format!("/proc/{}/cmdline", p.pid))
+                    .is_ok_and(|c| c.split(|&b| b == 0).any(|arg| arg == token.as_bytes()))
+            })
+            .map(|p| p.pid)
+            .collect::<Vec<_>>()
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !left().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        left(),
+        Vec::<u32>::new(),
+        "programs outlived the host ({started} starts answered)"
+    );
+}
+
 /// Threads and open files of a process.
 fn threads_and_fds(pid: u32) -> (usize, usize) {
     let count = |dir: String| std::fs::read_dir(dir).map_or(0, |d| d.count());

@@ -13,7 +13,7 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use regex::RegexBuilder;
@@ -212,6 +212,10 @@ pub struct Host {
     last_activity: Mutex<Instant>,
     /// The method [`PANIC_HOOK_ENV`] names.
     panic_in: Option<String>,
+    /// Set once the host shuts down. A start holds it for reading from before its spawn
+    /// until its session is listed, so a shutdown (which takes it for writing) sees every
+    /// session started before it, and no session starts after it.
+    closing: RwLock<bool>,
 }
 
 /// Work finished off the executor, whose result is the reply.
@@ -329,6 +333,7 @@ impl Host {
             idle_exit,
             last_activity: Mutex::new(Instant::now()),
             panic_in: std::env::var(PANIC_HOOK_ENV).ok().filter(|m| !m.is_empty()),
+            closing: RwLock::new(false),
         };
         host.load_retained();
         Ok(host)
@@ -513,6 +518,13 @@ impl Host {
             .filter(|&&port| std::net::TcpListener::bind(("127.0.0.1", port)).is_err())
             .map(|port| format!("port {port} is already in use"))
             .collect();
+        let closing = self.closing.read().unwrap_or_else(|e| e.into_inner());
+        if *closing {
+            return Err(SessionError::new(
+                ErrorCode::HostUnavailable,
+                "the session host is shutting down",
+            ));
+        }
         let id = new_session_id()?;
         let spec = SessionSpec {
             command: p.command.clone(),
@@ -544,6 +556,7 @@ impl Host {
         });
         self.entries()
             .insert(id.clone(), Entry::Live(Arc::clone(&entry)));
+        drop(closing);
         // The session's own thread writes its record when it ends: no thread waits for that.
         let host = Arc::clone(self);
         session.on_end(Box::new(move || {
@@ -1149,6 +1162,7 @@ impl Host {
     /// Stops every live session (host shutdown), all trees together with one grace period,
     /// and writes their records.
     fn shutdown(&self) {
+        *self.closing.write().unwrap_or_else(|e| e.into_inner()) = true;
         let live: Vec<Arc<LiveEntry>> = self
             .entries()
             .values()
