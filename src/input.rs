@@ -256,8 +256,13 @@ impl<R: BufRead> CastReader<R> {
     }
 }
 
-/// Streams raw bytes from `reader` into `term` in bounded chunks.
+/// Streams raw output from `reader` into `term` in bounded chunks. Raw output was written to
+/// a pipe or a file, not to a terminal, so no terminal driver turned its line feeds into
+/// CR LF: line feed/new line mode (LNM) is set first, and a bare LF starts a new line as it
+/// would have on a terminal (CR LF stays one line break). Recordings ([`CastReader`]) and
+/// programs in a PTY are played exactly as they are.
 pub fn play_raw(reader: &mut impl io::Read, term: &mut Terminal) -> io::Result<()> {
+    term.advance(b"\x1b[20h");
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         match reader.read(&mut buf) {

@@ -121,11 +121,13 @@ pub struct WriteArgs {
 pub struct WaitArgs {
     /// The session id.
     pub session_id: String,
-    /// Wait for this literal text on the screen. Give exactly one of `match`, `regex`,
-    /// `idle`, `exit`.
+    /// Wait for this literal text on the screen; blanks on screen are spaces (`">>> "` is
+    /// found) and a line break is a row's end. Give exactly one of `match`, `regex`, `idle`,
+    /// `exit`.
     #[serde(default, rename = "match")]
     pub text: Option<String>,
-    /// Wait for a regular expression (Rust regex syntax) to match the screen text.
+    /// Wait for a regular expression (Rust regex syntax) to match the screen text, one line
+    /// per row; `^` and `$` anchor lines.
     #[serde(default)]
     pub regex: Option<String>,
     /// Wait until the screen has not changed for this many milliseconds.

@@ -239,3 +239,66 @@ fn failed_render_leaves_no_file() {
     assert!(!path.exists());
     assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0);
 }
+
+#[test]
+fn every_command_answers_help_and_every_option_is_explained() {
+    let commands: &[&[&str]] = &[
+        &[],
+        &["capture"],
+        &["render"],
+        &["diff"],
+        &["serve"],
+        &["mcp"],
+        &["themes"],
+        &["session"],
+        &["session", "start"],
+        &["session", "list"],
+        &["session", "read"],
+        &["session", "wait"],
+        &["session", "send"],
+        &["session", "resize"],
+        &["session", "capture"],
+        &["session", "inspect"],
+        &["session", "history"],
+        &["session", "stop"],
+    ];
+    for command in commands {
+        let mut args = command.to_vec();
+        args.push("--help");
+        let out = shotty(&args, b"");
+        let text = stdout(&out);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert!(text.contains("Usage:"), "{args:?}: {text}");
+        // An option line is `  -x, --name <V>  what it does` (or the text on the next line).
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let flag = line.trim_start();
+            if !(flag.starts_with("--") || flag.starts_with('-') && flag.get(2..4) == Some(", ")) {
+                continue;
+            }
+            let explained = flag.split("  ").filter(|s| !s.is_empty()).count() > 1
+                || lines
+                    .get(i + 1)
+                    .is_some_and(|next| next.starts_with("          ") && !next.trim().is_empty());
+            assert!(explained, "{args:?}: no help for {flag:?}");
+        }
+    }
+}
+
+#[test]
+fn bare_line_feeds_are_one_rule_for_raw_input_and_recordings_play_exactly() {
+    let raw = b"ab\ncd\r\nef\n";
+    let rendered = shotty(&["render", "--format", "txt"], raw);
+    assert_eq!(
+        stdout(&rendered).trim_end(),
+        "ab\ncd\nef",
+        "{}",
+        stderr(&rendered)
+    );
+    let piped = shotty(&["--format", "txt", "-o", "-"], raw);
+    assert_eq!(stdout(&piped).trim_end(), stdout(&rendered).trim_end());
+    // A recording was made on a terminal: a bare LF there only moves down.
+    let cast = "{\"version\": 2, \"width\": 10, \"height\": 3}\n[0.1, \"o\", \"ab\\ncd\"]\n";
+    let out = shotty(&["render", "--format", "txt"], cast.as_bytes());
+    assert_eq!(stdout(&out).trim_end(), "ab\n  cd", "{}", stderr(&out));
+}

@@ -1290,6 +1290,47 @@ fn host_shutdown_in_a_stream_of_starts_leaves_no_process() {
     );
 }
 
+#[test]
+fn waits_see_trailing_spaces_and_anchor_lines() {
+    let env = Env::new();
+    // python3's prompt is ">>> ", the space a blank cell at the end of its row.
+    let python = env.start(&["--", "python3", "-q"]);
+    env.ok(&["wait", &python, "--text", ">>> ", "--timeout", "10s"]);
+    // A needle with a space before a line break is found at the row's full width too.
+    let lines = env.start(&["--", "sh", "-c", "printf 'one \\ntwo\\n'; exec sleep 30"]);
+    env.ok(&["wait", &lines, "--text", "one \ntwo", "--timeout", "10s"]);
+    // `^` anchors a line, not only the start of the screen.
+    let marks = env.start(&[
+        "--",
+        "sh",
+        "-c",
+        "echo first; echo '[0] ready'; exec sleep 30",
+    ]);
+    env.ok(&[
+        "wait",
+        &marks,
+        "--regex",
+        "^\\[0\\] ready$",
+        "--timeout",
+        "10s",
+    ]);
+    env.ok(&["stop", &python, &lines, &marks]);
+}
+
+#[test]
+fn text_that_starts_with_a_dash_is_text() {
+    let env = Env::new();
+    let cat = env.start(&["--", "cat"]);
+    env.ok(&["send", &cat, "--text", "- item", "--text", "\r"]);
+    env.ok(&[
+        "send", &cat, "--text", "-v", "--paste", "-x", "--keys", "Enter",
+    ]);
+    env.ok(&["wait", &cat, "--text", "-v-x", "--timeout", "10s"]);
+    env.ok(&["wait", &cat, "--text", "- item", "--timeout", "10s"]);
+    env.ok(&["history", &cat, "--grep", "-v"]);
+    env.ok(&["stop", &cat]);
+}
+
 /// Threads and open files of a process.
 fn threads_and_fds(pid: u32) -> (usize, usize) {
     let count = |dir: String| std::fs::read_dir(dir).map_or(0, |d| d.count());

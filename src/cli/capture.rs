@@ -76,9 +76,8 @@ pub struct CaptureArgs {
     env: Vec<(String, String)>,
     #[command(flatten)]
     appearance: AppearanceArgs,
-    /// Print help.
-    #[arg(long, action = clap::ArgAction::Help)]
-    help: Option<bool>,
+    #[command(flatten)]
+    help: super::HelpFlag,
     /// The command and its arguments (after `--`); without one, stdin is rendered.
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -218,9 +217,6 @@ fn pipe(args: CaptureArgs) -> Result<i32, String> {
     }
     args.appearance.to_appearance(None)?;
     let mut term = args.terminal();
-    // Piped output has bare LFs (no terminal turned them into CR LF): line feed/new line mode
-    // makes LF return the carriage as the tty would have.
-    term.advance(b"\x1b[20h");
     if let Some(header) = args.header_bytes() {
         term.advance(&header);
     }

@@ -13,6 +13,8 @@ use super::output::{resolve_format, write_output};
 /// Arguments of `shotty diff`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
+    #[command(flatten)]
+    help: super::HelpFlag,
     /// The reference: an SVG written by shotty (with its metadata) or a JSON snapshot.
     expected: PathBuf,
     /// The output to check, in either form.

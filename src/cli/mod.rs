@@ -9,7 +9,7 @@ mod serve;
 mod session;
 mod themes;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 /// Terminal screenshots and terminal automation.
 ///
@@ -29,6 +29,15 @@ struct Cli {
     command: Option<Command>,
     #[command(flatten)]
     capture: Box<capture::CaptureArgs>,
+}
+
+/// `--help` (long only): the top level turns clap's own help flag off, because `-h` is
+/// `--height` there, and every subcommand takes this one instead.
+#[derive(Debug, Args)]
+pub(super) struct HelpFlag {
+    /// Print help.
+    #[arg(long, action = clap::ArgAction::Help)]
+    help: Option<bool>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -51,7 +60,7 @@ enum Command {
     Serve(Box<serve::ServeArgs>),
     /// Serve the session tools over the Model Context Protocol on stdin/stdout (see
     /// docs/mcp.md).
-    Mcp,
+    Mcp(HelpFlag),
     /// List the built-in colour themes.
     Themes(themes::ThemesArgs),
 }
@@ -87,7 +96,7 @@ pub fn run() -> i32 {
         // Handled before parsing (see above); reached only through odd spellings.
         Some(Command::Session { args }) => Ok(session::main(args)),
         Some(Command::Diff(args)) => diff::run(*args),
-        Some(Command::Mcp) => shotty::mcp::serve().map(|()| 0),
+        Some(Command::Mcp(_)) => shotty::mcp::serve().map(|()| 0),
         // Handled before parsing, like `session`.
         Some(Command::Serve(args)) => Ok(serve::run(*args)),
     };

@@ -16,8 +16,11 @@ use super::output::{format_arg, resolve_format, write_output};
 /// Arguments of `shotty render`.
 #[derive(Debug, Args)]
 pub struct RenderArgs {
+    #[command(flatten)]
+    help: super::HelpFlag,
     /// Input file: raw terminal output or an asciicast (.cast) recording; `-` or nothing for
-    /// stdin.
+    /// stdin. In raw output a bare LF starts a new line (as a terminal driver makes it);
+    /// recordings play exactly.
     file: Option<PathBuf>,
     /// Terminal columns (default: the recording's, else 100).
     #[arg(long, value_parser = dimension)]

@@ -50,33 +50,43 @@ fn ms(d: Duration) -> u64 {
 /// Start a program in a new background terminal.
 #[derive(Debug, Parser)]
 struct StartArgs {
+    /// Columns (1–500).
     #[arg(long, default_value_t = 100, value_parser = dimension)]
     width: u16,
+    /// Rows (1–500).
     #[arg(long, default_value_t = 24, value_parser = dimension)]
     height: u16,
+    /// Working directory of the program (default: the current one).
     #[arg(long)]
     cwd: Option<PathBuf>,
-    #[arg(long = "env", value_parser = env_pair)]
+    /// Set a variable for the program (repeatable).
+    #[arg(long = "env", value_parser = env_pair, value_name = "KEY=VALUE")]
     env: Vec<(String, String)>,
+    /// A title for `list` (default: the title the program sets).
     #[arg(long)]
     title: Option<String>,
+    /// A group name, for `list --group` and `stop --group`.
     #[arg(long)]
     group: Option<String>,
-    /// Stop the session after this long.
+    /// Stop the session after this long (e.g. 30s, 5m; default: never).
     #[arg(long, value_parser = parse_duration)]
     timeout: Option<Duration>,
     /// Keep the ended session this long (default 24h).
     #[arg(long, value_parser = parse_duration)]
     retain: Option<Duration>,
+    /// Lines of scrollback kept (100–200000).
     #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u32).range(100..=200_000))]
     scrollback: u32,
     /// A TCP port the program will listen on (warns when already in use).
     #[arg(long = "port")]
     ports: Vec<u16>,
+    /// Do not set TERM=xterm-256color, COLORTERM=truecolor and FORCE_COLOR=3.
     #[arg(long)]
     no_colorenv: bool,
+    /// Do not remove CI and TF_BUILD from the environment.
     #[arg(long)]
     no_delete_envs: bool,
+    /// The program and its arguments, after `--` (run directly, no shell).
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,
 }
@@ -84,10 +94,14 @@ struct StartArgs {
 /// List sessions.
 #[derive(Debug, Parser)]
 struct ListArgs {
+    /// Include ended sessions that are still retained.
     #[arg(long)]
     all: bool,
+    /// Only sessions of this group.
     #[arg(long)]
     group: Option<String>,
+    /// Only sessions in this state (starting, running, stopping, exited, stopped,
+    /// unavailable).
     #[arg(long)]
     state: Option<String>,
 }
@@ -95,35 +109,49 @@ struct ListArgs {
 /// Read the screen.
 #[derive(Debug, Parser)]
 struct ReadArgs {
+    /// The session's id.
     id: String,
+    /// Include the structured snapshot (cells, styles, cursor, modes).
     #[arg(long)]
     structured: bool,
-    #[arg(long)]
+    /// Only the first N rows.
+    #[arg(long, value_name = "N")]
     top: Option<usize>,
-    #[arg(long)]
+    /// Only the last N rows.
+    #[arg(long, value_name = "N")]
     bottom: Option<usize>,
-    #[arg(long)]
+    /// Rows from this one on (0-based).
+    #[arg(long, value_name = "ROW")]
     start: Option<usize>,
-    #[arg(long)]
+    /// Rows before this one (0-based, exclusive).
+    #[arg(long, value_name = "ROW")]
     end: Option<usize>,
 }
 
 /// Wait for a condition on the screen.
 #[derive(Debug, Parser)]
 struct WaitArgs {
+    /// The session's id.
     id: String,
-    #[arg(long)]
+    /// Literal text on the screen; spaces at its end match blanks (`">>> "`).
+    #[arg(long, allow_hyphen_values = true)]
     text: Option<String>,
-    #[arg(long)]
+    /// A regular expression (Rust syntax) on the screen's text; `^` and `$` anchor lines.
+    #[arg(long, allow_hyphen_values = true)]
     regex: Option<String>,
+    /// `present` (default) or `absent`: wait for the text or regex to go away.
     #[arg(long)]
     until: Option<String>,
+    /// The condition must hold this long before the wait succeeds.
     #[arg(long, value_parser = parse_duration)]
     stable_for: Option<Duration>,
+    /// Give up after this long (default: no limit; Ctrl+C cancels).
     #[arg(long, value_parser = parse_duration)]
     timeout: Option<Duration>,
+    /// Wait until the screen has not changed for this long.
     #[arg(long, value_parser = parse_duration)]
     idle: Option<Duration>,
+    /// Wait until the program has ended.
     #[arg(long)]
     exit: bool,
 }
@@ -131,23 +159,31 @@ struct WaitArgs {
 /// Send text, pasted text, keys or raw bytes, in order, as one operation.
 #[derive(Debug, Parser)]
 struct SendArgs {
+    /// The session's id.
     id: String,
-    #[arg(long)]
+    /// Literal text (a carriage return in it is Enter; see also --keys Enter).
+    #[arg(long, allow_hyphen_values = true)]
     text: Vec<String>,
-    #[arg(long)]
+    /// Text pasted (bracketed when the program asked for it).
+    #[arg(long, allow_hyphen_values = true)]
     paste: Vec<String>,
-    #[arg(long)]
+    /// A key, by name (repeatable): Enter, Ctrl+C (or C-c), Alt+X (M-x), Shift+Tab, Up, F5…
+    #[arg(long, allow_hyphen_values = true)]
     keys: Vec<String>,
-    #[arg(long)]
+    /// Bytes as hex digit pairs, e.g. 1b5b41.
+    #[arg(long, allow_hyphen_values = true)]
     raw_hex: Vec<String>,
 }
 
 /// Resize the terminal.
 #[derive(Debug, Parser)]
 struct ResizeArgs {
+    /// The session's id.
     id: String,
+    /// Columns (1–500).
     #[arg(long, value_parser = dimension)]
     width: u16,
+    /// Rows (1–500).
     #[arg(long, value_parser = dimension)]
     height: u16,
 }
@@ -155,9 +191,12 @@ struct ResizeArgs {
 /// Render the screen to a file.
 #[derive(Debug, Parser)]
 struct CaptureArgs {
+    /// The session's id.
     id: String,
+    /// Output file; its extension picks the format unless --format is given.
     #[arg(short = 'o', long = "out", default_value = "output.svg")]
     out: PathBuf,
+    /// svg, png, txt or json.
     #[arg(long, value_parser = format_arg)]
     format: Option<Format>,
     #[command(flatten)]
@@ -167,7 +206,9 @@ struct CaptureArgs {
 /// Render the screen to a private temporary file and print its path.
 #[derive(Debug, Parser)]
 struct InspectArgs {
+    /// The session's id.
     id: String,
+    /// svg (default) or png.
     #[arg(long, value_parser = format_arg)]
     format: Option<Format>,
     #[command(flatten)]
@@ -177,27 +218,37 @@ struct InspectArgs {
 /// Lines from scrollback and screen with their global indices.
 #[derive(Debug, Parser)]
 struct HistoryArgs {
+    /// The session's id.
     id: String,
-    #[arg(long)]
+    /// Lines from this global index on.
+    #[arg(long, value_name = "INDEX")]
     from: Option<u64>,
-    #[arg(long)]
+    /// At most this many lines.
+    #[arg(long, value_name = "N")]
     limit: Option<usize>,
-    #[arg(long)]
+    /// Only lines matching this regular expression.
+    #[arg(long, allow_hyphen_values = true)]
     grep: Option<String>,
+    /// --grep ignores case.
     #[arg(short = 'i')]
     ignore_case: bool,
-    #[arg(long)]
+    /// Only the last N lines.
+    #[arg(long, value_name = "N")]
     tail: Option<usize>,
 }
 
 /// End sessions and their whole process trees.
 #[derive(Debug, Parser)]
 struct StopArgs {
+    /// The sessions' ids.
     ids: Vec<String>,
+    /// Every session of this host (needs --yes).
     #[arg(long)]
     all: bool,
+    /// Confirm --all.
     #[arg(long)]
     yes: bool,
+    /// Every session of this group.
     #[arg(long)]
     group: Option<String>,
 }

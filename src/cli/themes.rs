@@ -8,6 +8,8 @@ use shotty::render::theme::BUILTIN_THEMES;
 /// Arguments of `shotty themes`.
 #[derive(Debug, Args)]
 pub struct ThemesArgs {
+    #[command(flatten)]
+    help: super::HelpFlag,
     /// Print a JSON array of objects (`id`, `name`, `background`, `foreground`, `dark`).
     #[arg(long)]
     json: bool,

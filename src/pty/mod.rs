@@ -853,7 +853,7 @@ impl PtyProcess {
         let matched = |term: &Terminal| {
             stop.until_text
                 .as_deref()
-                .is_some_and(|text| term.text().contains(text))
+                .is_some_and(|text| term.contains_text(text))
         };
         let mut events = self.events();
         let input = self.input();

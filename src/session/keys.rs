@@ -13,7 +13,9 @@
 //! printable character (one Unicode scalar value, e.g. `a`, `?`, `é`; a character is sent as
 //! typed, so `A` is a capital A). Modifiers `Ctrl+` (`Control+`), `Alt+` (`Option+`), `Shift+`
 //! and `Meta+` come before the key in any order and combination. `+` itself is `Plus`, or a
-//! trailing `+` as in `Ctrl+Alt++`. Surrounding whitespace is ignored.
+//! trailing `+` as in `Ctrl+Alt++`. Surrounding whitespace is ignored. tmux's spellings
+//! work too: `C-c`, `M-x` (M is Alt, as in tmux), `S-Tab`, `C-M-Left` — upper-case prefixes,
+//! each followed by `-`. An unknown name is answered with the nearest known ones.
 //!
 //! # Bytes
 //!
@@ -611,6 +613,10 @@ pub fn parse_key(name: &str) -> Result<KeyCombo, KeyError> {
     if name.trim().is_empty() && name != " " {
         return Err(err(format!("empty key name; {EXAMPLES}")));
     }
+    if let Some((mods, key_text)) = tmux_spelling(name) {
+        let key = parse_base_key(key_text).map_err(err)?;
+        return KeyCombo::new(key, mods).map_err(|e| KeyError::new(name, e.message));
+    }
     // Whitespace is trimmed per part (not as a whole, so that `Alt+ ` names the space bar).
     let text = name;
 
@@ -662,6 +668,61 @@ pub fn parse_key(name: &str) -> Result<KeyCombo, KeyError> {
     KeyCombo::new(key, mods).map_err(|e| KeyError::new(name, e.message))
 }
 
+/// The modifiers and key of a tmux-style name (`C-c`, `M-x`, `S-Tab`, `C-M-Left`), or `None`
+/// if `name` is not one. `C-` alone and `-` stay ordinary names.
+fn tmux_spelling(name: &str) -> Option<(Modifiers, &str)> {
+    let mut mods = Modifiers::NONE;
+    let mut rest = name.trim();
+    let mut any = false;
+    while let Some((flag, tail)) = ["C-", "M-", "S-"]
+        .iter()
+        .find_map(|p| rest.strip_prefix(p).map(|t| (p.as_bytes()[0], t)))
+        .filter(|(_, tail)| !tail.is_empty())
+    {
+        match flag {
+            b'C' => mods.ctrl = true,
+            b'M' => mods.alt = true,
+            _ => mods.shift = true,
+        }
+        any = true;
+        rest = tail;
+    }
+    any.then_some((mods, rest))
+}
+
+/// The key names nearest to `text` (at most three, closest first), for a refusal.
+fn nearest_names(text: &str) -> Vec<&'static str> {
+    let wanted: Vec<char> = text.to_lowercase().chars().collect();
+    let limit = (wanted.len() / 3).max(1);
+    let mut near: Vec<(usize, &'static str)> = NAMED
+        .iter()
+        .map(|(n, _)| {
+            (
+                edit_distance(&wanted, &n.to_lowercase().chars().collect::<Vec<_>>()),
+                *n,
+            )
+        })
+        .filter(|&(d, _)| d <= limit)
+        .collect();
+    near.sort();
+    near.dedup_by_key(|(_, n)| *n);
+    near.into_iter().take(3).map(|(_, n)| n).collect()
+}
+
+/// Levenshtein distance between two character sequences.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
 /// A key without modifiers: a name from [`NAMED`] or one printable character.
 fn parse_base_key(text: &str) -> Result<Key, String> {
     if let Some(&(_, key)) = NAMED.iter().find(|(n, _)| n.eq_ignore_ascii_case(text)) {
@@ -681,21 +742,24 @@ fn parse_base_key(text: &str) -> Result<Key, String> {
                 && !n.is_empty()
                 && n.bytes().all(|b| b.is_ascii_digit())
             {
-                return Err(format!(
-                    "unknown function key \"{}\"; function keys are F1-F12",
-                    shown(text)
-                ));
+                return Err("unknown function key; function keys are F1-F12".to_owned());
             }
             if let Some(rest) = lower.strip_prefix("kp")
                 && !rest.is_empty()
             {
-                return Err(format!(
-                    "unknown keypad key \"{}\"; keypad keys are KP0-KP9, KPDecimal, KPEnter, \
-                     KPAdd, KPSubtract, KPMultiply, KPDivide, KPSeparator",
-                    shown(text)
-                ));
+                return Err(
+                    "unknown keypad key; keypad keys are KP0-KP9, KPDecimal, KPEnter, \
+                     KPAdd, KPSubtract, KPMultiply, KPDivide, KPSeparator"
+                        .to_owned(),
+                );
             }
-            Err(format!("unknown key \"{}\"; {EXAMPLES}", shown(text)))
+            match nearest_names(text).as_slice() {
+                [] => Err(format!("unknown key; {EXAMPLES}")),
+                near => Err(format!(
+                    "unknown key; did you mean {}? {EXAMPLES}",
+                    near.join(", ")
+                )),
+            }
         }
     }
 }
@@ -784,6 +848,41 @@ mod tests {
     }
 
     #[track_caller]
+    #[test]
+    fn tmux_spellings_are_the_same_keys() {
+        let m = KeyModes::default();
+        for (tmux, ours) in [
+            ("C-c", "Ctrl+c"),
+            ("M-x", "Alt+x"),
+            ("S-Tab", "Shift+Tab"),
+            ("C-M-Left", "Ctrl+Alt+Left"),
+            ("M-Enter", "Alt+Enter"),
+            ("C--", "Ctrl+-"),
+            ("S-F5", "Shift+F5"),
+        ] {
+            assert_eq!(enc(tmux, m), enc(ours, m), "{tmux}");
+        }
+        // Not tmux spellings: the key `-`, a lone prefix.
+        assert_eq!(enc("-", m), b"-");
+        refused("C-");
+    }
+
+    #[test]
+    fn an_unknown_name_is_answered_with_the_nearest_ones() {
+        let e = refused("Entr");
+        assert!(e.message.contains("did you mean Enter"), "{e}");
+        let e = refused("pagedwn");
+        assert!(e.message.contains("did you mean PageDown"), "{e}");
+        let e = refused("Escpe");
+        assert!(e.message.contains("did you mean Escape"), "{e}");
+        // The name is said once, by the prefix.
+        let line = refused("Entr").to_string();
+        assert_eq!(line.matches("Entr").count(), 1, "{line}");
+        let line = refused("F13").to_string();
+        assert_eq!(line.matches("F13").count(), 1, "{line}");
+        assert!(!refused("zzzzzz").message.contains("did you mean"));
+    }
+
     fn refused(name: &str) -> KeyError {
         match parse_key(name) {
             Ok(combo) => panic!("{name:?} parsed as {combo:?}"),
@@ -1343,8 +1442,8 @@ mod tests {
             "Ctrl++a",
             "++",
             "+a",
-            "C-c",
-            "M-x",
+            "C-",
+            "c-c",
             "Ctrl-c",
             "ab",
             "Enter Enter",
@@ -1387,7 +1486,7 @@ mod tests {
         let e = refused("a\nb");
         assert_eq!(
             e.to_string(),
-            "unsupported key \"a\\nb\": unknown key \"a\\nb\"; ".to_string() + EXAMPLES
+            "unsupported key \"a\\nb\": unknown key; ".to_string() + EXAMPLES
         );
         let long = "x".repeat(10_000);
         let e = refused(&long);

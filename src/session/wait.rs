@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
 use serde::Serialize;
 
 use super::error::{ErrorCode, SessionError};
@@ -61,7 +61,10 @@ impl WaitCondition {
                 format!("the pattern is longer than {MAX_PATTERN_LEN} bytes"),
             ));
         }
-        Regex::new(pattern)
+        // `^` and `$` anchor lines: the screen is many lines, and a prompt is at a line start.
+        RegexBuilder::new(pattern)
+            .multi_line(true)
+            .build()
             .map(Target::Regex)
             .map_err(|e| SessionError::new(ErrorCode::InvalidCondition, format!("bad regex: {e}")))
     }
@@ -111,7 +114,7 @@ pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -
             }
         };
         let holds = match &condition.target {
-            Target::Text(t) => visible(live.term.text().contains(t.as_str()), &mut seen),
+            Target::Text(t) => visible(live.term.contains_text(t), &mut seen),
             Target::Regex(r) => visible(r.is_match(&live.term.text()), &mut seen),
             Target::Idle(d) => now.duration_since(live.content_changed_at) >= *d,
             Target::Exit => ended,

@@ -286,6 +286,14 @@ impl Row {
     /// Appends the row's text (see [`Row::text`]) to `out`.
     pub fn write_text(&self, out: &mut String) {
         let start = out.len();
+        self.write_full_text(out);
+        let trimmed = out[start..].trim_end_matches(' ').len();
+        out.truncate(start + trimmed);
+    }
+
+    /// Appends the row's text to `out` as [`write_text`](Self::write_text) does, but to the
+    /// row's full width: blanks at its end are kept as spaces.
+    pub fn write_full_text(&self, out: &mut String) {
         for (col, cell) in self.cells.iter().enumerate() {
             if cell.is_spacer() {
                 continue;
@@ -295,8 +303,6 @@ impl Row {
                 out.push_str(extra);
             }
         }
-        let trimmed = out[start..].trim_end_matches(' ').len();
-        out.truncate(start + trimmed);
     }
 
     /// Index one past the last cell that is not a default blank.

@@ -161,6 +161,42 @@ impl Terminal {
         out
     }
 
+    /// Whether `needle` is on the screen. Blanks on screen are spaces (so a prompt such as
+    /// `">>> "` is found), and a line break in `needle` is the end of a row: its first line
+    /// ends a row (blanks after it aside), the lines between are whole rows, the last one
+    /// starts a row.
+    pub fn contains_text(&self, needle: &str) -> bool {
+        let rows: Vec<String> = self
+            .screen
+            .grid()
+            .rows()
+            .iter()
+            .map(|row| {
+                let mut text = String::new();
+                row.write_full_text(&mut text);
+                text
+            })
+            .collect();
+        let lines: Vec<&str> = needle.split('\n').collect();
+        let [first, middle @ .., last] = lines.as_slice() else {
+            return rows.iter().any(|row| row.contains(needle));
+        };
+        let ends_row = |row: &str, line: &str| {
+            let (row_content, line_content) =
+                (row.trim_end_matches(' '), line.trim_end_matches(' '));
+            // `row_content` ends with `line_content`, so the offset is on a character boundary.
+            row_content.ends_with(line_content)
+                && row[row_content.len() - line_content.len()..].starts_with(line)
+        };
+        rows.windows(lines.len()).any(|window| {
+            ends_row(&window[0], first)
+                && middle.iter().zip(&window[1..]).all(|(line, row)| {
+                    row.trim_end_matches(' ') == line.trim_end_matches(' ') && row.starts_with(line)
+                })
+                && window[window.len() - 1].starts_with(last)
+        })
+    }
+
     /// The structured snapshot (schema version 1) of the visible screen.
     pub fn snapshot(&self) -> Snapshot {
         snapshot::build(&self.screen)
