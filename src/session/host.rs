@@ -262,7 +262,9 @@ fn is_valid_id(id: &str) -> bool {
         .is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// URLs of local services seen in output (`http://localhost:5173`).
+/// URLs of local services seen in output (`http://localhost:5173`). A server listening on
+/// every address prints `0.0.0.0` or `[::]`, which a browser may refuse: the `localhost` form
+/// is listed too.
 fn detect_urls(text: &str) -> Vec<String> {
     static URL: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
     let Some(re) = URL
@@ -277,10 +279,22 @@ fn detect_urls(text: &str) -> Vec<String> {
         .find_iter(text)
         .map(|m| m.as_str().trim_end_matches(['.', ',', ')', ';']).to_owned())
         .collect();
+    let local: Vec<String> = urls.iter().filter_map(|url| localhost_form(url)).collect();
+    urls.extend(local);
     urls.sort();
     urls.dedup();
     urls.truncate(20);
     urls
+}
+
+/// `url` with a wildcard host (`0.0.0.0`, `[::]`) replaced by `localhost`.
+fn localhost_form(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    ["0.0.0.0", "[::]"].iter().find_map(|wildcard| {
+        let after = rest.strip_prefix(wildcard)?;
+        (after.is_empty() || after.starts_with([':', '/']))
+            .then(|| format!("{scheme}://localhost{after}"))
+    })
 }
 
 /// Bytes from pairs of ASCII hex digits (whitespace between them ignored).
@@ -1420,6 +1434,26 @@ fn housekeeper(host: &Host, socket: &Path, jobs: &SyncSender<Job>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_on_every_address_is_also_offered_at_localhost() {
+        let text =
+            "Serving on http://0.0.0.0:8765/ and http://[::]:3000, see http://example.com/x.";
+        assert_eq!(
+            detect_urls(text),
+            [
+                "http://0.0.0.0:8765/",
+                "http://[::]:3000",
+                "http://example.com/x",
+                "http://localhost:3000",
+                "http://localhost:8765/",
+            ]
+        );
+        assert_eq!(
+            detect_urls("http://0.0.0.0.example/"),
+            ["http://0.0.0.0.example/"]
+        );
+    }
 
     #[test]
     fn urls_are_found_and_deduplicated() {
