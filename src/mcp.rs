@@ -47,17 +47,24 @@ const DEFAULT_WAIT_MS: u64 = 30_000;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SpawnArgs {
-    /// The program and its arguments, e.g. ["bash", "--norc", "-i"]. Not run through a
-    /// shell: use ["sh", "-c", "…"] for shell syntax.
-    pub command: Vec<String>,
+    /// The program to run, e.g. "bash" (looked up on PATH). Not run through a shell: for
+    /// shell syntax use "sh" with args ["-c", "…"]. (An array of the program and its
+    /// arguments is accepted too.)
+    #[schemars(with = "String")]
+    pub command: Program,
+    /// The program's arguments, e.g. ["--norc", "-i"].
+    #[serde(default)]
+    pub args: Vec<String>,
     /// Working directory (default: the MCP server's working directory).
     #[serde(default)]
     pub cwd: Option<String>,
     /// Terminal width in columns, 1–500 (default 100).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 500))]
     pub cols: Option<u16>,
     /// Terminal height in rows, 1–500 (default 24).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 500))]
     pub rows: Option<u16>,
     /// Extra environment variables for the program, e.g. {"PS1": "$ "}.
     #[serde(default)]
@@ -68,14 +75,27 @@ pub struct SpawnArgs {
     /// A group name, for `list` and `kill` of several sessions at once.
     #[serde(default)]
     pub group: Option<String>,
-    /// Stop the session after this many seconds (default: runs until killed or it exits).
+    /// Stop the session after this many milliseconds (default: it runs until killed or it
+    /// exits).
     #[serde(default)]
-    pub timeout: Option<f64>,
+    #[schemars(range(min = 1))]
+    pub timeout: Option<u64>,
+}
+
+/// `spawn`'s `command`: the program's name, or the program and its arguments in one array.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Program {
+    /// The program (its arguments in `args`).
+    Name(String),
+    /// The program and its first arguments (`args` follow them).
+    Argv(Vec<String>),
 }
 
 /// One input action: give exactly one of its fields.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(inline)]
 pub struct Action {
     /// Text typed as is (use `key` for Enter, Tab, arrows …).
     #[serde(default)]
@@ -83,7 +103,7 @@ pub struct Action {
     /// One key, e.g. "Enter", "Ctrl+C", "Shift+Tab", "Alt+F4" (several keys: several
     /// actions). Names: Enter, Tab, Escape, Backspace, Delete, Insert, Up, Down, Left, Right,
     /// Home, End, PageUp, PageDown, Space, Plus, F1–F12, KP0–KP9, or one printable character;
-    /// modifiers Ctrl+, Alt+, Shift+, Meta+.
+    /// modifiers Ctrl+, Alt+, Shift+, Meta+ (tmux spellings such as C-c, M-x, S-Tab work too).
     #[serde(default)]
     pub key: Option<String>,
     /// Text sent as a bracketed paste when the program asked for it, else as typed.
@@ -95,7 +115,7 @@ pub struct Action {
 }
 
 /// One action or several, sent in order as one uninterrupted write.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub enum Actions {
     /// A single action.
@@ -110,8 +130,10 @@ pub enum Actions {
 pub struct WriteArgs {
     /// The session id.
     pub session_id: String,
-    /// What to send: {"text": "ls"}, {"key": "Enter"}, {"paste": "…"}, {"rawHex": "03"}, or an
-    /// array of them, e.g. [{"text": "echo hi"}, {"key": "Enter"}].
+    /// What to send, in order: an array of actions such as {"text": "ls"}, {"key": "Enter"},
+    /// {"paste": "…"}, {"rawHex": "03"}, e.g. [{"text": "echo hi"}, {"key": "Enter"}]. A
+    /// single action object is accepted too.
+    #[schemars(with = "Vec<Action>")]
     pub action: Actions,
 }
 
@@ -138,6 +160,7 @@ pub struct WaitArgs {
     pub exit: Option<bool>,
     /// "present" (default): until the text appears; "absent": until it is gone.
     #[serde(default)]
+    #[schemars(schema_with = "until_schema")]
     pub until: Option<Until>,
     /// The condition must hold this many milliseconds without interruption.
     #[serde(default)]
@@ -149,13 +172,23 @@ pub struct WaitArgs {
 }
 
 /// Whether `wait` waits for its text to appear or to disappear.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Until {
     /// Until the text is on the screen.
     Present,
     /// Until the text is not on the screen.
     Absent,
+}
+
+/// The schema of `wait`'s `until`: a plain string enum (a derived one would be a reference to a
+/// `oneOf`, which some function-calling clients reject).
+fn until_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": ["string", "null"],
+        "enum": ["present", "absent", null],
+        "description": "\"present\" (default): until the text appears; \"absent\": until it is gone."
+    })
 }
 
 /// Arguments of `resize`.
@@ -255,22 +288,23 @@ impl Server {
     }
 
     #[tool(
-        description = "Start a program in a new background terminal session (a PTY that keeps running between calls). Returns {sessionId, state, processId, width, height, warnings}. Use `write` to type, `wait` to wait for output, `read` for the screen text, `inspect` to see it, `kill` to end it. Sessions are shared with `shotty session` on the command line."
+        description = "Start a program in a new background terminal session (a PTY that keeps running between calls), e.g. {\"command\": \"bash\"} or {\"command\": \"python3\", \"args\": [\"-q\"]}. Durations are milliseconds in every tool. Returns {sessionId, state, processId, width, height, warnings}. Use `write` to type, `wait` to wait for output, `read` for the screen text, `inspect` to see it, `kill` to end it. Sessions are shared with `shotty session` on the command line."
     )]
     async fn spawn(&self, Parameters(a): Parameters<SpawnArgs>) -> CallToolResult {
         run(move || {
-            if a.command.is_empty() {
+            let mut command = match a.command {
+                Program::Name(name) => vec![name],
+                Program::Argv(argv) => argv,
+            };
+            if command.first().is_none_or(String::is_empty) {
                 return Err(SessionError::invalid_request("command is empty"));
             }
-            let timeout_ms = match a.timeout {
-                Some(t) if !(t.is_finite() && t > 0.0) => {
-                    return Err(SessionError::invalid_request(
-                        "timeout must be a positive number of seconds",
-                    ));
-                }
-                Some(t) => Some((t * 1000.0).round() as u64),
-                None => None,
-            };
+            command.extend(a.args);
+            if a.timeout == Some(0) {
+                return Err(SessionError::invalid_request(
+                    "timeout must be a positive number of milliseconds",
+                ));
+            }
             let cwd = match a.cwd {
                 Some(c) => std::path::absolute(&c),
                 None => std::env::current_dir(),
@@ -280,14 +314,14 @@ impl Server {
             call(
                 "start",
                 &StartParams {
-                    command: a.command,
+                    command,
                     width: Some(a.cols.unwrap_or(100)),
                     height: Some(a.rows.unwrap_or(24)),
                     cwd: Some(cwd.display().to_string()),
                     env,
                     title: a.title,
                     group: a.group,
-                    timeout_ms,
+                    timeout_ms: a.timeout,
                     ..StartParams::default()
                 },
             )

@@ -59,6 +59,35 @@ async def main(binary, workdir):
                 assert t.input_schema.get("type") == "object", f"{t.name}: {t.input_schema}"
             spawn_schema = next(t for t in tools if t.name == "spawn").input_schema
             assert "command" in spawn_schema.get("required", []), spawn_schema
+            # Plain schemas: some function-calling clients reject references and unions.
+            for t in tools:
+                text = json.dumps(t.input_schema)
+                for construct in ("$ref", "anyOf", "oneOf", "$defs"):
+                    assert construct not in text, f"{t.name} uses {construct}: {text}"
+            props = spawn_schema["properties"]
+            assert props["command"]["type"] == "string", props["command"]
+            assert props["args"]["items"]["type"] == "string", props["args"]
+            for size in ("cols", "rows"):
+                assert (props[size]["minimum"], props[size]["maximum"]) == (1, 500), props[size]
+            for t in tools:
+                for name, prop in t.input_schema.get("properties", {}).items():
+                    if name in ("timeout", "stableFor", "idle"):
+                        assert "milliseconds" in prop.get("description", ""), (t.name, name, prop)
+
+            # The program as a string, its arguments apart (the socket-pty adapter's form);
+            # `timeout` in milliseconds like every duration.
+            short = payload(await call(session, "spawn", {
+                "command": "sh", "args": ["-c", "echo from-a-string; exec sleep 30"],
+                "timeout": 500,
+            }))
+            await call(session, "wait", {"sessionId": short["sessionId"], "match": "from-a-string",
+                                         "timeout": 10000})
+            ended = payload(await call(session, "wait", {"sessionId": short["sessionId"],
+                                                         "exit": True, "timeout": 10000}))
+            assert ended["state"] == "stopped", ended
+            single = payload(await call(session, "spawn", {"command": "cat"}))
+            await call(session, "write", {"sessionId": single["sessionId"], "action": {"text": "x"}})
+            await call(session, "kill", {"sessionId": single["sessionId"]})
 
             started = payload(await call(session, "spawn", {
                 "command": ["bash", "--norc", "--noprofile", "-i"],
