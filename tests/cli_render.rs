@@ -302,3 +302,48 @@ fn bare_line_feeds_are_one_rule_for_raw_input_and_recordings_play_exactly() {
     let out = shotty(&["render", "--format", "txt"], cast.as_bytes());
     assert_eq!(stdout(&out).trim_end(), "ab\n  cd", "{}", stderr(&out));
 }
+
+#[test]
+fn bold_text_in_the_first_eight_colours_is_bright_as_in_xterm() {
+    // dialog's raised borders: bold white on white.
+    let input = b"\x1b[1;37;47mBOLD\x1b[0m \x1b[37mplain\x1b[0m";
+    let svg = |extra: &[&str]| {
+        let mut args = vec![
+            "render",
+            "--theme",
+            "xterm",
+            "--no-metadata",
+            "--width",
+            "20",
+        ];
+        args.extend_from_slice(extra);
+        let out = shotty(&args, input);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let fill_of = |svg: &str, text: &str| {
+        let at = svg.find(&format!(">{text}<")).expect("the text");
+        let class = svg[..at]
+            .rsplit("class=\"")
+            .next()
+            .and_then(|c| c.split('"').next());
+        let class = class.expect("a class");
+        let rule = format!(".{class}{{fill:");
+        let start = svg.find(&rule).expect("the class's rule") + rule.len();
+        svg[start..start + 7].to_owned()
+    };
+    let bright = svg(&[]);
+    assert_eq!(fill_of(&bright, "BOLD"), "#ffffff", "{bright}");
+    assert_eq!(fill_of(&bright, "plain"), "#e5e5e5", "not bold: colour 7");
+    let plain = svg(&["--no-bold-bright"]);
+    assert_eq!(fill_of(&plain, "BOLD"), "#e5e5e5", "{plain}");
+    // The PNG is drawn from the same layout.
+    let png = |extra: &[&str]| {
+        let mut args = vec![
+            "render", "--theme", "xterm", "--format", "png", "--width", "20",
+        ];
+        args.extend_from_slice(extra);
+        shotty(&args, input).stdout
+    };
+    assert_ne!(png(&[]), png(&["--no-bold-bright"]));
+}

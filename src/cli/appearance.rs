@@ -60,6 +60,10 @@ pub struct AppearanceArgs {
     /// Do not draw the cursor.
     #[arg(long)]
     no_cursor: bool,
+    /// Draw bold text in colours 0–7 in those colours, not in their bright versions 8–15
+    /// (xterm's default, which shotty follows).
+    #[arg(long)]
+    no_bold_bright: bool,
     /// Embed a subset of the fonts in the SVG so it looks the same everywhere.
     #[arg(long)]
     embed_font: bool,
@@ -210,6 +214,7 @@ impl AppearanceArgs {
             pc_padding: self.pc_padding,
             title: self.title.clone().or(default_title),
             cursor: !self.no_cursor,
+            bold_is_bright: !self.no_bold_bright,
             embed_font: self.embed_font,
             metadata: !self.no_metadata,
             size: self

@@ -260,6 +260,7 @@ struct Builder<'a> {
     default_style: &'a StyleSnapshot,
     theme: &'a super::Theme,
     default_fg: Rgb,
+    bold_is_bright: bool,
     default_bg: Rgb,
     m: CellMetrics,
     stroke: Stroke,
@@ -289,7 +290,13 @@ impl Builder<'_> {
     }
 
     fn colors(&self, style: &StyleSnapshot, resolved: Style, block_cursor: bool) -> CellColors {
-        let mut fg = self.resolve(resolved.fg, true);
+        let fg = match resolved.fg {
+            Color::Indexed(n) if n < 8 && style.bold && self.bold_is_bright => {
+                Color::Indexed(n + 8)
+            }
+            fg => fg,
+        };
+        let mut fg = self.resolve(fg, true);
         let mut bg = self.resolve(resolved.bg, false);
         let mut bg_is_screen = resolved.bg == Color::Default;
         if style.inverse {
@@ -680,6 +687,7 @@ impl Layout {
             theme,
             default_fg,
             default_bg,
+            bold_is_bright: a.bold_is_bright,
             m,
             stroke: Stroke::for_font_size(a.font_size),
             classes: Vec::new(),

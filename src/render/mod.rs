@@ -171,6 +171,9 @@ pub struct Appearance {
     pub title: Option<String>,
     /// Draw the cursor.
     pub cursor: bool,
+    /// Draw bold text in colours 0–7 in the bright colours 8–15, as xterm does by default (its
+    /// `boldColors` resource): programs such as dialog draw raised borders bold white on white.
+    pub bold_is_bright: bool,
     /// Embed a subset of the fonts in the SVG.
     pub embed_font: bool,
     /// Embed the structured snapshot in the SVG `<metadata>`.
@@ -211,6 +214,7 @@ impl Default for Appearance {
             pc_padding: 20.0,
             title: None,
             cursor: true,
+            bold_is_bright: true,
             embed_font: false,
             metadata: true,
             size: (None, None),
