@@ -301,3 +301,113 @@ fn bad_input_is_a_one_line_error_and_writes_nothing() {
     let out = shotty(&["-w", "0", "--", "true"], None, dir.path());
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `shotty ARGS` in `dir`, killed after 20 s if it has not ended by then (exit code 124).
+fn bounded(args: &[&str], dir: &Path) -> Output {
+    Command::new("timeout")
+        .arg("20")
+        .arg(env!("CARGO_BIN_EXE_shotty"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("timeout runs")
+}
+
+#[test]
+fn a_capture_ends_when_the_command_waits_for_a_key() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A pager's situation: output, then a read from the terminal.
+    let started = std::time::Instant::now();
+    let out = bounded(
+        &[
+            "-o",
+            "x.txt",
+            "--",
+            "sh",
+            "-c",
+            "printf 'page one\\n:'; read answer",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert!(
+        stderr(&out).contains("waiting for keyboard input"),
+        "{}",
+        stderr(&out)
+    );
+    let text = std::fs::read_to_string(dir.path().join("x.txt")).expect("written");
+    assert!(text.contains("page one"), "{text}");
+    // A full-screen program is captured as it drew its screen, not as it left it.
+    let out = bounded(
+        &[
+            "-o",
+            "vim.txt",
+            "--",
+            "vim",
+            "-u",
+            "NONE",
+            "-N",
+            "notes.txt",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(dir.path().join("vim.txt")).expect("written");
+    assert!(text.contains("\"notes.txt\" [New]"), "{text}");
+    // A program that sleeps is not waiting for input: it runs to its end.
+    let out = bounded(
+        &["-o", "s.txt", "--", "sh", "-c", "sleep 1; echo slept"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(dir.path().join("s.txt")).expect("written");
+    assert!(text.contains("slept"), "{text}");
+}
+
+#[test]
+fn until_text_waits_for_the_screen_to_be_drawn_whole() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // dialog's situation: the text appears first, the rest of the screen a moment later.
+    let script = "printf '< OK >'; sleep 0.3; printf ' < Cancel >'; sleep 30";
+    let out = bounded(
+        &[
+            "--until-text",
+            "OK",
+            "--stable-for",
+            "1s",
+            "-o",
+            "d.txt",
+            "--",
+            "sh",
+            "-c",
+            script,
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(dir.path().join("d.txt")).expect("written");
+    assert!(text.contains("< OK > < Cancel >"), "{text}");
+    let out = bounded(
+        &[
+            "--until-text",
+            "OK",
+            "--stable-for",
+            "0s",
+            "-o",
+            "e.txt",
+            "--",
+            "sh",
+            "-c",
+            script,
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(dir.path().join("e.txt")).expect("written");
+    assert!(
+        !text.contains("Cancel"),
+        "--stable-for 0s captures at once: {text}"
+    );
+}

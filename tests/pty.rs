@@ -167,6 +167,7 @@ fn timeout_leaves_no_process_behind() {
         timeout: Some(Duration::from_millis(300)),
         until_text: None,
         grace: Duration::from_secs(3),
+        ..StopWhen::default()
     };
     let start = Instant::now();
     let outcome = run_to_completion(&cmd, &mut term, &stop).unwrap();
@@ -189,6 +190,7 @@ fn program_ignoring_term_is_killed_after_the_grace() {
         timeout: Some(SAFETY),
         until_text: Some("armed".into()),
         grace,
+        ..StopWhen::default()
     };
     let start = Instant::now();
     let outcome = run_to_completion(&cmd, &mut term, &stop).unwrap();
@@ -207,6 +209,7 @@ fn until_text_stops_early() {
         timeout: Some(SAFETY),
         until_text: Some("ready".into()),
         grace: Duration::from_secs(3),
+        ..StopWhen::default()
     };
     let start = Instant::now();
     let outcome = run_to_completion(&cmd, &mut term, &stop).unwrap();

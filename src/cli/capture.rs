@@ -19,6 +19,10 @@ use super::output::{format_arg, resolve_format, write_output};
 const FIT_RUN_HEIGHT: usize = 50;
 /// The most lines a fitted screenshot shows (the newest).
 const MAX_FITTED_LINES: usize = 2000;
+/// A capture without --timeout or --until-text ends after this long at the latest …
+const SAFETY_TIMEOUT: Duration = Duration::from_secs(60);
+/// … or once the command waits for keyboard input with no output for this long.
+const INPUT_QUIET: Duration = Duration::from_millis(500);
 /// Bytes of piped input accepted at most.
 const MAX_PIPE_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -38,12 +42,19 @@ pub struct CaptureArgs {
     /// Terminal rows (default: fitted to the output).
     #[arg(short = 'h', long, value_parser = dimension)]
     height: Option<usize>,
-    /// Stop the command after this long (500ms, 2s, 3m, 1h) and render what is on screen.
+    /// Stop the command after this long (500ms, 2s, 3m, 1h) and render what is on screen
+    /// (exit code 124). Without it and --until-text, a capture also ends when the command
+    /// waits for keyboard input with its output quiet, and after 60s at the latest.
     #[arg(long, value_parser = parse_duration)]
     timeout: Option<Duration>,
-    /// Stop the command as soon as this text is on the screen.
-    #[arg(long, value_name = "TEXT")]
+    /// Stop the command once this text is on the screen and the screen is then quiet for
+    /// --stable-for.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     until_text: Option<String>,
+    /// With --until-text: how long the screen must stay unchanged after the text appeared, so
+    /// that a screen still being drawn is not captured half-done.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "100ms")]
+    stable_for: Duration,
     /// Output file; the format follows the extension (.svg, .png, .txt, .json).
     #[arg(short = 'o', long = "out", value_name = "PATH")]
     out: Option<PathBuf>,
@@ -148,9 +159,10 @@ impl CaptureArgs {
         };
         let format = resolve_format(self.format, out.as_deref(), Format::Svg)?;
         let appearance = self.appearance.to_appearance(default_title)?;
+        // A full-screen program (on the alternate screen) drew for the height it ran at.
         let snapshot = match self.height {
-            Some(_) => term.snapshot(),
-            None => term.history_snapshot(MAX_FITTED_LINES),
+            None if !term.screen().is_alternate_screen() => term.history_snapshot(MAX_FITTED_LINES),
+            _ => term.snapshot(),
         };
         let bytes = encode(&snapshot, format, &appearance).map_err(|e| e.to_string())?;
         write_output(out.as_deref(), &bytes)
@@ -185,9 +197,13 @@ pub fn run(args: CaptureArgs) -> Result<i32, String> {
     if let Some(header) = args.header_bytes() {
         term.advance(&header);
     }
+    // The user's own end conditions replace the automatic ones.
+    let automatic = args.timeout.is_none() && args.until_text.is_none();
     let stop = StopWhen {
-        timeout: args.timeout,
+        timeout: args.timeout.or(automatic.then_some(SAFETY_TIMEOUT)),
         until_text: args.until_text.clone(),
+        stable_for: args.stable_for,
+        awaiting_input: automatic.then_some(INPUT_QUIET),
         ..StopWhen::default()
     };
     let outcome = run_to_completion(&cmd, &mut term, &stop).map_err(|e| match e {
@@ -195,9 +211,22 @@ pub fn run(args: CaptureArgs) -> Result<i32, String> {
         other => format!("capture failed: {other}"),
     })?;
     args.write(&term, Some(args.command_line()))?;
+    let program = args.command.first().map_or("the command", String::as_str);
+    match outcome.stopped_by {
+        StopReason::AwaitingInput => eprintln!(
+            "shotty: {program} is waiting for keyboard input; captured its screen and ended it \
+             (--timeout or --until-text capture a later moment)"
+        ),
+        StopReason::Timeout if automatic => eprintln!(
+            "shotty: {program} was still running after {}s; captured its screen and ended it \
+             (--timeout sets another limit)",
+            SAFETY_TIMEOUT.as_secs()
+        ),
+        _ => {}
+    }
     Ok(match outcome.stopped_by {
         StopReason::Timeout => 124,
-        StopReason::UntilText => 0,
+        StopReason::UntilText | StopReason::AwaitingInput => 0,
         StopReason::Exited => match (outcome.exit_code, outcome.signal_number) {
             (Some(code), _) => code,
             (None, Some(signal)) => 128 + signal,

@@ -862,18 +862,41 @@ impl PtyProcess {
         // Set once the child exited: when to give up waiting for end-of-file.
         let mut drain_until: Option<Instant> = None;
         let mut drain_cap: Option<Instant> = None;
+        let mut last_output = Instant::now();
+        let mut consumed: u64 = 0;
+        // The text is on screen: the screen must then stay unchanged for `stable_for`.
+        let mut text_seen = matched(term);
+        // When to look again whether the program waits for input.
+        let mut input_check = stop.awaiting_input.map(|quiet| last_output + quiet);
 
-        if matched(term) {
-            return self.stop_early(StopReason::UntilText, stop.grace);
-        }
         loop {
             if eof && let Some(status) = status {
                 return Ok(RunOutcome::new(self.pid(), status, StopReason::Exited));
             }
-            let wake = match (deadline, drain_until) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+            let now = Instant::now();
+            if text_seen && now >= last_output + stop.stable_for {
+                return self.stop_early(StopReason::UntilText, stop.grace);
+            }
+            if status.is_none()
+                && let (Some(quiet), Some(check)) = (stop.awaiting_input, input_check)
+                && now >= check
+            {
+                let waiting = self.foreground_activity() == Some(Activity::AwaitingInput)
+                    && !self.output_pending(consumed);
+                if waiting && now >= last_output + quiet {
+                    return self.stop_early(StopReason::AwaitingInput, stop.grace);
+                }
+                input_check = Some((last_output + quiet).max(now + AWAITING_INPUT_RECHECK));
+            }
+            let wake = [
+                deadline,
+                drain_until,
+                input_check.filter(|_| status.is_none()),
+                text_seen.then(|| last_output + stop.stable_for),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
             let first = match wake {
                 None => events.recv().map_err(|_| RecvTimeoutError::Disconnected),
                 Some(wake) => events.recv_timeout(wake.saturating_duration_since(Instant::now())),
@@ -884,11 +907,15 @@ impl PtyProcess {
                     if deadline.is_some_and(|d| Instant::now() >= d) {
                         return self.stop_early(StopReason::Timeout, stop.grace);
                     }
-                    // Drain expired: the child is gone but something still holds the
-                    // terminal. Its output is not the program's; end it like a hang-up would.
-                    let status = status.unwrap_or_else(ExitStatus::unknown);
-                    self.terminate(stop.grace)?;
-                    return Ok(RunOutcome::new(self.pid(), status, StopReason::Exited));
+                    if drain_until.is_some_and(|d| Instant::now() >= d) {
+                        // Drain expired: the child is gone but something still holds the
+                        // terminal. Its output is not the program's; end it like a hang-up
+                        // would.
+                        let status = status.unwrap_or_else(ExitStatus::unknown);
+                        self.terminate(stop.grace)?;
+                        return Ok(RunOutcome::new(self.pid(), status, StopReason::Exited));
+                    }
+                    continue;
                 }
                 Err(RecvTimeoutError::Disconnected) => {
                     // Both the reader and the reaper finished, so both events were seen;
@@ -907,6 +934,7 @@ impl PtyProcess {
                 match event {
                     PtyEvent::Output(bytes) => {
                         term.advance(&bytes);
+                        consumed += bytes.len() as u64;
                         // Best effort: a full queue means the program is not reading them.
                         let _ = input.try_write(term.take_replies());
                         fed = true;
@@ -925,8 +953,9 @@ impl PtyProcess {
                     Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
                 }
             }
-            if fed && matched(term) {
-                return self.stop_early(StopReason::UntilText, stop.grace);
+            if fed {
+                last_output = Instant::now();
+                text_seen = matched(term);
             }
             if let Some(cap) = drain_cap {
                 drain_until = Some((Instant::now() + EXIT_DRAIN_IDLE).min(cap));
@@ -1081,13 +1110,23 @@ fn pty_size(width: u16, height: u16) -> PtySize {
 // ---------------------------------------------------------------------------------------------
 // One-shot runs
 
+/// How often [`PtyProcess::run`] looks whether a quiet program waits for input.
+const AWAITING_INPUT_RECHECK: Duration = Duration::from_millis(50);
+
 /// When [`run_to_completion`] stops before the program exits.
 #[derive(Clone, Debug)]
 pub struct StopWhen {
     /// Stop after this long.
     pub timeout: Option<Duration>,
-    /// Stop as soon as this text appears on the screen ([`Terminal::text`]).
+    /// Stop once this text is on the screen ([`Terminal::contains_text`]) and the screen has
+    /// then had no output for [`stable_for`](Self::stable_for).
     pub until_text: Option<String>,
+    /// How long the screen must stay unchanged after [`until_text`](Self::until_text) appeared
+    /// (zero: stop at once).
+    pub stable_for: Duration,
+    /// Stop once the program waits for input (reading the terminal, in `poll` or `select`)
+    /// and has written nothing for this long: it has drawn its screen and waits for a key.
+    pub awaiting_input: Option<Duration>,
     /// Time between SIGTERM and SIGKILL when stopping.
     pub grace: Duration,
 }
@@ -1097,6 +1136,8 @@ impl Default for StopWhen {
         StopWhen {
             timeout: None,
             until_text: None,
+            stable_for: Duration::ZERO,
+            awaiting_input: None,
             grace: DEFAULT_GRACE,
         }
     }
@@ -1111,6 +1152,9 @@ pub enum StopReason {
     Timeout,
     /// [`StopWhen::until_text`] appeared; the process group was terminated.
     UntilText,
+    /// The program waited for input ([`StopWhen::awaiting_input`]); the process group was
+    /// terminated.
+    AwaitingInput,
 }
 
 /// The result of [`run_to_completion`].
