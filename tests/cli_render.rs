@@ -347,3 +347,54 @@ fn bold_text_in_the_first_eight_colours_is_bright_as_in_xterm() {
     };
     assert_ne!(png(&[]), png(&["--no-bold-bright"]));
 }
+
+/// Debian's colour emoji font (`.ci/run` installs fonts-noto-color-emoji).
+const COLOR_EMOJI: &str = "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf";
+
+#[test]
+fn fonts_the_user_names_come_before_the_bundled_fallbacks() {
+    assert!(
+        std::path::Path::new(COLOR_EMOJI).is_file(),
+        "{COLOR_EMOJI} is missing: apt-get install fonts-noto-color-emoji"
+    );
+    // 😀 is in the bundled Symbola (monochrome); 🫠 (Unicode 14) is in no bundled font.
+    let input = "😀 🫠".as_bytes();
+    let yellow_pixels = |png: &[u8]| {
+        let decoder = png::Decoder::new(std::io::Cursor::new(png));
+        let mut reader = decoder.read_info().expect("PNG header");
+        let mut pixels = vec![0; reader.output_buffer_size().expect("size")];
+        let info = reader.next_frame(&mut pixels).expect("PNG data");
+        assert_eq!(info.color_type, png::ColorType::Rgba);
+        pixels[..info.buffer_size()]
+            .chunks(4)
+            .filter(|p| p[0] > 200 && p[1] > 150 && p[2] < 100)
+            .count()
+    };
+    let args = [
+        "render", "--format", "png", "--width", "10", "--height", "1",
+    ];
+    let bundled = shotty(&args, input);
+    assert!(bundled.status.success(), "{}", stderr(&bundled));
+    assert_eq!(
+        yellow_pixels(&bundled.stdout),
+        0,
+        "Symbola's emoji are monochrome"
+    );
+    // Characters no font has are named, once.
+    let warning = stderr(&bundled);
+    assert_eq!(warning.lines().count(), 1, "{warning}");
+    assert!(
+        warning.contains("U+1FAE0") && !warning.contains("U+1F600"),
+        "{warning}"
+    );
+
+    let mut with_font = args.to_vec();
+    with_font.extend(["--font-file", COLOR_EMOJI]);
+    let colour = shotty(&with_font, input);
+    assert!(colour.status.success(), "{}", stderr(&colour));
+    assert!(
+        yellow_pixels(&colour.stdout) > 50,
+        "the named font's colour glyphs are drawn"
+    );
+    assert_eq!(stderr(&colour), "", "every character has a font now");
+}

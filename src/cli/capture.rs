@@ -8,11 +8,11 @@ use clap::Args;
 
 use shotty::duration::parse_duration;
 use shotty::pty::{ColorEnvFlags, PtyCommand, PtyError, StopReason, StopWhen, run_to_completion};
-use shotty::render::{Format, encode};
+use shotty::render::Format;
 use shotty::term::{Terminal, TerminalOptions};
 
 use super::appearance::AppearanceArgs;
-use super::output::{format_arg, resolve_format, write_output};
+use super::output::{encode_warning_blanks, format_arg, resolve_format, write_output};
 
 /// Rows a capture runs with when no height is given; the screenshot is then fitted to the
 /// output, scrollback included.
@@ -164,7 +164,7 @@ impl CaptureArgs {
             None if !term.screen().is_alternate_screen() => term.history_snapshot(MAX_FITTED_LINES),
             _ => term.snapshot(),
         };
-        let bytes = encode(&snapshot, format, &appearance).map_err(|e| e.to_string())?;
+        let bytes = encode_warning_blanks(&snapshot, format, &appearance)?;
         write_output(out.as_deref(), &bytes)
     }
 }

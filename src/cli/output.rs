@@ -3,7 +3,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use shotty::render::Format;
+use shotty::render::{Appearance, Format, encode, missing_glyphs};
+use shotty::term::Snapshot;
 
 /// Parses `--format`.
 pub fn format_arg(s: &str) -> Result<Format, String> {
@@ -52,4 +53,34 @@ fn write_stdout(bytes: &[u8]) -> Result<(), String> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(format!("cannot write to stdout: {e}")),
     }
+}
+
+/// Encodes `snapshot`; for a PNG, first names on stderr (in one line) the characters it draws
+/// blank because no font has them. (An SVG is drawn with the viewer's fonts.)
+pub fn encode_warning_blanks(
+    snapshot: &Snapshot,
+    format: Format,
+    appearance: &Appearance,
+) -> Result<Vec<u8>, String> {
+    if format == Format::Png {
+        let missing = missing_glyphs(snapshot, appearance).map_err(|e| e.to_string())?;
+        if !missing.is_empty() {
+            let named: Vec<String> = missing
+                .iter()
+                .take(20)
+                .map(|c| format!("{c} (U+{:04X})", u32::from(*c)))
+                .collect();
+            let more = missing.len().saturating_sub(named.len());
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "shotty: no font has {}{more}: drawn as blank cells (--font-file adds a font)",
+                named.join(", ")
+            );
+        }
+    }
+    encode(snapshot, format, appearance).map_err(|e| e.to_string())
 }

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use clap::Args;
 
 use shotty::input::{CastReader, MAX_DIMENSION, looks_like_cast, play_raw};
-use shotty::render::{Format, encode};
+use shotty::render::Format;
 use shotty::term::Terminal;
 
 use super::appearance::AppearanceArgs;
-use super::output::{format_arg, resolve_format, write_output};
+use super::output::{encode_warning_blanks, format_arg, resolve_format, write_output};
 
 /// Arguments of `shotty render`.
 #[derive(Debug, Args)]
@@ -95,7 +95,7 @@ pub fn run(args: RenderArgs) -> Result<i32, String> {
 
     let format = resolve_format(args.format, args.out.as_deref(), Format::Svg)?;
     let appearance = args.appearance.to_appearance(None)?;
-    let bytes = encode(&term.snapshot(), format, &appearance).map_err(|e| e.to_string())?;
+    let bytes = encode_warning_blanks(&term.snapshot(), format, &appearance)?;
     write_output(args.out.as_deref(), &bytes)?;
     Ok(0)
 }

@@ -127,21 +127,36 @@ impl CellMetrics {
     }
 }
 
-/// The font database for rasterising: bundled faces, then `extra` font files, in that order.
-/// The bundled-only database is built once and shared.
+/// The font database for rasterising, in fallback order: the bundled monospace family, then
+/// the `extra` font files (fonts the user names come before the bundled fallbacks for the
+/// characters they cover), then the bundled fallbacks. The bundled-only database is built
+/// once and shared.
 pub fn database(extra: &[PathBuf]) -> Result<Arc<fontdb::Database>, RenderError> {
     static BUNDLED_DB: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
     if extra.is_empty() {
         return Ok(BUNDLED_DB
-            .get_or_init(|| Arc::new(build_database()))
+            .get_or_init(|| Arc::new(build_database(&[]).unwrap_or_default()))
             .clone());
     }
-    let mut db = build_database();
+    let mut files = Vec::with_capacity(extra.len());
     for path in extra {
         let data = std::fs::read(path)
             .map_err(|e| RenderError::new(format!("cannot read font {}: {e}", path.display())))?;
+        files.push((path, data));
+    }
+    build_database(&files).map(Arc::new)
+}
+
+fn build_database(extra: &[(&PathBuf, Vec<u8>)]) -> Result<fontdb::Database, RenderError> {
+    let mut db = fontdb::Database::new();
+    let (primary, fallbacks): (Vec<_>, Vec<_>) =
+        BUNDLED.iter().partition(|f| f.family == PRIMARY_FAMILY);
+    for font in primary {
+        db.load_font_source(fontdb::Source::Binary(Arc::new(font.data)));
+    }
+    for (path, data) in extra {
         let before = db.len();
-        db.load_font_data(data);
+        db.load_font_data(data.clone());
         if db.len() == before {
             return Err(RenderError::new(format!(
                 "{} is not a font fontdb can read (TTF, OTF or TTC)",
@@ -149,12 +164,7 @@ pub fn database(extra: &[PathBuf]) -> Result<Arc<fontdb::Database>, RenderError>
             )));
         }
     }
-    Ok(Arc::new(db))
-}
-
-fn build_database() -> fontdb::Database {
-    let mut db = fontdb::Database::new();
-    for font in &BUNDLED {
+    for font in fallbacks {
         db.load_font_source(fontdb::Source::Binary(Arc::new(font.data)));
     }
     // Generic families must resolve to bundled faces, or usvg silently drops the text.
@@ -163,7 +173,35 @@ fn build_database() -> fontdb::Database {
     db.set_serif_family("DejaVu Sans");
     db.set_cursive_family("DejaVu Sans");
     db.set_fantasy_family("DejaVu Sans");
-    db
+    Ok(db)
+}
+
+/// The characters of `chars` that no face of `db` has a glyph for (each once, in order).
+/// Characters that are not drawn as glyphs of their own — spaces, joiners, variation
+/// selectors — are left out.
+pub fn uncovered(db: &fontdb::Database, chars: impl IntoIterator<Item = char>) -> Vec<char> {
+    let faces: Vec<fontdb::ID> = db.faces().map(|f| f.id).collect();
+    let mut seen = std::collections::BTreeSet::new();
+    chars
+        .into_iter()
+        .filter(|&c| {
+            !(c.is_whitespace()
+                || c.is_control()
+                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}'))
+        })
+        .filter(|&c| seen.insert(c))
+        .filter(|&c| {
+            !faces.iter().any(|&id| {
+                db.with_face_data(id, |data, index| {
+                    ttf_parser::Face::parse(data, index)
+                        .ok()
+                        .and_then(|f| f.glyph_index(c))
+                        .is_some()
+                })
+                .unwrap_or(false)
+            })
+        })
+        .collect()
 }
 
 /// Family names the embedded subsets are declared under: the monospace family (four styles)

@@ -184,7 +184,8 @@ pub struct Appearance {
     pub crop: Crop,
     /// PNG scale factor.
     pub scale: f64,
-    /// Extra font files, loaded after the bundled ones (CJK, colour emoji …).
+    /// Extra font files (CJK, colour emoji …): after the bundled monospace family and before
+    /// the bundled fallbacks, for the characters they cover.
     pub font_files: Vec<PathBuf>,
     /// PNG compression level (the pixels are the same at every level).
     pub png_compression: PngCompression,
@@ -300,6 +301,23 @@ pub fn encode_highlighted(
         Format::Png => png::rasterize(&svg::write_for_raster(&layout, appearance)?, appearance),
         _ => Ok(svg::write(&layout, snapshot, appearance)?.into_bytes()),
     }
+}
+
+/// The characters of `snapshot` that a PNG cannot draw: no bundled font and no font of
+/// `appearance.font_files` has them, so their cells stay blank. (Box-drawing and block
+/// characters are drawn as geometry and never missing.)
+pub fn missing_glyphs(
+    snapshot: &Snapshot,
+    appearance: &Appearance,
+) -> Result<Vec<char>, RenderError> {
+    let db = font::database(&appearance.font_files)?;
+    let chars = snapshot
+        .rows
+        .iter()
+        .flat_map(|row| row.cells.iter())
+        .flat_map(|cell| cell.t.chars())
+        .filter(|&c| !boxdraw::is_drawn(c));
+    Ok(font::uncovered(&db, chars))
 }
 
 /// Renders a snapshot as an SVG document.
