@@ -398,3 +398,27 @@ fn fonts_the_user_names_come_before_the_bundled_fallbacks() {
     );
     assert_eq!(stderr(&colour), "", "every character has a font now");
 }
+
+#[test]
+fn option_values_may_start_with_a_dash() {
+    let out = shotty(
+        &[
+            "render",
+            "--crop-top",
+            "--- cut",
+            "--title",
+            "-x",
+            "-d",
+            "macos",
+            "--no-metadata",
+        ],
+        b"a\n--- cut ---\nb\n",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let svg = stdout(&out);
+    assert!(
+        svg.contains(">-x<") && svg.contains(">--- cut ---<"),
+        "{svg}"
+    );
+    assert!(!svg.contains(">a<"), "cropped at the pattern: {svg}");
+}

@@ -55,7 +55,7 @@ pub struct AppearanceArgs {
     #[arg(long, default_value_t = 20.0)]
     pc_padding: f64,
     /// Window title (default: the command line, or the title the program set).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     title: Option<String>,
     /// Do not draw the cursor.
     #[arg(long)]
@@ -74,10 +74,10 @@ pub struct AppearanceArgs {
     #[arg(long, value_name = "WxH")]
     size: Option<String>,
     /// Crop from the top: Nch, Npx or a text pattern (TEXT or TEXT:±N rows).
-    #[arg(long, value_name = "EDGE")]
+    #[arg(long, value_name = "EDGE", allow_hyphen_values = true)]
     crop_top: Option<String>,
     /// Crop from the bottom: Nch, Npx or a text pattern (TEXT or TEXT:±N rows).
-    #[arg(long, value_name = "EDGE")]
+    #[arg(long, value_name = "EDGE", allow_hyphen_values = true)]
     crop_bottom: Option<String>,
     /// Crop from the left: Nch or Npx.
     #[arg(long, value_name = "EDGE")]

@@ -68,10 +68,10 @@ pub struct CaptureArgs {
     #[arg(short = 'c', long)]
     with_command: bool,
     /// The prompt shown by --with-command.
-    #[arg(long, default_value = "$")]
+    #[arg(long, default_value = "$", allow_hyphen_values = true)]
     prompt: String,
     /// Text shown after the prompt instead of the command line (implies --with-command).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     header: Option<String>,
     /// Do not set TERM, COLORTERM and FORCE_COLOR for the command.
     #[arg(long)]
