@@ -1331,6 +1331,25 @@ fn text_that_starts_with_a_dash_is_text() {
     env.ok(&["stop", &cat]);
 }
 
+#[test]
+fn keys_follow_the_modes_the_program_set() {
+    // The program switches to application cursor keys and keypad itself; the host must encode
+    // `--keys` with the terminal's modes, not the defaults.
+    let env = Env::new();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/keyecho.py");
+    let app = env.start(&["--", "python3", script, "app"]);
+    env.ok(&["wait", &app, "--text", "ready", "--timeout", "10s"]);
+    env.ok(&["send", &app, "--keys", "Up"]);
+    env.ok(&["wait", &app, "--text", "[1b4f41]", "--timeout", "10s"]);
+    env.ok(&["send", &app, "--keys", "KP7"]);
+    env.ok(&["wait", &app, "--text", "[1b4f77]", "--timeout", "10s"]);
+    let normal = env.start(&["--", "python3", script]);
+    env.ok(&["wait", &normal, "--text", "ready", "--timeout", "10s"]);
+    env.ok(&["send", &normal, "--keys", "Up", "--keys", "KP7"]);
+    env.ok(&["wait", &normal, "--text", "[1b5b4137]", "--timeout", "10s"]);
+    env.ok(&["stop", &app, &normal]);
+}
+
 /// Threads and open files of a process.
 fn threads_and_fds(pid: u32) -> (usize, usize) {
     let count = |dir: String| std::fs::read_dir(dir).map_or(0, |d| d.count());

@@ -1159,3 +1159,26 @@ fn sigterm_cleans_up() {
 fn sigint_cleans_up() {
     signal_cleans_up(rustix::process::Signal::INT);
 }
+
+#[test]
+fn keys_follow_the_modes_the_program_set() {
+    // The program itself switches to application cursor keys and keypad; `pty/write` must
+    // encode with the terminal's modes, not the defaults.
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/keyecho.py");
+    let server = Server::unix(&format!("python3 {script} app"), &[]);
+    let mut c = server.connect();
+    c.wait_for("ready");
+    c.ok("pty/write", json!({"action": {"key": "ArrowUp"}}));
+    c.wait_for("[1b4f41]");
+    c.ok("pty/write", json!({"action": {"key": "KP7"}}));
+    c.wait_for("[1b4f77]");
+    // In the default modes the same keys are CSI A and the digit.
+    let server = Server::unix(&format!("python3 {script}"), &[]);
+    let mut c = server.connect();
+    c.wait_for("ready");
+    c.ok(
+        "pty/write",
+        json!({"action": [{"key": "ArrowUp"}, {"key": "KP7"}]}),
+    );
+    c.wait_for("[1b5b4137]");
+}
