@@ -23,7 +23,7 @@ fn snapshots_dir() -> PathBuf {
 }
 
 fn updating() -> bool {
-    std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| !v.is_empty() && v != "0")
+    support::updating("UPDATE_SNAPSHOTS")
 }
 
 /// One pinned screen: a fixture fed up to `len` bytes.

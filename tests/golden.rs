@@ -1,8 +1,9 @@
 //! Golden images: the project's own reference SVGs (and PNGs for a subset) in `golden/`.
 //!
 //! Every case renders through the real binary. A normal run fails on any byte difference and
-//! prints the cell-level `diff` report; `UPDATE_GOLDEN=1 cargo test --test golden` rewrites
-//! the references (review them before committing).
+//! prints the cell-level `diff` report, and on a reference no case makes any more;
+//! `UPDATE_GOLDEN=1 cargo test --test golden` rewrites the references and removes stale ones
+//! (review them before committing; `UPDATE_GOLDEN=0` or empty compares).
 
 mod support;
 
@@ -428,12 +429,13 @@ fn report(case: &str, expected: &[u8], actual: &[u8], is_svg: bool) -> String {
 
 #[test]
 fn golden_images() {
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let update = support::updating("UPDATE_GOLDEN");
     let golden = PathBuf::from(ROOT).join("golden");
     let tmp = tempfile::tempdir().expect("temp dir");
     let cases = cases();
     assert!(cases.len() >= 40, "{} cases", cases.len());
     let mut failures = Vec::new();
+    let mut produced = std::collections::BTreeSet::new();
     for case in &cases {
         let input = tmp.path().join(format!("{}.bin", case.name));
         std::fs::write(&input, input_bytes(&case.input)).expect("input written");
@@ -447,6 +449,7 @@ fn golden_images() {
             render(case, &input, &out);
             let actual = std::fs::read(&out).expect("output written");
             let reference = golden.join(&file);
+            produced.insert(reference.clone());
             if update {
                 std::fs::write(&reference, &actual).expect("golden written");
                 continue;
@@ -458,6 +461,24 @@ fn golden_images() {
                     "{file}: golden file missing (run with UPDATE_GOLDEN=1)"
                 )),
             }
+        }
+    }
+    // References no case produces any more are stale.
+    for entry in std::fs::read_dir(&golden).expect("golden/ readable") {
+        let path = entry.expect("golden/ entry").path();
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if hidden || produced.contains(&path) {
+            continue;
+        }
+        if update {
+            std::fs::remove_file(&path).expect("stale golden removed");
+        } else {
+            failures.push(format!(
+                "{}: stale golden file (no case makes it)",
+                path.display()
+            ));
         }
     }
     assert!(

@@ -4,6 +4,12 @@
 
 pub mod golden_inputs;
 
+/// Whether the environment variable `var` asks a pinning test to rewrite its references: set,
+/// and neither empty nor `0` (so `UPDATE_GOLDEN=0` compares, as it reads).
+pub fn updating(var: &str) -> bool {
+    std::env::var_os(var).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 use std::path::{Path, PathBuf};
 
 /// One recorded fixture of `tests/fixtures/manifest.json`.
