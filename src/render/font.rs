@@ -130,13 +130,22 @@ impl CellMetrics {
 /// The font database for rasterising, in fallback order: the bundled monospace family, then
 /// the `extra` font files (fonts the user names come before the bundled fallbacks for the
 /// characters they cover), then the bundled fallbacks. The bundled-only database is built
-/// once and shared.
+/// once and shared; the last one with extra files is kept, so a render that also reports
+/// missing glyphs reads the files once.
 pub fn database(extra: &[PathBuf]) -> Result<Arc<fontdb::Database>, RenderError> {
     static BUNDLED_DB: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
+    static LAST_DB: std::sync::Mutex<Option<(Vec<PathBuf>, Arc<fontdb::Database>)>> =
+        std::sync::Mutex::new(None);
     if extra.is_empty() {
         return Ok(BUNDLED_DB
             .get_or_init(|| Arc::new(build_database(&[]).unwrap_or_default()))
             .clone());
+    }
+    let mut last = LAST_DB.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((paths, db)) = last.as_ref()
+        && paths.as_slice() == extra
+    {
+        return Ok(Arc::clone(db));
     }
     let mut files = Vec::with_capacity(extra.len());
     for path in extra {
@@ -144,7 +153,9 @@ pub fn database(extra: &[PathBuf]) -> Result<Arc<fontdb::Database>, RenderError>
             .map_err(|e| RenderError::new(format!("cannot read font {}: {e}", path.display())))?;
         files.push((path, data));
     }
-    build_database(&files).map(Arc::new)
+    let db = Arc::new(build_database(&files)?);
+    *last = Some((extra.to_vec(), Arc::clone(&db)));
+    Ok(db)
 }
 
 fn build_database(extra: &[(&PathBuf, Vec<u8>)]) -> Result<fontdb::Database, RenderError> {
