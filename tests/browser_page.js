@@ -1,15 +1,29 @@
-// Measures an inlined shotty SVG in a real browser (tests/browser.rs loads this into a page
-// next to the SVG and reads the JSON it leaves in <script id="result">).
+// Measures an inlined shotty SVG in a real browser: tests/browser.rs loads this into a page
+// next to the SVG and evaluates `shottyMeasure()` over the DevTools protocol.
 //
 // Checks, after every web font has loaded:
 //   * fonts: each @font-face the SVG embeds reached status "loaded", the monospace family is
 //     among them, and document.fonts.check() agrees for every weight/style the text uses;
 //   * glyphs: in start-anchored runs (one x) character i starts at x + i × cell width; in
 //     centred runs (class "m", one x per character) each character's box is centred on its x;
+//     either within GLYPH_LIMIT cells;
+//   * spaces: in start-anchored runs, every stretch of SPACE_STRETCH or more spaces (or
+//     no-break spaces) advances one cell a space within SPACE_LIMIT px. A space taken from
+//     another font is 602/1000 em instead of 600/1000: too little to see at once, enough to
+//     slide a long run off its cells. (Chromium reports positions in 1/64 px, so a single
+//     space cannot be measured this finely; a stretch of n spaces divides that by n.)
 //   * grid: every x attribute lies on the cell grid that the snapshot in <metadata> implies,
 //     and the character placed at a cell is the one the snapshot has there.
-(async () => {
-  const out = { fonts: [], fontChecks: [], glyphs: 0, maxDelta: 0, worst: null, problems: [] };
+const GLYPH_LIMIT = 0.06;
+const SPACE_LIMIT = 0.01;
+const SPACE_STRETCH = 4;
+
+window.shottyMeasure = async () => {
+  const out = {
+    fonts: [], fontChecks: [], glyphs: 0, maxDelta: 0, worst: null, spaceStretches: 0,
+    maxSpaceDelta: 0,
+    problems: [],
+  };
   const problem = (p) => out.problems.push(p);
   try {
     await document.fonts.ready;
@@ -65,7 +79,7 @@
     const pad = (screen[2] - cols * cw) / 2;
     const origin = [screen[0] + pad, screen[1] + pad];
     const ch = (screen[3] - 2 * pad) / rows;
-    out.grid = { originX: origin[0], originY: origin[1], cellHeight: ch };
+    out.grid = { originX: origin[0], originY: origin[1], cellHeight: ch, cols, rows };
 
     const ZERO_WIDTH = /^[\p{M}\u200b-\u200f\u2060\ufe00-\ufe0f]/u;
     const cellText = (row, col) => {
@@ -75,9 +89,12 @@
     };
     const near = (v, step) => Math.abs(v / step - Math.round(v / step)) * step < 0.02;
     const rowOf = (y) => Math.floor((y - origin[1]) / ch);
+    // Box drawing, blocks and powerline separators are drawn as shapes; the text run has a
+    // space in their cells.
+    const SHAPE = /^[\u2500-\u259f\ue0b0-\ue0b7]/u;
     const checkCell = (row, col, cp, text) => {
-      if (cp === ' ') return;
       const t = cellText(row, col);
+      if (cp === ' ' && t !== undefined && SHAPE.test(t)) return;
       if (t === undefined || [...t][0] !== cp) {
         problem({ kind: 'cell', text, char: cp, row, col, snapshot: t === undefined ? null : t });
       }
@@ -89,7 +106,7 @@
         out.maxDelta = delta;
         out.worst = { kind, text, char: cp, row, col, expected, measured };
       }
-      if (!(Math.abs(delta) <= 0.5)) {
+      if (!(Math.abs(delta) <= GLYPH_LIMIT * cw)) {
         problem({ kind, text, char: cp, row, col, expected, measured, delta });
       }
     };
@@ -128,6 +145,23 @@
           record('left', shown, c, row, col, expected, t.getStartPositionOfChar(i).x);
           k += 1;
         }
+        const isSpace = (c) => c === ' ' || c === '\u00a0';
+        for (let a = 0; a < cps.length; ) {
+          let b = a;
+          while (b < cps.length && isSpace(cps[b].c)) b += 1;
+          if (b - a >= SPACE_STRETCH && b < cps.length) {
+            const n = b - a;
+            const advance =
+              (t.getStartPositionOfChar(cps[b].u).x - t.getStartPositionOfChar(cps[a].u).x) / n;
+            const off = advance - cw;
+            out.spaceStretches += 1;
+            if (Math.abs(off) > Math.abs(out.maxSpaceDelta)) out.maxSpaceDelta = off;
+            if (!(Math.abs(off) <= SPACE_LIMIT + 1 / 64 / n)) {
+              problem({ kind: 'space', text: shown, row, spaces: n, expected: cw, measured: advance });
+            }
+          }
+          a = Math.max(b, a + 1);
+        }
       } else {
         // One x per character (the last one takes any marks that follow): a text chunk each,
         // centred on its cells.
@@ -158,9 +192,5 @@
   } catch (e) {
     out.error = String(e && e.stack ? e.stack : e);
   }
-  const result = document.createElement('script');
-  result.type = 'application/json';
-  result.id = 'result';
-  result.textContent = JSON.stringify(out).replace(/</g, '\\u003c');
-  document.body.appendChild(result);
-})();
+  return out;
+};
