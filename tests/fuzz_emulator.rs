@@ -1,7 +1,9 @@
 //! Property test: several megabytes of random, grammar-generated and mutated input (fixed
 //! seed) must never panic the emulator or break its invariants: cursor in bounds, every row
 //! exactly `width` cells, wide characters always paired with their spacer, bounded tables.
-//! A sample of the screens is rendered: the SVG must be XML and the PNG must rasterise.
+//! The same input is also fed all at once and (every few rounds) byte by byte: screen,
+//! scrollback, modes, replies and bells must match the chunked terminal exactly. A sample of
+//! the screens is rendered: the SVG must be XML and the PNG must rasterise.
 
 use shotty::render::{self, Appearance, PngCompression, WindowStyle};
 use shotty::term::{MAX_LINKS, MAX_STYLES, MAX_TITLE_LEN, Terminal, TerminalOptions};
@@ -308,6 +310,11 @@ fn check_render(term: &Terminal, context: &str, style: usize, raster: bool) {
 }
 
 const TOTAL_BYTES: usize = 8_000_000;
+/// Every this many rounds the snapshot's indices and JSON round trip are checked and the
+/// scrollbacks compared …
+const SNAPSHOT_EVERY: usize = 10;
+/// … and the terminal fed byte by byte is compared (a parser call per byte costs).
+const BYTE_BY_BYTE_EVERY: usize = 8;
 /// Every this many rounds the screen is rendered to SVG and parsed: ~100 of ~2500 rounds,
 /// under a second in a debug build …
 const RENDER_EVERY: usize = 25;
@@ -330,10 +337,14 @@ fn random_generated_and_mutated_input_keeps_invariants() {
         scrollback: 200,
         ..Default::default()
     };
-    let mut term = Terminal::with_options(80, 24, options.clone());
+    // The same input three ways: in random chunks, all at once, and one byte at a time. The
+    // parser keeps its state between calls, so all three must end up identical.
+    let new = |w, h| Terminal::with_options(w, h, options.clone());
+    let (mut term, mut whole, mut bytewise) = (new(80, 24), new(80, 24), new(80, 24));
     let mut fed = 0;
     let mut round = 0;
     let mut rendered = 0;
+    let mut compared = 0;
     while fed < TOTAL_BYTES {
         round += 1;
         let mut input = Vec::new();
@@ -356,17 +367,51 @@ fn random_generated_and_mutated_input_keeps_invariants() {
             term.advance(&rest[..n]);
             rest = &rest[n..];
         }
+        whole.advance(&input);
+        let by_byte = round % BYTE_BY_BYTE_EVERY == 0;
+        if by_byte {
+            for byte in &input {
+                bytewise.advance(std::slice::from_ref(byte));
+            }
+        } else {
+            bytewise.advance(&input);
+        }
         fed += input.len();
         let context = format!("round {round}");
         check_invariants(&term, &context);
         let replies = term.take_replies();
         assert!(replies.len() <= shotty::term::MAX_REPLY_BYTES);
+        // A difference in the scrollback stays there: looking now and then finds it.
+        let scrollback = round % SNAPSHOT_EVERY == 0;
+        assert_same(
+            &term,
+            &replies,
+            &mut whole,
+            ("all at once", scrollback),
+            &context,
+        );
+        if by_byte {
+            assert_same(
+                &term,
+                &replies,
+                &mut bytewise,
+                ("byte by byte", true),
+                &context,
+            );
+            compared += 1;
+        } else {
+            let _ = bytewise.take_replies();
+        }
         if rng.chance(10) {
             let (w, h) = (1 + rng.below(150), 1 + rng.below(60));
             term.resize(w, h);
+            whole.resize(w, h);
+            bytewise.resize(w, h);
             check_invariants(&term, &format!("{context} after resize to {w}x{h}"));
+            let context = format!("{context}, resized");
+            assert_same(&term, &[], &mut whole, ("all at once", false), &context);
         }
-        if round % 25 == 0 {
+        if round % SNAPSHOT_EVERY == 0 {
             check_snapshot(&term, &context);
         }
         if round % RENDER_EVERY == 0 {
@@ -375,11 +420,97 @@ fn random_generated_and_mutated_input_keeps_invariants() {
             rendered += 1;
         }
         if rng.chance(2) {
-            term = Terminal::with_options(1 + rng.below(120), 1 + rng.below(40), options.clone());
+            let (w, h) = (1 + rng.below(120), 1 + rng.below(40));
+            (term, whole, bytewise) = (new(w, h), new(w, h), new(w, h));
         }
     }
-    assert!(fed >= 1_000_000);
     assert!(rendered >= 80, "only {rendered} screens rendered");
+    assert!(
+        compared >= 250,
+        "only {compared} rounds compared byte by byte"
+    );
+}
+
+/// `other`, fed the same input as `term` another way, holds the same: the screen (and with
+/// `with_scrollback` the scrollback) as snapshots, modes, replies and the bell count.
+fn assert_same(
+    term: &Terminal,
+    replies: &[u8],
+    other: &mut Terminal,
+    (how, with_scrollback): (&str, bool),
+    context: &str,
+) {
+    let theirs = other.take_replies();
+    assert!(
+        replies == theirs.as_slice(),
+        "{context}: fed {how}, the replies differ: {:?} vs {:?}",
+        String::from_utf8_lossy(replies),
+        String::from_utf8_lossy(&theirs)
+    );
+    assert_eq!(
+        term.screen().modes(),
+        other.screen().modes(),
+        "{context}: fed {how}, the modes differ"
+    );
+    assert_eq!(
+        term.screen().bell_count(),
+        other.screen().bell_count(),
+        "{context}: fed {how}"
+    );
+    let what = format!("{context}: fed {how}, the screen");
+    assert_same_snapshot(&term.snapshot(), &other.snapshot(), &what);
+    if with_scrollback {
+        let what = format!("{context}: fed {how}, the scrollback");
+        assert_same_snapshot(
+            &term.history_snapshot(usize::MAX),
+            &other.history_snapshot(usize::MAX),
+            &what,
+        );
+    }
+}
+
+/// Equal snapshots, or a failure naming the first difference (whole snapshots are too long
+/// to read in a failure message).
+fn assert_same_snapshot(a: &shotty::term::Snapshot, b: &shotty::term::Snapshot, what: &str) {
+    if a == b {
+        return;
+    }
+    let row = a.rows.iter().zip(&b.rows).position(|(x, y)| x != y);
+    let detail = match row {
+        Some(r) => {
+            let col = a.rows[r]
+                .cells
+                .iter()
+                .zip(&b.rows[r].cells)
+                .position(|(x, y)| x != y);
+            let text = |s: &shotty::term::Snapshot| -> String {
+                s.rows[r].cells.iter().map(|c| c.t.as_str()).collect()
+            };
+            format!(
+                "row {r} (of {}), column {col:?}: {:?} / {:?}\n  cells {:?}\n  vs    {:?}",
+                a.rows.len(),
+                text(a),
+                text(b),
+                col.map(|c| &a.rows[r].cells[c]),
+                col.map(|c| &b.rows[r].cells[c]),
+            )
+        }
+        None => {
+            let strip = |s: &shotty::term::Snapshot| {
+                let mut s = s.clone();
+                s.rows.clear();
+                format!("{s:?}")
+            };
+            format!(
+                "rows alike ({} vs {}): {} / {}",
+                a.rows.len(),
+                b.rows.len(),
+                strip(a),
+                strip(b)
+            )
+        }
+    };
+    panic!("{what} differs: {detail}");
 }
 
 #[test]
@@ -394,6 +525,32 @@ fn unterminated_osc_is_cut_off_and_skipped() {
     term.advance(b"\x07after");
     assert_eq!(term.text(), "after\n");
     assert_eq!(term.screen().title(), "");
+}
+
+/// Where an over-long string is cut depends on the stream, not on how it arrived: an OSC
+/// title just long enough to be cut when the silence is counted from its first byte, fed in
+/// one piece, in 7-byte pieces and byte by byte, ends the same way each time.
+#[test]
+fn the_cut_of_an_unterminated_osc_does_not_depend_on_the_read_size() {
+    let mut input = b"hello \x1b]0;".to_vec();
+    input.extend(std::iter::repeat_n(b'x', 64 * 1024 + 100));
+    input.extend_from_slice(b"\x07 world");
+    let mut whole = Terminal::new(20, 2);
+    whole.advance(&input);
+    for piece in [7, 1] {
+        let mut split = Terminal::new(20, 2);
+        for chunk in input.chunks(piece) {
+            split.advance(chunk);
+        }
+        assert_eq!(split.text(), whole.text(), "in {piece}-byte pieces");
+        let (a, b) = (split.screen().title(), whole.screen().title());
+        assert!(
+            a == b,
+            "in {piece}-byte pieces the title is {} characters, all at once {}",
+            a.chars().count(),
+            b.chars().count()
+        );
+    }
 }
 
 #[test]

@@ -145,3 +145,24 @@ fn cursor_on_spacer_after_cup_overwrites_cleanly() {
     assert_eq!(ch(&t, 0, 5), " ");
     check(&t);
 }
+
+/// Where the input is split between `advance` calls changes nothing, even inside a UTF-8
+/// sequence followed by a control or another character (vte 0.15 on its own consumes the
+/// byte after a sequence split across calls: alacritty/vte#159).
+#[test]
+fn a_split_anywhere_in_utf8_text_changes_nothing() {
+    let input = "x\u{308}\u{308}\r\u{2500}B\u{301}C日\n\u{1b}[1m😀👍🏽é\u{7}\u{1b}]0;tït\u{7}ça\r\n"
+        .as_bytes();
+    let whole = term(20, 4, input);
+    for at in 1..input.len() {
+        let mut split = shotty::term::Terminal::new(20, 4);
+        split.advance(&input[..at]);
+        split.advance(&input[at..]);
+        assert_eq!(split.snapshot(), whole.snapshot(), "split at byte {at}");
+    }
+    let mut bytewise = shotty::term::Terminal::new(20, 4);
+    for byte in input {
+        bytewise.advance(std::slice::from_ref(byte));
+    }
+    assert_eq!(bytewise.snapshot(), whole.snapshot(), "one byte at a time");
+}

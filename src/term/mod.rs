@@ -40,8 +40,10 @@ pub use style::{Attrs, Color, MAX_STYLES, Style, StyleId, StyleTable, Underline}
 
 use parser::Dispatcher;
 
-/// Bytes fed per parser call; also the granularity of the unterminated-string guard.
-const CHUNK: usize = 4096;
+/// The unterminated-string guard looks at the input in blocks of this many bytes (counted
+/// from the start of the stream, so however the input is split into calls, the blocks, and
+/// with them the point where a string is cut, are the same).
+const BLOCK: usize = 4096;
 /// A stretch of input this long without a single parser event means an OSC string is being
 /// buffered without end; it is cut off so memory stays bounded.
 const MAX_SILENT_BYTES: usize = 64 * 1024;
@@ -50,9 +52,16 @@ const MAX_SILENT_BYTES: usize = 64 * 1024;
 pub struct Terminal {
     parser: vte::Parser,
     screen: Screen,
+    /// Bytes of whole blocks since the last block in which the parser dispatched anything.
     silent_bytes: usize,
+    /// Bytes of the current block fed so far, and whether any of them made the parser act.
+    block_fill: usize,
+    block_active: bool,
     /// Discarding the rest of an over-long OSC string up to its terminator.
     skipping_osc: bool,
+    /// The start of a UTF-8 sequence the last call ended in, not yet given to the parser.
+    held: [u8; 4],
+    held_len: usize,
 }
 
 impl std::fmt::Debug for Terminal {
@@ -75,12 +84,19 @@ impl Terminal {
             parser: vte::Parser::new(),
             screen: Screen::new(width, height, options),
             silent_bytes: 0,
+            block_fill: 0,
+            block_active: false,
             skipping_osc: false,
+            held: [0; 4],
+            held_len: 0,
         }
     }
 
     /// Feeds program output. Sequences may be split across calls at any byte.
     pub fn advance(&mut self, mut bytes: &[u8]) {
+        if self.held_len > 0 {
+            bytes = &bytes[self.finish_held(bytes)..];
+        }
         while !bytes.is_empty() {
             if self.skipping_osc {
                 match bytes.iter().position(|&b| b == 0x07 || b == 0x1b) {
@@ -98,19 +114,82 @@ impl Terminal {
                     None => return,
                 }
             }
-            let n = bytes.len().min(CHUNK);
-            let mut dispatcher = Dispatcher::new(&mut self.screen);
-            self.parser.advance(&mut dispatcher, &bytes[..n]);
-            if dispatcher.active {
-                self.silent_bytes = 0;
-            } else {
-                self.silent_bytes += n;
-                if self.silent_bytes >= MAX_SILENT_BYTES {
-                    self.silent_bytes = 0;
-                    self.cut_unterminated_string();
+            let mut n = bytes.len().min(BLOCK - self.block_fill);
+            // No parser call may end inside a UTF-8 sequence: vte 0.15 finishes a sequence
+            // split across calls but then skips the byte after it (alacritty/vte#159). So a
+            // sequence cut by the block boundary is finished in this call, and one cut by the
+            // end of the input is held back until the next.
+            let (unfinished, missing) = unfinished_utf8(&bytes[..n]);
+            if unfinished > 0 {
+                let more = continuations(&bytes[n..], missing);
+                if more == missing || n + more < bytes.len() {
+                    n += more;
+                } else {
+                    n -= unfinished;
+                    if n == 0 {
+                        self.hold(bytes);
+                        return;
+                    }
                 }
             }
+            self.feed(&bytes[..n]);
             bytes = &bytes[n..];
+        }
+    }
+
+    /// One parser call, and the silence bookkeeping for it.
+    fn feed(&mut self, bytes: &[u8]) {
+        let mut dispatcher = Dispatcher::new(&mut self.screen);
+        self.parser.advance(&mut dispatcher, bytes);
+        self.block_active |= dispatcher.active;
+        self.block_fill += bytes.len();
+        if self.block_fill >= BLOCK {
+            self.block_fill -= BLOCK;
+            self.end_block();
+        }
+    }
+
+    /// Keeps the start of an unfinished UTF-8 sequence (at most 3 bytes) for the next call.
+    fn hold(&mut self, bytes: &[u8]) {
+        let start = self.held_len;
+        self.held[start..start + bytes.len()].copy_from_slice(bytes);
+        self.held_len += bytes.len();
+    }
+
+    /// Finishes the held UTF-8 sequence with the continuation bytes at the start of `bytes`
+    /// (or with whatever breaks it); returns how many bytes of `bytes` that took.
+    fn finish_held(&mut self, bytes: &[u8]) -> usize {
+        let held = self.held_len;
+        self.held_len = 0;
+        if self.skipping_osc {
+            // The held bytes come after the point where the string was cut: skipped too.
+            return 0;
+        }
+        let (_, missing) = unfinished_utf8(&self.held[..held]);
+        let more = continuations(bytes, missing);
+        if more < missing && more == bytes.len() {
+            self.held_len = held;
+            self.hold(bytes);
+            return bytes.len();
+        }
+        let mut piece = self.held;
+        piece[held..held + more].copy_from_slice(&bytes[..more]);
+        self.feed(&piece[..held + more]);
+        more
+    }
+
+    /// Counts a finished block as silent or not, and cuts off the string being collected
+    /// after [`MAX_SILENT_BYTES`] of silence.
+    fn end_block(&mut self) {
+        self.block_fill = 0;
+        if std::mem::take(&mut self.block_active) {
+            self.silent_bytes = 0;
+            return;
+        }
+        self.silent_bytes += BLOCK;
+        if self.silent_bytes >= MAX_SILENT_BYTES {
+            self.silent_bytes = 0;
+            self.cut_unterminated_string();
         }
     }
 
@@ -222,4 +301,36 @@ impl Terminal {
     pub fn history_snapshot(&self, max_lines: usize) -> Snapshot {
         snapshot::build_history(&self.screen, max_lines)
     }
+}
+
+/// The unfinished UTF-8 sequence `bytes` ends with, if any: how many of its bytes are there
+/// and how many more it needs.
+fn unfinished_utf8(bytes: &[u8]) -> (usize, usize) {
+    for back in 1..=bytes.len().min(3) {
+        let byte = bytes[bytes.len() - back];
+        if byte & 0xc0 == 0x80 {
+            continue;
+        }
+        let len = match byte {
+            0xc2..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf4 => 4,
+            _ => return (0, 0),
+        };
+        return if back < len {
+            (back, len - back)
+        } else {
+            (0, 0)
+        };
+    }
+    (0, 0)
+}
+
+/// How many of the first `max` bytes are UTF-8 continuation bytes, counted from the start.
+fn continuations(bytes: &[u8], max: usize) -> usize {
+    bytes
+        .iter()
+        .take(max)
+        .take_while(|&&b| b & 0xc0 == 0x80)
+        .count()
 }
