@@ -334,12 +334,11 @@ fn bold_text_in_the_first_eight_colours_is_bright_as_in_xterm() {
         assert!(out.status.success(), "{}", stderr(&out));
         stdout(&out)
     };
-    let fill_of = text_fill;
     let bright = svg(&[]);
-    assert_eq!(fill_of(&bright, "BOLD"), "#ffffff", "{bright}");
-    assert_eq!(fill_of(&bright, "plain"), "#e5e5e5", "not bold: colour 7");
+    assert_eq!(text_fill(&bright, "BOLD"), "#ffffff", "{bright}");
+    assert_eq!(text_fill(&bright, "plain"), "#e5e5e5", "not bold: colour 7");
     let plain = svg(&["--no-bold-bright"]);
-    assert_eq!(fill_of(&plain, "BOLD"), "#e5e5e5", "{plain}");
+    assert_eq!(text_fill(&plain, "BOLD"), "#e5e5e5", "{plain}");
     // The PNG is drawn from the same layout.
     let png = |extra: &[&str]| {
         let mut args = vec![
