@@ -1,5 +1,5 @@
 //! Reading what gets rendered: raw terminal bytes or an asciicast recording (v2, and v3's
-//! relative timestamps), streamed into a [`Terminal`] with bounded buffers.
+//! relative timestamps and comment lines), streamed into a [`Terminal`] with bounded buffers.
 
 use std::fmt;
 use std::io::{self, BufRead};
@@ -188,7 +188,9 @@ impl<R: BufRead> CastReader<R> {
             }
             self.line += 1;
             let line = self.line;
-            if self.buf.trim_ascii().is_empty() {
+            let content = self.buf.trim_ascii();
+            // v3 allows comment lines, which players ignore.
+            if content.is_empty() || self.header.version >= 3 && content.starts_with(b"#") {
                 continue;
             }
             let value: Value =

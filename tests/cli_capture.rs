@@ -221,6 +221,37 @@ fn colour_environment_reaches_the_command() {
     );
 }
 
+/// `--no-colorenv`: the command gets the caller's TERM, COLORTERM and FORCE_COLOR as they are
+/// (unset ones stay unset, none is set to shotty's values), while CI is still removed.
+#[test]
+fn no_colorenv_leaves_the_colour_variables_as_the_caller_has_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).expect("home made");
+    let script = "echo ${TERM-unset} ${COLORTERM-unset} ${FORCE_COLOR-unset} ${CI-unset}";
+    let run = |colorterm: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_shotty"));
+        cmd.args(["--stdout", "--format", "txt", "--no-colorenv", "--"])
+            .args(["sh", "-c", script])
+            .current_dir(dir.path())
+            .env("HOME", &home)
+            .env("TMPDIR", dir.path())
+            .env("TERM", "vt100")
+            .env("CI", "1")
+            .env_remove("FORCE_COLOR")
+            .stdin(Stdio::null());
+        match colorterm {
+            Some(value) => cmd.env("COLORTERM", value),
+            None => cmd.env_remove("COLORTERM"),
+        };
+        let out = cmd.output().expect("shotty runs");
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(run(None), "vt100 unset unset unset\n");
+    assert_eq!(run(Some("24bit")), "vt100 24bit unset unset\n");
+}
+
 #[test]
 fn pipe_mode_renders_stdin_with_bare_line_feeds() {
     let dir = tempfile::tempdir().expect("temp dir");

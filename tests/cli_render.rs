@@ -303,6 +303,19 @@ fn bare_line_feeds_are_one_rule_for_raw_input_and_recordings_play_exactly() {
     assert_eq!(stdout(&out).trim_end(), "ab\n  cd", "{}", stderr(&out));
 }
 
+/// The fill colour (`#rrggbb`) of the text class used by the run that draws `text`.
+fn text_fill(svg: &str, text: &str) -> String {
+    let at = svg.find(&format!(">{text}<")).expect("the text");
+    let class = svg[..at]
+        .rsplit("class=\"")
+        .next()
+        .and_then(|c| c.split('"').next());
+    let class = class.expect("a class");
+    let rule = format!(".{class}{{fill:");
+    let start = svg.find(&rule).expect("the class's rule") + rule.len();
+    svg[start..start + 7].to_owned()
+}
+
 #[test]
 fn bold_text_in_the_first_eight_colours_is_bright_as_in_xterm() {
     // dialog's raised borders: bold white on white.
@@ -321,22 +334,11 @@ fn bold_text_in_the_first_eight_colours_is_bright_as_in_xterm() {
         assert!(out.status.success(), "{}", stderr(&out));
         stdout(&out)
     };
-    let fill_of = |svg: &str, text: &str| {
-        let at = svg.find(&format!(">{text}<")).expect("the text");
-        let class = svg[..at]
-            .rsplit("class=\"")
-            .next()
-            .and_then(|c| c.split('"').next());
-        let class = class.expect("a class");
-        let rule = format!(".{class}{{fill:");
-        let start = svg.find(&rule).expect("the class's rule") + rule.len();
-        svg[start..start + 7].to_owned()
-    };
     let bright = svg(&[]);
-    assert_eq!(fill_of(&bright, "BOLD"), "#ffffff", "{bright}");
-    assert_eq!(fill_of(&bright, "plain"), "#e5e5e5", "not bold: colour 7");
+    assert_eq!(text_fill(&bright, "BOLD"), "#ffffff", "{bright}");
+    assert_eq!(text_fill(&bright, "plain"), "#e5e5e5", "not bold: colour 7");
     let plain = svg(&["--no-bold-bright"]);
-    assert_eq!(fill_of(&plain, "BOLD"), "#e5e5e5", "{plain}");
+    assert_eq!(text_fill(&plain, "BOLD"), "#e5e5e5", "{plain}");
     // The PNG is drawn from the same layout.
     let png = |extra: &[&str]| {
         let mut args = vec![
@@ -421,4 +423,476 @@ fn option_values_may_start_with_a_dash() {
         "{svg}"
     );
     assert!(!svg.contains(">a<"), "cropped at the pattern: {svg}");
+}
+
+/// Renders `input` at 20×2 to `dir/name` (the format follows the extension) and returns the
+/// path.
+fn render_file(dir: &std::path::Path, name: &str, input: &[u8], extra: &[&str]) -> String {
+    let path = dir.join(name);
+    let path = path.to_str().expect("UTF-8 path").to_owned();
+    let mut args = vec!["render", "--width", "20", "--height", "2", "-o", &path];
+    args.extend_from_slice(extra);
+    let out = shotty(&args, input);
+    assert!(out.status.success(), "{name}: {}", stderr(&out));
+    path
+}
+
+/// `shotty diff`: equal screens exit 0 silently (an SVG and a JSON snapshot of the same
+/// screen are equal), different ones exit 1 with the report of the changed rows and cells on
+/// stdout, and anything it cannot compare exits 2 with one error line; `-o` draws the actual
+/// screen with exactly the changed cells highlighted.
+#[test]
+fn diff_exit_codes_report_and_highlighted_image() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let expected = render_file(d, "expected.json", b"hello \x1b[32mpass\x1b[0m", &[]);
+    let same = render_file(d, "same.svg", b"hello \x1b[32mpass\x1b[0m", &[]);
+    let actual = render_file(d, "actual.svg", b"hallo \x1b[31mpass\x1b[0m", &[]);
+
+    let equal = shotty(&["diff", &expected, &same], b"");
+    assert_eq!(equal.status.code(), Some(0), "{}", stderr(&equal));
+    assert_eq!(
+        (stdout(&equal), stderr(&equal)),
+        (String::new(), String::new())
+    );
+
+    let differ = shotty(&["diff", &expected, &actual], b"");
+    assert_eq!(differ.status.code(), Some(1), "{}", stderr(&differ));
+    assert_eq!(
+        stdout(&differ),
+        "5 cell(s) differ in 1 row(s):\n\
+         row 0:\n  - hello pass\n  + hallo pass\n  \
+         col 1: expected \"e\", actual \"a\"\n  \
+         col 6: expected \"p\" {\"fg\":2}, actual \"p\" {\"fg\":1}\n  \
+         col 7: expected \"a\" {\"fg\":2}, actual \"a\" {\"fg\":1}\n  \
+         col 8: expected \"s\" {\"fg\":2}, actual \"s\" {\"fg\":1}\n  \
+         col 9: expected \"s\" {\"fg\":2}, actual \"s\" {\"fg\":1}\n"
+    );
+
+    let image = d.join("diff.svg");
+    let image_arg = image.to_str().expect("UTF-8 path");
+    let drawn = shotty(&["diff", &expected, &actual, "-o", image_arg], b"");
+    assert_eq!(drawn.status.code(), Some(1), "{}", stderr(&drawn));
+    assert_eq!(stdout(&drawn), stdout(&differ), "the report is the same");
+    let svg = std::fs::read_to_string(&image).expect("diff image written");
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+    let marks: Vec<f64> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("g") && n.attribute("fill") == Some("#ff2d55"))
+        .flat_map(|g| g.children().filter(|c| c.has_tag_name("rect")))
+        .map(|r| {
+            r.attribute("x")
+                .and_then(|x| x.parse().ok())
+                .expect("numeric x")
+        })
+        .collect();
+    assert_eq!(marks.len(), 5, "one mark per changed cell: {svg}");
+    // Columns 1, 6, 7, 8 and 9: one cell apart from 6 on, five cells from 1 to 6.
+    let cell = marks[2] - marks[1];
+    assert!(cell > 0.0, "{marks:?}");
+    assert!(
+        ((marks[1] - marks[0]) - 5.0 * cell).abs() < 0.01
+            && ((marks[4] - marks[3]) - cell).abs() < 0.01,
+        "{marks:?}"
+    );
+    // It draws the actual screen.
+    let drawn_snapshot = shotty::diff::load_snapshot(svg.as_bytes()).expect("metadata");
+    assert_eq!(drawn_snapshot.text().lines().next(), Some("hallo pass"));
+
+    let png = d.join("diff.png");
+    let out = shotty(
+        &[
+            "diff",
+            &expected,
+            &actual,
+            "-o",
+            png.to_str().expect("UTF-8"),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        std::fs::read(&png)
+            .expect("PNG written")
+            .starts_with(b"\x89PNG")
+    );
+
+    // Equal screens with -o: an image without marks.
+    let clean = d.join("clean.svg");
+    let out = shotty(
+        &[
+            "diff",
+            &expected,
+            &same,
+            "-o",
+            clean.to_str().expect("UTF-8"),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        !std::fs::read_to_string(&clean)
+            .expect("written")
+            .contains("#ff2d55")
+    );
+
+    let bare = render_file(d, "bare.svg", b"hello", &["--no-metadata"]);
+    let missing = d.join("missing.json");
+    let text_out = d.join("diff.txt");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &[&expected, missing.to_str().expect("UTF-8")],
+            "cannot read",
+        ),
+        (&[&expected, &bare], "no <metadata>"),
+        (
+            &[&expected, &actual, "-o", text_out.to_str().expect("UTF-8")],
+            "is an image",
+        ),
+    ];
+    for (args, message) in cases {
+        let mut all = vec!["diff"];
+        all.extend_from_slice(args);
+        let out = shotty(&all, b"");
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("shotty: error: ") && err.contains(message),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    assert!(!text_out.exists());
+}
+
+/// `shotty themes --json` lists every theme file of `themes/` once, with the name and default
+/// colours of that file, in the same order and with the same dark/light verdict and names as
+/// the plain `shotty themes`.
+#[test]
+fn themes_json_matches_the_theme_files_and_the_plain_listing() {
+    let out = shotty(&["themes", "--json"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("JSON array");
+    let plain = shotty(&["themes"], b"");
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    let plain = stdout(&plain);
+    // `ID  dark|light  NAME`, the ids padded to one width; names may contain spaces.
+    let plain_rows: Vec<(&str, &str, String)> = plain
+        .lines()
+        .map(|l| {
+            let mut words = l.split_whitespace();
+            let id = words.next().expect("an id");
+            let kind = words.next().expect("dark or light");
+            (id, kind, words.collect::<Vec<_>>().join(" "))
+        })
+        .collect();
+
+    let themes_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("themes");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&themes_dir)
+        .expect("themes/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "{files:?}");
+    assert_eq!(listed.len(), files.len(), "{listed:?}");
+    assert_eq!(plain_rows.len(), files.len(), "{plain}");
+
+    for ((entry, file), row) in listed.iter().zip(&files).zip(&plain_rows) {
+        let id = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("UTF-8 name");
+        let scheme: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(file).expect("theme file"))
+                .expect("theme JSON");
+        assert_eq!(entry["id"], id, "{entry}");
+        assert_eq!(entry["name"], scheme["name"], "{id}");
+        for key in ["background", "foreground"] {
+            let colour = entry[key].as_str().expect("a colour");
+            assert!(
+                colour.len() == 7 && colour.starts_with('#'),
+                "{id} {key}: {colour}"
+            );
+            assert_eq!(
+                colour,
+                scheme[key].as_str().expect("file colour").to_lowercase(),
+                "{id} {key}"
+            );
+        }
+        let dark = entry["dark"].as_bool().expect("dark flag");
+        let background = shotty::render::theme::parse_hex_color(
+            entry["background"].as_str().expect("background"),
+        )
+        .expect("hex colour");
+        let luminance = 0.2126 * f64::from(background.0)
+            + 0.7152 * f64::from(background.1)
+            + 0.0722 * f64::from(background.2);
+        assert_eq!(dark, luminance < 128.0, "{id}: {entry}");
+        let name = entry["name"].as_str().expect("name").to_owned();
+        assert_eq!(
+            row,
+            &(id, if dark { "dark" } else { "light" }, name),
+            "{plain}"
+        );
+    }
+}
+
+/// A Windows Terminal colour-scheme file given to `--theme` colours the screen: ANSI colours,
+/// the default foreground and the background come from the file.
+#[test]
+fn a_windows_terminal_scheme_file_is_a_theme() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scheme = dir.path().join("My Scheme.json");
+    // As Windows Terminal's settings.json writes a scheme (including keys shotty does not
+    // use); every colour distinct from every built-in theme's.
+    std::fs::write(
+        &scheme,
+        r##"{
+            "name": "My Scheme",
+            "background": "#102030",
+            "foreground": "#D0E0F0",
+            "cursorColor": "#FFFFFF",
+            "selectionBackground": "#445566",
+            "black": "#010203", "red": "#A1B2C3", "green": "#0A0B0C", "yellow": "#111213",
+            "blue": "#212223", "purple": "#313233", "cyan": "#414243", "white": "#515253",
+            "brightBlack": "#616263", "brightRed": "#717273", "brightGreen": "#0FEDCB",
+            "brightYellow": "#818283", "brightBlue": "#919293", "brightPurple": "#A1A2A3",
+            "brightCyan": "#B1B2B3", "brightWhite": "#C1C2C3"
+        }"##,
+    )
+    .expect("scheme written");
+    let out = shotty(
+        &[
+            "render",
+            "--theme",
+            scheme.to_str().expect("UTF-8 path"),
+            "--no-metadata",
+            "--width",
+            "20",
+        ],
+        b"\x1b[31mRED\x1b[0m \x1b[92mGRN\x1b[0m plain",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let svg = stdout(&out);
+    assert_eq!(text_fill(&svg, "RED"), "#a1b2c3", "{svg}");
+    assert_eq!(text_fill(&svg, "GRN"), "#0fedcb", "{svg}");
+    assert_eq!(text_fill(&svg, "plain"), "#d0e0f0", "{svg}");
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+    assert!(
+        doc.descendants()
+            .any(|n| n.has_tag_name("rect") && n.attribute("fill") == Some("#102030")),
+        "the screen's background: {svg}"
+    );
+    // A broken file is an error naming it, not a fallback to some theme.
+    std::fs::write(&scheme, r#"{"name": "half"}"#).expect("scheme written");
+    let out = shotty(
+        &["render", "--theme", scheme.to_str().expect("UTF-8 path")],
+        b"x",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("My Scheme.json"), "{}", stderr(&out));
+}
+
+/// The width and height of a PNG.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    let reader = png::Decoder::new(std::io::Cursor::new(png))
+        .read_info()
+        .expect("PNG header");
+    let info = reader.info();
+    (info.width, info.height)
+}
+
+/// `--scale N` multiplies both sides of the PNG by N.
+#[test]
+fn scale_multiplies_the_png_size() {
+    let render = |scale: &str| {
+        let out = shotty(
+            &[
+                "render", "--format", "png", "--width", "12", "--height", "3", "-d", "macos",
+                "--scale", scale,
+            ],
+            b"scaled",
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        png_size(&out.stdout)
+    };
+    let (w, h) = render("1");
+    for (scale, factor) in [("2", 2.0), ("0.5", 0.5), ("1.5", 1.5)] {
+        let (sw, sh) = render(scale);
+        let near =
+            |scaled: u32, base: u32| (f64::from(scaled) - f64::from(base) * factor).abs() <= 1.0;
+        assert!(
+            near(sw, w) && near(sh, h),
+            "--scale {scale}: {sw}x{sh} from {w}x{h}"
+        );
+    }
+}
+
+/// `--font FAMILY` leads the SVG's font stack, ahead of the bundled JetBrains Mono that always
+/// follows it.
+#[test]
+fn font_family_leads_the_svg_font_stack() {
+    let out = shotty(
+        &["render", "--font", "Fira Code", "--no-metadata"],
+        b"fonts",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let svg = stdout(&out);
+    let rule = "text{font-family:";
+    let start = svg.find(rule).expect("the text rule") + rule.len();
+    let stack: Vec<&str> = svg[start..]
+        .split([';', '}'])
+        .next()
+        .expect("the family list")
+        .split(',')
+        .collect();
+    assert_eq!(
+        stack,
+        ["Fira Code", "'JetBrains Mono'", "monospace"],
+        "{svg}"
+    );
+}
+
+/// `--background IMAGE` puts the PNG file, byte for byte, behind the window, filling the
+/// canvas: the corners of the rendered PNG have the image's colour. A file that is no image
+/// is refused.
+#[test]
+fn a_background_image_fills_the_canvas() {
+    use base64::Engine;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let image = dir.path().join("backdrop.png");
+    let mut file = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut file, 4, 4);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().expect("PNG header");
+        writer
+            .write_image_data(&[0x33, 0x66, 0x99].repeat(16))
+            .expect("PNG data");
+    }
+    std::fs::write(&image, &file).expect("image written");
+    let image_arg = image.to_str().expect("UTF-8 path");
+
+    let out = shotty(
+        &[
+            "render",
+            "-d",
+            "macos-pc",
+            "--background",
+            image_arg,
+            "--no-metadata",
+        ],
+        b"on a picture",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let svg = stdout(&out);
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+    let root = doc.root_element();
+    let embedded = doc
+        .descendants()
+        .find(|n| n.has_tag_name("image"))
+        .expect("an <image>");
+    let href = embedded.attribute("href").expect("href");
+    let data = href
+        .strip_prefix("data:image/png;base64,")
+        .expect("a PNG data URL");
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .expect("base64");
+    assert_eq!(decoded, file, "the file itself");
+    let (w, h) = (
+        embedded.attribute("width").expect("width"),
+        embedded.attribute("height").expect("height"),
+    );
+    let view: Vec<&str> = root
+        .attribute("viewBox")
+        .expect("viewBox")
+        .split(' ')
+        .collect();
+    assert_eq!(view[2..], [w, h], "the image covers the canvas");
+
+    let out = shotty(
+        &[
+            "render",
+            "-d",
+            "macos-pc",
+            "--background",
+            image_arg,
+            "--format",
+            "png",
+        ],
+        b"on a picture",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut reader = png::Decoder::new(std::io::Cursor::new(&out.stdout))
+        .read_info()
+        .expect("PNG header");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("size")];
+    let info = reader.next_frame(&mut pixels).expect("PNG data");
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    let (width, height) = (info.width as usize, info.height as usize);
+    for (x, y) in [
+        (0, 0),
+        (width - 1, 0),
+        (0, height - 1),
+        (width - 1, height - 1),
+    ] {
+        let at = (y * width + x) * 4;
+        assert_eq!(
+            pixels[at..at + 4],
+            [0x33, 0x66, 0x99, 0xff],
+            "pixel {x},{y}"
+        );
+    }
+
+    let not_image = dir.path().join("notes.txt");
+    std::fs::write(&not_image, "text").expect("written");
+    let out = shotty(
+        &["render", "--background", not_image.to_str().expect("UTF-8")],
+        b"x",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("neither PNG nor JPEG"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// An asciicast v3 recording renders through `shotty render`: the size comes from the
+/// header's `term`, event times are intervals since the previous event, resizes apply, and
+/// comment lines (`#`) and other events (markers, exit) are skipped, as the v3 format says.
+#[test]
+fn an_asciicast_v3_recording_renders_with_interval_times() {
+    let cast = concat!(
+        "{\"version\": 3, \"term\": {\"cols\": 12, \"rows\": 3, \"type\": \"xterm-256color\"}, \"title\": \"v3\"}\n",
+        "# the event stream follows\n",
+        "[0.5, \"o\", \"one\\r\\n\"]\n",
+        "[1.0, \"o\", \"two\\r\\n\"]\n",
+        "[0.25, \"m\", \"marker\"]\n",
+        "# resized\n",
+        "[0.25, \"r\", \"16x3\"]\n",
+        "[1.0, \"o\", \"three is wide\"]\n",
+        "[0.5, \"x\", \"0\"]\n",
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("demo.cast");
+    std::fs::write(&path, cast).expect("cast written");
+    let p = path.to_str().expect("UTF-8 path");
+    // Read as absolute times (0.5, 1.0, …), "two" would be on screen at 1.2 s already.
+    let at = |seconds: &str| {
+        let out = shotty(&["render", p, "--at", seconds, "--format", "txt"], b"");
+        assert!(out.status.success(), "--at {seconds}: {}", stderr(&out));
+        stdout(&out)
+    };
+    assert_eq!(at("1.2"), "one\n\n\n");
+    assert_eq!(at("1.6"), "one\ntwo\n\n");
+    let out = shotty(&["render", p, "--format", "json"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let snap: Snapshot = serde_json::from_slice(&out.stdout).expect("schema-1 JSON");
+    assert_eq!((snap.width, snap.height), (16, 3));
+    assert_eq!(snap.text(), "one\ntwo\nthree is wide");
 }

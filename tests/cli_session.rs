@@ -1,5 +1,5 @@
 //! `shotty session` end to end: the real binary, a real host process, real programs. Each test
-//! has its own runtime and state directories, so its host is its own.
+//! has its own runtime, state, home and temporary directories, so its host is its own.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
@@ -20,8 +20,10 @@ struct Env {
     host_idle_ms: u64,
     /// `None`: SHOTTY_STATE_DIR is left unset, so the host picks its state directory.
     explicit_state: bool,
-    /// HOME for the host, when set.
-    home: Option<PathBuf>,
+    /// HOME for the host and its programs.
+    home: PathBuf,
+    /// TMPDIR and XDG_RUNTIME_DIR for the host and its programs.
+    tmp: PathBuf,
     extra_env: Vec<(String, String)>,
 }
 
@@ -35,12 +37,20 @@ impl Env {
         let dir = tempfile::tempdir().expect("temp dir");
         let runtime = dir.path().join("run");
         let state = dir.path().join("state");
+        let home = dir.path().join("home");
+        let tmp = dir.path().join("tmp");
+        for private in [&home, &tmp] {
+            std::fs::create_dir(private).expect("private dir made");
+            std::fs::set_permissions(private, std::fs::Permissions::from_mode(0o700))
+                .expect("private dir mode");
+        }
         Env {
             runtime,
             state,
             host_idle_ms: ms,
             explicit_state: true,
-            home: None,
+            home,
+            tmp,
             extra_env: Vec::new(),
             _dir: dir,
         }
@@ -51,7 +61,7 @@ impl Env {
     fn sharing_home(home: &Path) -> Env {
         let mut env = Env::new();
         env.explicit_state = false;
-        env.home = Some(home.to_path_buf());
+        env.home = home.to_path_buf();
         env
     }
 
@@ -60,15 +70,15 @@ impl Env {
         cmd.arg("session")
             .args(args)
             .env("SHOTTY_RUNTIME_DIR", &self.runtime)
-            .env("SHOTTY_HOST_IDLE_MS", self.host_idle_ms.to_string());
+            .env("SHOTTY_HOST_IDLE_MS", self.host_idle_ms.to_string())
+            .env("HOME", &self.home)
+            .env("TMPDIR", &self.tmp)
+            .env("XDG_RUNTIME_DIR", &self.tmp);
         if self.explicit_state {
             cmd.env("SHOTTY_STATE_DIR", &self.state);
         } else {
             cmd.env_remove("SHOTTY_STATE_DIR")
                 .env_remove("XDG_STATE_HOME");
-        }
-        if let Some(home) = &self.home {
-            cmd.env("HOME", home);
         }
         cmd.envs(self.extra_env.iter().map(|(k, v)| (k, v)));
         cmd
@@ -1394,4 +1404,477 @@ fn starting_and_stopping_sessions_leaks_nothing() {
         before,
         "threads and fds before and after"
     );
+}
+
+/// The process id `list` reports for session `id`.
+fn process_of(env: &Env, id: &str) -> u32 {
+    let listed = env.ok(&["list", "--all"]);
+    let entry = listed["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .find(|s| s["sessionId"] == id)
+        .unwrap_or_else(|| panic!("{id} not listed: {listed}"));
+    let pid = entry["processId"].as_u64().expect("processId");
+    u32::try_from(pid).expect("a pid")
+}
+
+/// Sorted, for comparing sets of ids.
+fn sorted(mut ids: Vec<String>) -> Vec<String> {
+    ids.sort();
+    ids
+}
+
+/// `--group`: `list` names each session's group and `list --group` shows only that group;
+/// `stop --group` ends exactly that group's sessions and their programs, the others run on.
+#[test]
+fn stop_group_ends_that_group_and_no_other() {
+    let env = Env::new();
+    let alpha: Vec<String> = (0..2)
+        .map(|_| env.start(&["--group", "alpha", "--", "sleep", "300"]))
+        .collect();
+    let beta = env.start(&["--group", "beta", "--", "sleep", "300"]);
+    let loose = env.start(&["--", "sleep", "300"]);
+    assert_eq!(
+        sorted(listed_ids(&env, &["list", "--group", "alpha"])),
+        sorted(alpha.clone())
+    );
+    for entry in env.ok(&["list"])["sessions"].as_array().expect("sessions") {
+        let id = entry["sessionId"].as_str().expect("id");
+        let group = if alpha.iter().any(|a| a == id) {
+            json!("alpha")
+        } else if id == beta {
+            json!("beta")
+        } else {
+            Value::Null
+        };
+        assert_eq!(entry["group"], group, "{entry}");
+    }
+    let alpha_processes: Vec<procs::Seen> = alpha
+        .iter()
+        .map(|id| procs::Seen::now(process_of(&env, id)))
+        .collect();
+    let others = [
+        procs::Seen::now(process_of(&env, &beta)),
+        procs::Seen::now(process_of(&env, &loose)),
+    ];
+
+    let stopped = env.ok(&["stop", "--group", "alpha"]);
+    assert_eq!(stopped["failed"], json!([]), "{stopped}");
+    let ids: Vec<String> = stopped["stopped"]
+        .as_array()
+        .expect("stopped")
+        .iter()
+        .map(|v| v.as_str().expect("id").to_owned())
+        .collect();
+    assert_eq!(sorted(ids), sorted(alpha.clone()), "{stopped}");
+    procs::assert_all_gone(&alpha_processes);
+    for id in &alpha {
+        env.error(&["read", id], "session_not_found");
+    }
+    assert_eq!(
+        sorted(listed_ids(&env, &["list"])),
+        sorted(vec![beta.clone(), loose.clone()])
+    );
+    assert!(others.iter().all(procs::Seen::is_alive), "{others:?}");
+    // A group nobody has stops nothing.
+    let none = env.ok(&["stop", "--group", "gamma"]);
+    assert_eq!(none["stopped"], json!([]), "{none}");
+    assert_eq!(listed_ids(&env, &["list"]).len(), 2);
+}
+
+/// `--title` names the session in `list` and in the window bar of a capture; `--cwd`, given
+/// absolute or relative to the caller's directory, is the program's working directory and
+/// is what `list` reports.
+#[test]
+fn title_and_cwd_are_the_sessions_own() {
+    let env = Env::new();
+    let caller = tempfile::tempdir().expect("caller's dir");
+    let work = caller.path().join("work");
+    std::fs::create_dir(&work).expect("work dir");
+    let work = work.canonicalize().expect("canonical path");
+    let work_text = work.to_str().expect("UTF-8 path");
+    let id = env.start(&[
+        "--title",
+        "Build & test",
+        "--cwd",
+        work_text,
+        "--",
+        "sh",
+        "-c",
+        "pwd; sleep 300",
+    ]);
+    env.ok(&["wait", &id, "--text", work_text, "--timeout", "10s"]);
+    let listed = env.ok(&["list"]);
+    let entry = &listed["sessions"][0];
+    assert_eq!(entry["title"], "Build & test", "{listed}");
+    assert_eq!(entry["cwd"], work_text, "{listed}");
+
+    let shot = caller.path().join("shot.svg");
+    env.ok(&[
+        "capture",
+        &id,
+        "-d",
+        "macos",
+        "-o",
+        shot.to_str().expect("UTF-8"),
+    ]);
+    let svg = std::fs::read_to_string(&shot).expect("capture written");
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+    assert!(
+        doc.descendants()
+            .any(|n| n.is_text() && n.text() == Some("Build & test")),
+        "the title in the window bar: {svg}"
+    );
+
+    // Relative to the directory `start` runs in.
+    let out = env
+        .command(&["start", "--cwd", "work", "--", "sh", "-c", "pwd; sleep 300"])
+        .current_dir(caller.path())
+        .output()
+        .expect("shotty runs");
+    let started: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let relative = started["sessionId"].as_str().expect("sessionId");
+    env.ok(&["wait", relative, "--text", work_text, "--timeout", "10s"]);
+}
+
+/// `--scrollback N` keeps the last N lines that scrolled off: `read` counts N, `history`
+/// starts N lines above the screen and reports the older ones as dropped.
+#[test]
+fn the_scrollback_limit_is_honoured() {
+    let env = Env::new();
+    let id = env.start(&[
+        "--height",
+        "5",
+        "--scrollback",
+        "100",
+        "--",
+        "sh",
+        "-c",
+        "seq 1 400; echo end-of-output; sleep 300",
+    ]);
+    env.ok(&["wait", &id, "--text", "end-of-output", "--timeout", "10s"]);
+    // The screen holds 398, 399, 400, end-of-output and the cursor's empty row: lines 1–397
+    // scrolled off, and the last 100 of them (298–397) are kept.
+    let read = env.ok(&["read", &id]);
+    assert_eq!(read["screen"]["scrollbackRows"], 100, "{read}");
+    let history = env.ok(&["history", &id, "--limit", "1000"]);
+    let texts: Vec<&str> = history["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .map(|l| l["text"].as_str().expect("text"))
+        .collect();
+    let expected: Vec<String> = (298..=400)
+        .map(|n| n.to_string())
+        .chain(["end-of-output".to_owned()])
+        .collect();
+    assert_eq!(texts, expected, "{history}");
+    assert_eq!(history["dropped"], 297, "{history}");
+}
+
+/// `history --tail N` gives the last N lines — after `--grep` has picked lines — with their
+/// global indices.
+#[test]
+fn history_tail_gives_the_last_lines() {
+    let env = Env::new();
+    let id = env.start(&["--", "sh", "-c", "seq 1 30; echo done; sleep 300"]);
+    env.ok(&["wait", &id, "--text", "done", "--timeout", "10s"]);
+    let lines = |args: &[&str]| -> Vec<(u64, String)> {
+        let mut all = vec!["history", &id];
+        all.extend_from_slice(args);
+        env.ok(&all)["lines"]
+            .as_array()
+            .expect("lines")
+            .iter()
+            .map(|l| {
+                (
+                    l["index"].as_u64().expect("index"),
+                    l["text"].as_str().expect("text").to_owned(),
+                )
+            })
+            .collect()
+    };
+    let everything = lines(&[]);
+    assert_eq!(everything.len(), 31, "{everything:?}");
+    let tail = lines(&["--tail", "3"]);
+    assert_eq!(tail, everything[28..], "{tail:?}");
+    let texts: Vec<&str> = tail.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(texts, ["29", "30", "done"]);
+    let grepped = lines(&["--grep", "^1", "--tail", "2"]);
+    let texts: Vec<&str> = grepped.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(texts, ["18", "19"], "{grepped:?}");
+    assert_eq!(lines(&["--tail", "100"]), everything);
+}
+
+/// `read --bottom N` gives the last N rows and `--start A --end B` rows A to B (0-based, both
+/// included, clamped to the screen); mixing the selectors is refused.
+#[test]
+fn read_selects_rows() {
+    let env = Env::new();
+    let id = env.start(&[
+        "--height",
+        "5",
+        "--",
+        "sh",
+        "-c",
+        "printf 'r0\\nr1\\nr2\\nr3\\nr4'; sleep 300",
+    ]);
+    env.ok(&["wait", &id, "--text", "r4", "--timeout", "10s"]);
+    let rows = |args: &[&str]| {
+        let mut all = vec!["read", &id];
+        all.extend_from_slice(args);
+        env.ok(&all)["screen"]["text"]
+            .as_str()
+            .expect("text")
+            .to_owned()
+    };
+    assert_eq!(rows(&[]), "r0\nr1\nr2\nr3\nr4");
+    assert_eq!(rows(&["--bottom", "2"]), "r3\nr4");
+    assert_eq!(rows(&["--top", "2"]), "r0\nr1");
+    assert_eq!(rows(&["--start", "1", "--end", "3"]), "r1\nr2\nr3");
+    assert_eq!(rows(&["--start", "2", "--end", "2"]), "r2");
+    assert_eq!(rows(&["--start", "3", "--end", "99"]), "r3\nr4");
+    for bad in [
+        &["--start", "1"][..],
+        &["--start", "3", "--end", "1"],
+        &["--bottom", "1", "--top", "1"],
+        &["--bottom", "1", "--start", "0", "--end", "1"],
+    ] {
+        let mut all = vec!["read", &id];
+        all.extend_from_slice(bad);
+        env.error(&all, "invalid_request");
+    }
+}
+
+/// `wait --until absent` matches once the text has been on the screen and is gone — not for
+/// text that never appeared, and not while the text stays.
+#[test]
+fn wait_until_absent_needs_the_text_seen_then_gone() {
+    let env = Env::new();
+    // "busy" comes and goes every 0.2 s, so the wait sees it and then sees it gone whenever
+    // it starts.
+    let blinking = env.start(&[
+        "--",
+        "sh",
+        "-c",
+        "while :; do printf '\\rbusy'; sleep 0.2; printf '\\r    '; sleep 0.2; done",
+    ]);
+    let gone = env.ok(&[
+        "wait",
+        &blinking,
+        "--text",
+        "busy",
+        "--until",
+        "absent",
+        "--timeout",
+        "20s",
+    ]);
+    assert_eq!(
+        (gone["result"].as_str(), gone["until"].as_str()),
+        (Some("matched"), Some("absent")),
+        "{gone}"
+    );
+    assert!(
+        !gone["screen"]["text"]
+            .as_str()
+            .expect("text")
+            .contains("busy"),
+        "{gone}"
+    );
+
+    let steady = env.start(&["--", "sh", "-c", "echo steady; sleep 300"]);
+    env.ok(&["wait", &steady, "--text", "steady", "--timeout", "10s"]);
+    for text in ["steady", "never-shown"] {
+        let (doc, code) = env.run(&[
+            "wait",
+            &steady,
+            "--text",
+            text,
+            "--until",
+            "absent",
+            "--timeout",
+            "500ms",
+        ]);
+        assert_eq!(
+            (doc["result"].as_str(), doc["error"]["code"].as_str(), code),
+            (Some("timeout"), Some("wait_timeout"), 1),
+            "{text}: {doc}"
+        );
+    }
+}
+
+/// `wait --idle DUR` matches once the screen has not changed for DUR, and never while a
+/// counter keeps changing it.
+#[test]
+fn wait_idle_needs_a_quiet_screen() {
+    let env = Env::new();
+    let counter = env.start(&[
+        "--",
+        "sh",
+        "-c",
+        "i=0; while :; do i=$((i+1)); printf '\\r%s' $i; sleep 0.05; done",
+    ]);
+    env.ok(&["wait", &counter, "--regex", "[0-9]", "--timeout", "10s"]);
+    let (busy, code) = env.run(&["wait", &counter, "--idle", "1500ms", "--timeout", "3s"]);
+    assert_eq!(
+        (
+            busy["result"].as_str(),
+            busy["error"]["code"].as_str(),
+            code
+        ),
+        (Some("timeout"), Some("wait_timeout"), 1),
+        "{busy}"
+    );
+
+    let quiet = env.start(&["--", "sh", "-c", "echo settled; sleep 300"]);
+    let idle = env.ok(&["wait", &quiet, "--idle", "300ms", "--timeout", "20s"]);
+    assert_eq!(idle["result"], "matched", "{idle}");
+    assert!(
+        idle["screen"]["text"]
+            .as_str()
+            .expect("text")
+            .contains("settled"),
+        "{idle}"
+    );
+}
+
+/// `wait --stable-for DUR` matches only once the condition has held for DUR without a break:
+/// text that flickers does not count until it stays, and text that is there does not match
+/// before DUR is up.
+#[test]
+fn wait_stable_for_needs_the_condition_held() {
+    let env = Env::new();
+    // "ready" flickers for about 3 s, then stays with "final" beside it.
+    let id = env.start(&[
+        "--",
+        "sh",
+        "-c",
+        "i=0; while [ $i -lt 15 ]; do i=$((i+1)); printf '\\rready'; sleep 0.1; \
+         printf '\\r     '; sleep 0.1; done; printf '\\rready final'; sleep 300",
+    ]);
+    env.ok(&["wait", &id, "--text", "ready", "--timeout", "10s"]);
+    let held = env.ok(&[
+        "wait",
+        &id,
+        "--text",
+        "ready",
+        "--stable-for",
+        "1s",
+        "--timeout",
+        "30s",
+    ]);
+    assert!(
+        held["screen"]["text"]
+            .as_str()
+            .expect("text")
+            .contains("ready final"),
+        "matched while it still flickered: {held}"
+    );
+    // Present, but not for long enough within the timeout.
+    let (early, code) = env.run(&[
+        "wait",
+        &id,
+        "--text",
+        "final",
+        "--stable-for",
+        "5s",
+        "--timeout",
+        "500ms",
+    ]);
+    assert_eq!(
+        (
+            early["result"].as_str(),
+            early["error"]["code"].as_str(),
+            code
+        ),
+        (Some("timeout"), Some("wait_timeout"), 1),
+        "{early}"
+    );
+}
+
+/// `send --raw-hex` writes exactly the bytes the digits name — escape, control and UTF-8
+/// bytes alike, in either case, spaces allowed — in order with the other steps, and
+/// `written` counts them.
+#[test]
+fn raw_hex_sends_exactly_those_bytes() {
+    let env = Env::new();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/keyecho.py");
+    let id = env.start(&["--", "python3", script]);
+    env.ok(&["wait", &id, "--text", "ready", "--timeout", "10s"]);
+    let sent = env.ok(&[
+        "send",
+        &id,
+        "--raw-hex",
+        "1B5B41",
+        "--text",
+        "x",
+        "--raw-hex",
+        "03 e4 BD a0",
+    ]);
+    assert_eq!(sent["written"], 8, "{sent}");
+    env.ok(&[
+        "wait",
+        &id,
+        "--text",
+        "[1b5b417803e4bda0]",
+        "--timeout",
+        "10s",
+    ]);
+}
+
+/// `session capture -o FILE.svg` writes the session's screen as an SVG: well-formed XML whose
+/// text holds the screen's lines (markup characters included), whose metadata is the screen
+/// `read` shows; it works on an ended, retained session too.
+#[test]
+fn session_capture_writes_an_svg_of_the_screen() {
+    let env = Env::new();
+    let dir = tempfile::tempdir().expect("dir");
+    let id = env.start(&[
+        "--width",
+        "40",
+        "--height",
+        "4",
+        "--",
+        "sh",
+        "-c",
+        "printf '\\033[1;32mcaptured-line\\033[0m\\nsecond & <line>\\n'; sleep 300",
+    ]);
+    env.ok(&["wait", &id, "--text", "<line>", "--timeout", "10s"]);
+    let text_of = |svg: &str| -> String {
+        let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+        doc.descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .map(|n| {
+                n.descendants()
+                    .filter_map(|d| d.is_text().then(|| d.text()).flatten())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let path = dir.path().join("screen.svg");
+    let captured = env.ok(&["capture", &id, "-o", path.to_str().expect("UTF-8")]);
+    assert_eq!(captured["artifact"]["format"], "svg", "{captured}");
+    assert_eq!(
+        captured["artifact"]["path"],
+        path.to_str().expect("UTF-8"),
+        "{captured}"
+    );
+    let svg = std::fs::read_to_string(&path).expect("capture written");
+    let drawn = text_of(&svg);
+    assert!(
+        drawn.contains("captured-line") && drawn.contains("second & <line>"),
+        "{drawn:?}"
+    );
+    let snapshot = shotty::diff::load_snapshot(svg.as_bytes()).expect("metadata");
+    assert_eq!((snapshot.width, snapshot.height), (40, 4));
+    assert_eq!(snapshot.text().trim_end(), screen(&env, &id).trim_end());
+
+    let ended = env.start(&["--", "sh", "-c", "echo ended-output"]);
+    env.ok(&["wait", &ended, "--exit", "--timeout", "10s"]);
+    let after = dir.path().join("ended.svg");
+    env.ok(&["capture", &ended, "-o", after.to_str().expect("UTF-8")]);
+    let svg = std::fs::read_to_string(&after).expect("capture written");
+    assert!(text_of(&svg).contains("ended-output"), "{svg}");
 }

@@ -120,10 +120,10 @@ struct ReadArgs {
     /// Only the last N rows.
     #[arg(long, value_name = "N")]
     bottom: Option<usize>,
-    /// Rows from this one on (0-based).
+    /// First row of a range (0-based; with --end).
     #[arg(long, value_name = "ROW")]
     start: Option<usize>,
-    /// Rows before this one (0-based, exclusive).
+    /// Last row of a range (0-based, included; with --start).
     #[arg(long, value_name = "ROW")]
     end: Option<usize>,
 }
