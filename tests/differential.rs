@@ -1,11 +1,16 @@
 //! Differential tests: shotty against `alacritty_terminal` 0.26.
 //!
-//! Both emulators are fed the same bytes — every recorded fixture, and thousands of short
-//! generated programs — and their screens are compared cell by cell in a common
-//! representation: the character with its zero-width followers, the wide/spacer flags, the
-//! foreground and background colours (default / indexed / RGB), bold, dim, italic, underline
-//! style, inverse, hidden, strike, the hyperlink, the soft-wrap flag of every row, the cursor
-//! (position, pending wrap, visibility), the active buffer and the scrollback.
+//! Both emulators are fed the same bytes — every recorded fixture to its end, and thousands of
+//! short generated programs — and compared in a common representation. shotty's side is read
+//! from its snapshots (`Terminal::snapshot`, `history_snapshot`: what the renderer and every
+//! JSON reply see), not its internal grid. Compared: per cell the character with its
+//! zero-width followers, the wide/spacer flags, the foreground, background and underline
+//! colours (default / indexed / RGB), bold, dim, italic, underline style, inverse, hidden,
+//! strike, the hyperlink; the soft-wrap flag of every row, the cursor (position, pending wrap,
+//! visibility, shape), the active buffer, the scrollback, the window title, the modes both
+//! track (IRM, LNM, DECCKM, DECKPAM, DECOM, DECAWM, mouse tracking and encoding, focus
+//! events, bracketed paste), and every reply either sends the program. (Not compared: resize,
+//! whose reflow alacritty does its own way; overline and blink, which alacritty lacks.)
 //!
 //! Where xterm (the reference shotty follows) and alacritty disagree, the harness recognises the
 //! exact sequence and state involved (a [`Known`] difference, each documented in
@@ -19,16 +24,22 @@
 mod support;
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
+use std::rc::Rc;
 
-use alacritty_terminal::event::EventListener;
+use alacritty_terminal::event::{Event, EventListener};
 use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::index::{Column, Line, Point};
 use alacritty_terminal::term::cell::{Cell as ACell, Flags};
 use alacritty_terminal::term::{Config, Term, TermMode};
-use alacritty_terminal::vte::ansi::{Color as AColor, NamedColor, Processor, StdSyncHandler};
-use shotty::term::{Attrs, Color, Row, Terminal, Underline};
+use alacritty_terminal::vte::ansi::{
+    Color as AColor, CursorShape as ACursorShape, NamedColor, Processor, StdSyncHandler,
+};
+use shotty::term::{
+    Attrs, Color, MouseEncoding, MouseTracking, RowSnapshot, Snapshot, Terminal, Underline,
+};
 use support::escape_bytes;
 use unicode_width::UnicodeWidthChar;
 
@@ -78,6 +89,8 @@ struct CellRep {
     attrs: u8,
     /// Index into [`UNDERLINES`].
     underline: u8,
+    /// SGR 58; `Default` when unset.
+    underline_color: Rgbish,
     link: Option<String>,
 }
 
@@ -95,6 +108,9 @@ impl fmt::Display for CellRep {
         }
         if self.underline != 0 {
             write!(f, " underline={}", UNDERLINES[self.underline as usize])?;
+        }
+        if self.underline_color != Rgbish::Default {
+            write!(f, " underline-colour={}", self.underline_color)?;
         }
         if let Some(link) = &self.link {
             write!(f, " link={link:?}")?;
@@ -130,6 +146,28 @@ struct StateRep {
     history: Vec<RowRep>,
     cursor: CursorRep,
     alt: bool,
+    /// The rest of the terminal's state both emulators track: window title, cursor shape,
+    /// modes. (The replies are compared as they come, see [`Pair::step`].)
+    settings: SettingsRep,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct SettingsRep {
+    title: String,
+    /// "block", "underline" or "bar".
+    cursor_shape: &'static str,
+    insert: bool,
+    linefeed_newline: bool,
+    cursor_keys_application: bool,
+    keypad_application: bool,
+    origin: bool,
+    autowrap: bool,
+    /// "off", "normal" (?1000), "button" (?1002), "any" (?1003).
+    mouse_tracking: &'static str,
+    mouse_sgr: bool,
+    mouse_utf8: bool,
+    focus_events: bool,
+    bracketed_paste: bool,
 }
 
 // ----- shotty -> common ---------------------------------------------------------------------
@@ -142,21 +180,13 @@ fn shotty_color(c: Color) -> Rgbish {
     }
 }
 
-fn shotty_row(term: &Terminal, row: &Row) -> RowRep {
-    let screen = term.screen();
+/// A row of a snapshot: what the renderer and every JSON reply see.
+fn shotty_row(snap: &Snapshot, row: &RowSnapshot) -> RowRep {
     let cells = row
-        .cells()
+        .cells
         .iter()
-        .enumerate()
-        .map(|(col, cell)| {
-            let style = screen.styles().get(cell.style);
-            let text = if cell.is_spacer() {
-                String::new()
-            } else {
-                let mut t = cell.ch.to_string();
-                t.push_str(row.extra(col).unwrap_or(""));
-                t
-            };
+        .map(|cell| {
+            let style = snap.styles[cell.s as usize].to_style();
             let a = style.attrs;
             let mut attrs = 0;
             for (bit, flag) in [
@@ -180,13 +210,14 @@ fn shotty_row(term: &Terminal, row: &Row) -> RowRep {
                 Underline::Dashed => 5,
             };
             CellRep {
-                text,
-                width: cell.width(),
+                text: cell.t.clone(),
+                width: cell.w,
                 fg: shotty_color(style.fg),
                 bg: shotty_color(style.bg),
                 attrs,
                 underline,
-                link: screen.links().get(cell.link).map(|l| l.uri.clone()),
+                underline_color: shotty_color(style.underline_color),
+                link: cell.l.map(|l| snap.links[l as usize].uri.clone()),
             }
         })
         .collect();
@@ -196,37 +227,103 @@ fn shotty_row(term: &Terminal, row: &Row) -> RowRep {
     }
 }
 
+fn blank_row(width: usize) -> RowRep {
+    let blank = CellRep {
+        text: " ".into(),
+        width: 1,
+        fg: Rgbish::Default,
+        bg: Rgbish::Default,
+        attrs: 0,
+        underline: 0,
+        underline_color: Rgbish::Default,
+        link: None,
+    };
+    RowRep {
+        cells: vec![blank; width],
+        wrapped: false,
+    }
+}
+
+/// shotty's state as its snapshots give it: the screen from [`Terminal::snapshot`], the
+/// scrollback from [`Terminal::history_snapshot`] (which leaves out blank lines at the end,
+/// put back here as blank rows).
 fn shotty_state(term: &Terminal) -> StateRep {
     let screen = term.screen();
+    let snap = term.snapshot();
+    let history = term.history_snapshot(usize::MAX);
+    let scrollback = screen.scrollback().rows().len();
+    let mut history_rows: Vec<RowRep> = history
+        .rows
+        .iter()
+        .take(scrollback)
+        .map(|r| shotty_row(&history, r))
+        .collect();
+    history_rows.resize_with(scrollback, || blank_row(term.width()));
     let cursor = screen.cursor();
+    let modes = screen.modes();
     StateRep {
-        rows: screen
-            .grid()
-            .rows()
-            .iter()
-            .map(|r| shotty_row(term, r))
-            .collect(),
-        history: screen
-            .scrollback()
-            .rows()
-            .iter()
-            .map(|r| shotty_row(term, r))
-            .collect(),
+        rows: snap.rows.iter().map(|r| shotty_row(&snap, r)).collect(),
+        history: history_rows,
         cursor: CursorRep {
-            row: cursor.row,
-            col: cursor.col,
+            row: snap.cursor.row as usize,
+            col: snap.cursor.col as usize,
+            // Not in the snapshot: it decides only where the next character goes.
             pending_wrap: cursor.pending_wrap,
-            visible: screen.modes().cursor_visible,
+            visible: snap.cursor.visible,
         },
-        alt: screen.is_alternate_screen(),
+        alt: snap.alternate_screen,
+        settings: SettingsRep {
+            title: snap.title.clone(),
+            cursor_shape: match snap.cursor.shape.as_str() {
+                "underline" => "underline",
+                "bar" => "bar",
+                _ => "block",
+            },
+            insert: modes.insert,
+            linefeed_newline: modes.linefeed_newline,
+            cursor_keys_application: modes.cursor_keys_application,
+            keypad_application: modes.keypad_application,
+            origin: modes.origin,
+            autowrap: modes.autowrap,
+            mouse_tracking: match modes.mouse_tracking {
+                MouseTracking::Off => "off",
+                MouseTracking::X10 => "x10",
+                MouseTracking::Normal => "normal",
+                MouseTracking::ButtonEvent => "button",
+                MouseTracking::AnyEvent => "any",
+            },
+            mouse_sgr: modes.mouse_encoding == MouseEncoding::Sgr,
+            mouse_utf8: modes.mouse_encoding == MouseEncoding::Utf8,
+            focus_events: modes.focus_events,
+            bracketed_paste: modes.bracketed_paste,
+        },
     }
 }
 
 // ----- alacritty -> common ------------------------------------------------------------------
 
-struct Listener;
+/// What alacritty reports through its event listener rather than its state: the window
+/// title and the bytes it answers the program with.
+#[derive(Default)]
+struct AlacEvents {
+    title: String,
+    replies: Vec<u8>,
+}
 
-impl EventListener for Listener {}
+#[derive(Clone, Default)]
+struct Listener(Rc<RefCell<AlacEvents>>);
+
+impl EventListener for Listener {
+    fn send_event(&self, event: Event) {
+        let mut events = self.0.borrow_mut();
+        match event {
+            Event::Title(title) => events.title = title,
+            Event::ResetTitle => events.title.clear(),
+            Event::PtyWrite(text) => events.replies.extend_from_slice(text.as_bytes()),
+            _ => {}
+        }
+    }
+}
 
 struct Size {
     columns: usize,
@@ -250,6 +347,7 @@ impl Dimensions for Size {
 struct Alac {
     term: Term<Listener>,
     parser: Processor<StdSyncHandler>,
+    events: Listener,
 }
 
 fn alac_color(c: AColor) -> Rgbish {
@@ -310,15 +408,18 @@ fn alac_cell(cell: &ACell) -> CellRep {
         bg: alac_color(cell.bg),
         attrs,
         underline,
+        underline_color: cell.underline_color().map_or(Rgbish::Default, alac_color),
         link: cell.hyperlink().map(|h| h.uri().to_owned()),
     }
 }
 
 impl Alac {
     fn new(columns: usize, lines: usize) -> Alac {
+        let events = Listener::default();
         Alac {
-            term: Term::new(Config::default(), &Size { columns, lines }, Listener),
+            term: Term::new(Config::default(), &Size { columns, lines }, events.clone()),
             parser: Processor::new(),
+            events,
         }
     }
 
@@ -356,7 +457,45 @@ impl Alac {
                 visible: self.term.mode().contains(TermMode::SHOW_CURSOR),
             },
             alt: self.term.mode().contains(TermMode::ALT_SCREEN),
+            settings: self.settings(),
         }
+    }
+
+    fn settings(&self) -> SettingsRep {
+        let mode = *self.term.mode();
+        let on = |m: TermMode| mode.contains(m);
+        SettingsRep {
+            title: self.events.0.borrow().title.clone(),
+            cursor_shape: match self.term.cursor_style().shape {
+                ACursorShape::Underline => "underline",
+                ACursorShape::Beam => "bar",
+                _ => "block",
+            },
+            insert: on(TermMode::INSERT),
+            linefeed_newline: on(TermMode::LINE_FEED_NEW_LINE),
+            cursor_keys_application: on(TermMode::APP_CURSOR),
+            keypad_application: on(TermMode::APP_KEYPAD),
+            origin: on(TermMode::ORIGIN),
+            autowrap: on(TermMode::LINE_WRAP),
+            mouse_tracking: if on(TermMode::MOUSE_MOTION) {
+                "any"
+            } else if on(TermMode::MOUSE_DRAG) {
+                "button"
+            } else if on(TermMode::MOUSE_REPORT_CLICK) {
+                "normal"
+            } else {
+                "off"
+            },
+            mouse_sgr: on(TermMode::SGR_MOUSE),
+            mouse_utf8: on(TermMode::UTF8_MOUSE),
+            focus_events: on(TermMode::FOCUS_IN_OUT),
+            bracketed_paste: on(TermMode::BRACKETED_PASTE),
+        }
+    }
+
+    /// The bytes alacritty answered with since the last call.
+    fn take_replies(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.events.0.borrow_mut().replies)
     }
 
     fn cursor(&self) -> (usize, usize, bool) {
@@ -538,6 +677,15 @@ fn first_difference(s: &StateRep, a: &StateRep, with_history: bool) -> Option<Di
     if s.cursor != a.cursor {
         return Some(Diff {
             what: format!("cursor: shotty {:?}, alacritty {:?}", s.cursor, a.cursor),
+            at: None,
+        });
+    }
+    if s.settings != a.settings {
+        return Some(Diff {
+            what: format!(
+                "title, cursor shape or modes:\n    shotty:    {:?}\n    alacritty: {:?}",
+                s.settings, a.settings
+            ),
             at: None,
         });
     }
@@ -790,10 +938,17 @@ enum Known {
     LeadingPadStyle,
     WideCharHalves,
     Ed1SkipsFirstRow,
+    IdentityReplies,
+    DecxcprUnanswered,
+    ColourQueries,
+    CprInOriginMode,
+    LnmLinefeed,
+    MouseModeReset,
+    DecrcRestoresShift,
 }
 
 impl Known {
-    const ALL: [Known; 20] = [
+    const ALL: [Known; 27] = [
         Known::PendingWrapReset,
         Known::El0AtPendingWrap,
         Known::IlDlCarriageReturn,
@@ -814,6 +969,13 @@ impl Known {
         Known::LeadingPadStyle,
         Known::WideCharHalves,
         Known::Ed1SkipsFirstRow,
+        Known::IdentityReplies,
+        Known::DecxcprUnanswered,
+        Known::ColourQueries,
+        Known::CprInOriginMode,
+        Known::LnmLinefeed,
+        Known::MouseModeReset,
+        Known::DecrcRestoresShift,
     ];
 
     fn name(self) -> &'static str {
@@ -838,6 +1000,13 @@ impl Known {
             Known::LeadingPadStyle => "wide-char-wrap-pad",
             Known::WideCharHalves => "wide-char-halves",
             Known::Ed1SkipsFirstRow => "ed1-skips-first-row",
+            Known::IdentityReplies => "identity-replies",
+            Known::DecxcprUnanswered => "decxcpr-unanswered",
+            Known::ColourQueries => "colour-queries",
+            Known::CprInOriginMode => "cpr-in-origin-mode",
+            Known::LnmLinefeed => "lnm-linefeed",
+            Known::MouseModeReset => "mouse-mode-reset",
+            Known::DecrcRestoresShift => "decrc-restores-shift",
         }
     }
 }
@@ -852,6 +1021,7 @@ struct Pre {
     origin: bool,
     autowrap: bool,
     insert: bool,
+    linefeed_newline: bool,
     top: usize,
     bottom: usize,
     width: usize,
@@ -871,6 +1041,7 @@ impl Pre {
             origin: screen.modes().origin,
             autowrap: screen.modes().autowrap,
             insert: screen.modes().insert,
+            linefeed_newline: screen.modes().linefeed_newline,
             top,
             bottom,
             width: screen.width(),
@@ -923,8 +1094,13 @@ struct Pair {
     alac: Alac,
     /// `(origin, autowrap)` saved by DECSC per buffer, tracked independently of either
     /// emulator (xterm's `CursorSave` keeps them in `sc->flags`).
-    saved_modes: [Option<(bool, bool)>; 2],
+    saved_modes: [Option<(bool, bool, bool)>; 2],
+    /// Whether G1 is invoked into GL (SO) rather than G0 (SI), tracked like `saved_modes`:
+    /// xterm's DECSC saves it, alacritty's does not.
+    shifted_out: bool,
     compare_history: bool,
+    /// The first token the two answered differently, if any.
+    reply_mismatch: Option<String>,
     /// How often each known difference was met.
     met: BTreeMap<Known, usize>,
 }
@@ -935,7 +1111,9 @@ impl Pair {
             shotty: Terminal::new(width, height),
             alac: Alac::new(width, height),
             saved_modes: [None; 2],
+            shifted_out: false,
             compare_history: true,
+            reply_mismatch: None,
             met: BTreeMap::new(),
         }
     }
@@ -1044,7 +1222,7 @@ impl Pair {
         // DECSC / DECRC bookkeeping (ESC 7, ?1048, ?1049).
         let saves = tok.esc(b'7') || tok.dec_mode(1048) == Some(true) || set_1049 == Some(true);
         if saves {
-            self.saved_modes[pre.alt as usize] = Some((pre.origin, pre.autowrap));
+            self.saved_modes[pre.alt as usize] = Some((pre.origin, pre.autowrap, self.shifted_out));
         }
         let restores_from = if tok.esc(b'8') || tok.dec_mode(1048) == Some(false) {
             Some(pre.alt as usize)
@@ -1093,8 +1271,69 @@ impl Pair {
                 || (print_at.is_some() && pre.pending_wrap && pre.autowrap && row == pre.row)
         });
 
+        match tok {
+            Tok::Control(0x0e) => self.shifted_out = true,
+            Tok::Control(0x0f) => self.shifted_out = false,
+            _ if tok.esc(b'c') => {
+                self.shifted_out = false;
+                self.saved_modes = [None; 2];
+            }
+            _ => {}
+        }
+        if [9, 1000, 1002, 1003]
+            .iter()
+            .any(|&m| tok.dec_mode(m) == Some(false))
+        {
+            self.note(Known::MouseModeReset);
+            let mut bytes = alac_bytes.into_owned();
+            bytes.extend_from_slice(b"\x1b[?1000;1002;1003l");
+            alac_bytes = Cow::Owned(bytes);
+        }
+        if pre.linefeed_newline && matches!(tok, Tok::Control(0x0a..=0x0c)) {
+            self.note(Known::LnmLinefeed);
+            let mut bytes = alac_bytes.into_owned();
+            bytes.push(b'\r');
+            alac_bytes = Cow::Owned(bytes);
+        }
+
         self.shotty.advance(token);
         self.alac.feed(&alac_bytes);
+        let (ours, theirs) = (self.shotty.take_replies(), self.alac.take_replies());
+        let unlike = match &tok {
+            // Device attributes name the terminal: each answers as itself.
+            Tok::Csi {
+                private: None | Some(b'>'),
+                intermediates,
+                action: b'c',
+                ..
+            } if intermediates.is_empty() => Some(Known::IdentityReplies),
+            Tok::Csi {
+                private: Some(b'?'),
+                params,
+                action: b'n',
+                ..
+            } if params.first().is_some_and(|p| p.first() == Some(&6)) => {
+                Some(Known::DecxcprUnanswered)
+            }
+            _ if pre.origin && tok.csi(b'n').is_some_and(|p| param(p, 0, 0) == 6) => {
+                Some(Known::CprInOriginMode)
+            }
+            // OSC 4/10/11/12 with `?`: alacritty leaves the answer to its embedder.
+            _ if token.starts_with(b"\x1b]") && token.windows(2).any(|w| w == b";?") => {
+                Some(Known::ColourQueries)
+            }
+            _ => None,
+        };
+        if let Some(known) = unlike {
+            self.note(known);
+        } else if ours != theirs && self.reply_mismatch.is_none() {
+            self.reply_mismatch = Some(format!(
+                "replies to {}: shotty {}, alacritty {}",
+                escape_bytes(token),
+                escape_bytes(&ours),
+                escape_bytes(&theirs)
+            ));
+        }
 
         if let Some((row, col, w, before)) = print_at {
             // (In insert mode the row shifts instead: see `InsertModeWideChar`.)
@@ -1214,7 +1453,13 @@ impl Pair {
             self.alac.set_cursor(0, 0, false);
         }
         if let Some(slot) = restores_from {
-            let (origin, autowrap) = self.saved_modes[slot].unwrap_or((false, pre.autowrap));
+            let (origin, autowrap, shifted_out) =
+                self.saved_modes[slot].unwrap_or((false, pre.autowrap, false));
+            if shifted_out != self.shifted_out {
+                self.note(Known::DecrcRestoresShift);
+                self.alac.feed(if shifted_out { b"\x0e" } else { b"\x0f" });
+            }
+            self.shifted_out = shifted_out;
             let now = (
                 self.alac.mode(TermMode::ORIGIN),
                 self.alac.mode(TermMode::LINE_WRAP),
@@ -1263,7 +1508,13 @@ impl Pair {
         // alacritty exposes only the active grid's history: the primary scrollback is
         // visible while the primary screen is.
         let history = self.compare_history && !s.alt && !a.alt;
-        first_difference(&s, &a, history).map(|d| (d, s, a))
+        let replies = self.reply_mismatch.as_ref().map(|what| Diff {
+            what: what.clone(),
+            at: None,
+        });
+        replies
+            .or_else(|| first_difference(&s, &a, history))
+            .map(|d| (d, s, a))
     }
 }
 
@@ -1335,7 +1586,7 @@ fn csi_n(rng: &mut Rng, n: usize, action: char) -> String {
 fn sgr(rng: &mut Rng) -> String {
     let mut parts: Vec<String> = Vec::new();
     for _ in 0..rng.range(1, 3) {
-        let p = match rng.below(16) {
+        let p = match rng.below(20) {
             0 => "0".to_owned(),
             1 => rng.pick(&["1", "2", "3", "7", "8", "9"]).to_string(),
             2 => rng
@@ -1363,7 +1614,22 @@ fn sgr(rng: &mut Rng) -> String {
                 rng.below(256)
             ),
             14 => "39".to_owned(),
-            _ => "49".to_owned(),
+            15 => "49".to_owned(),
+            // Underline colour: indexed, RGB in both forms, reset.
+            16 => format!("58;5;{}", rng.below(256)),
+            17 => format!(
+                "58:2::{}:{}:{}",
+                rng.below(256),
+                rng.below(256),
+                rng.below(256)
+            ),
+            18 => format!(
+                "58;2;{};{};{}",
+                rng.below(256),
+                rng.below(256),
+                rng.below(256)
+            ),
+            _ => "59".to_owned(),
         };
         parts.push(p);
     }
@@ -1381,7 +1647,7 @@ fn text(rng: &mut Rng, len: usize) -> String {
 
 /// One random operation as bytes.
 fn gen_op(rng: &mut Rng, w: usize, h: usize) -> String {
-    match rng.below(100) {
+    match rng.below(110) {
         0..=19 => {
             let len = rng.range(1, 8);
             text(rng, len)
@@ -1477,7 +1743,46 @@ fn gen_op(rng: &mut Rng, w: usize, h: usize) -> String {
                 _ => format!("\x1b]8;;file:///tmp/{}{st}", rng.below(4)),
             }
         }
-        _ => rng.pick(&["\x1b[4h", "\x1b[4l"]).to_string(),
+        99 => rng.pick(&["\x1b[4h", "\x1b[4l"]).to_string(),
+        100..=102 => {
+            // Modes that change what keys, the mouse and pastes send.
+            let mode = *rng.pick(&[1, 1000, 1002, 1003, 1004, 1005, 1006, 2004]);
+            let on = if rng.chance(50) { 'h' } else { 'l' };
+            rng.pick(&[
+                format!("\x1b[?{mode}{on}"),
+                format!("\x1b[20{on}"),
+                "\x1b=".to_owned(),
+                "\x1b>".to_owned(),
+            ])
+            .clone()
+        }
+        103..=104 => {
+            // The window title: OSC 0 and 2 (BEL or ST), the title stack.
+            let st = if rng.chance(50) { "\x07" } else { "\x1b\\" };
+            match rng.below(4) {
+                0 => format!("\x1b]0;t{}{st}", rng.below(5)),
+                1 => format!("\x1b]2;tï{}{st}", rng.below(5)),
+                2 => "\x1b[22;0t".to_owned(),
+                _ => "\x1b[23;0t".to_owned(),
+            }
+        }
+        105 => format!("\x1b[{} q", rng.below(7)),
+        106..=107 => {
+            // DEC special graphics in G0 and G1, shifted in and out.
+            rng.pick(&[
+                "\x1b(0",
+                "\x1b(B",
+                "\x1b)0",
+                "\x0e",
+                "\x0f",
+                "\x1b(0lqk\x1b(B",
+            ])
+            .to_string()
+        }
+        _ => {
+            // Queries whose answers both must give alike: cursor position, status.
+            rng.pick(&["\x1b[6n", "\x1b[5n", "\x1b[?6n"]).to_string()
+        }
     }
 }
 
@@ -1630,15 +1935,17 @@ fn run_fixture(fixture: &support::Fixture, every: usize, stats: &mut Stats) -> O
     let mut offset = 0;
     for (i, token) in tokens.iter().enumerate() {
         if let Outcome::Stop(known) = pair.step(token) {
+            // A recording of a real program is compared to its end: a difference that stops
+            // the comparison would leave the rest of it untested.
             *stats.stopped.entry(known).or_default() += 1;
             stats.absorb(&pair);
-            eprintln!(
-                "{}: stopped at byte {offset} of {} by {}",
+            return Some(format!(
+                "fixture {} cannot be compared past byte {offset} of {}: {} (token {i}: {})",
                 fixture.name,
                 fixture.bytes.len(),
-                known.name()
-            );
-            return None;
+                known.name(),
+                escape_bytes(token)
+            ));
         }
         offset += token.len();
         if ((i + 1) % every == 0 || i + 1 == tokens.len())
