@@ -293,6 +293,7 @@ fn cursor_position_query_is_answered() {
     );
 }
 
+/// A resize reaches the child: `stty size` prints exactly the new size, and SIGWINCH arrives.
 #[test]
 fn resize_reaches_the_child() {
     let cmd =
@@ -300,6 +301,7 @@ fn resize_reaches_the_child() {
     let process = PtyProcess::spawn(&cmd).unwrap();
     let mut term = Terminal::new(80, 24);
     assert!(pump_until(&process, &mut term, "24 80"), "{}", term.text());
+    assert!(term.text().lines().any(|l| l == "24 80"), "{}", term.text());
 
     process.resize(120, 40).unwrap();
     term.resize(120, 40);
@@ -312,7 +314,12 @@ fn resize_reaches_the_child() {
     );
     // bash defers the trap until `read` returns, so "winch" may come after the line.
     let text = term.text();
-    assert!(text.contains("40 120") && text.contains("winch"), "{text}");
+    // Whole lines: `140 120` must not pass for the new size.
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines.contains(&"40 120") && lines.contains(&"winch"),
+        "{text}"
+    );
     let status = process.wait_timeout(SAFETY).expect("exited");
     assert_eq!(status.code(), Some(0));
 }

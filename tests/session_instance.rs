@@ -60,13 +60,16 @@ fn start(command: &[&str]) -> Arc<Session> {
     Session::start(format!("s_test{}", std::process::id()), spec(command)).expect("session starts")
 }
 
+/// Typed input reaches bash, whose output line appears on the screen; `exit 0` ends the
+/// session as exited with code 0, after which input is refused as `session_exited`.
 #[test]
 fn bash_echoes_typed_input() {
     let s = start(&["bash", "--norc", "--noprofile", "-i"]);
     wait_text(&s, "the prompt", |t| t.trim_end().ends_with('$'));
     assert_eq!(s.lock().state, State::Running);
     s.write(b"echo hello-$((6*7))\r").expect("input written");
-    let text = wait_text(&s, "the output", |t| t.contains("hello-42"));
+    // A line of its own: `hello-420` or the typed command cannot pass for it.
+    let text = wait_text(&s, "the output", |t| t.lines().any(|l| l == "hello-42"));
     assert!(text.contains("$ echo hello-$((6*7))"), "{text}");
     let version = s.lock().version;
     assert!(version > 1);
@@ -109,6 +112,8 @@ fn terminal_replies_reach_the_program() {
         .expect("stopped");
 }
 
+/// A resize changes the grid and reaches the program (`stty size` prints exactly the new
+/// size); a zero size is refused as `invalid_request`.
 #[test]
 fn resize_reaches_the_program_and_the_grid() {
     let s = start(&["bash", "--norc", "--noprofile", "-i"]);
@@ -119,8 +124,11 @@ fn resize_reaches_the_program_and_the_grid() {
         assert_eq!((live.term.width(), live.term.height()), (120, 40));
     }
     s.write(b"stty size\r").expect("typed");
-    wait_text(&s, "the new size", |t| t.contains("40 120"));
-    assert!(s.resize(0, 10).is_err());
+    wait_text(&s, "the new size", |t| t.lines().any(|l| l == "40 120"));
+    assert_eq!(
+        s.resize(0, 10).unwrap_err().code,
+        shotty::session::ErrorCode::InvalidRequest
+    );
     s.stop(StopReason::User, Duration::from_secs(1))
         .expect("stopped");
 }
