@@ -2,7 +2,7 @@
 //! has its own runtime, state, home and temporary directories, so its host is its own.
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -192,6 +192,9 @@ fn shell(env: &Env) -> String {
     id
 }
 
+/// An agent's round trip on bash through the CLI: start, send, wait for the output line,
+/// read, history, resize, list, capture and inspect (private 0600 file in a 0700 directory,
+/// the output in its text), stop.
 #[test]
 fn an_agent_workflow_on_bash() {
     let env = Env::new();
@@ -207,11 +210,14 @@ fn an_agent_workflow_on_bash() {
     assert_eq!(sent["written"], 19);
     let waited = env.ok(&["wait", &id, "--text", "one-42", "--timeout", "10s"]);
     assert_eq!(waited["result"], "matched");
+    // The output line itself (the typed command reads `one-$((40+2))`).
     assert!(
         waited["screen"]["text"]
             .as_str()
             .unwrap()
-            .contains("one-42")
+            .lines()
+            .any(|l| l == "one-42"),
+        "{waited}"
     );
 
     let read = env.ok(&["read", &id]);
@@ -268,7 +274,11 @@ fn an_agent_workflow_on_bash() {
         std::fs::metadata(parent).unwrap().permissions().mode() & 0o777,
         0o700
     );
-    assert!(std::fs::read_to_string(&path).unwrap().contains("one-42"));
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains(">one-42</tspan>")
+    );
 
     let stopped = env.ok(&["stop", &id]);
     assert_eq!(stopped["stopped"], json!([id]));
@@ -433,11 +443,94 @@ fn sends_from_many_clients_arrive_whole() {
     }
 }
 
+/// The mode bits of `path` (not following a symlink).
+fn mode(path: &Path) -> u32 {
+    std::fs::symlink_metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+/// Every entry of `dir` with its mode in octal, by name.
+fn modes_in(dir: &Path) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = std::fs::read_dir(dir)
+        .expect("dir")
+        .flatten()
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, format!("{:o}", mode(&e.path())))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Runtime and state directories that exist world-writable before the first command are
+/// made 0700 — the client tightens the runtime directory, the host its state directory —
+/// and the host then serves; the files it makes there (socket, lock, a retained session's
+/// record) are 0600. A loosened runtime directory is tightened again by the next command.
+#[test]
+fn loose_private_dirs_are_tightened_and_their_files_are_0600() {
+    let env = Env::new();
+    for dir in [&env.runtime, &env.state] {
+        std::fs::create_dir(dir).expect("dir made");
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).expect("loose");
+    }
+    env.ok(&["list"]);
+    let modes = format!("{:o} {:o}", mode(&env.runtime), mode(&env.state));
+    assert_eq!(modes, "700 700", "runtime and state directory");
+    let id = env.start(&["--", "sh", "-c", "echo bye"]);
+    env.ok(&["wait", &id, "--exit", "--timeout", "10s"]);
+    assert_eq!(
+        modes_in(&env.runtime),
+        [
+            ("host.lock".into(), "600".into()),
+            ("host.sock".into(), "600".into())
+        ]
+    );
+    assert_eq!(modes_in(&env.state), [(format!("{id}.json"), "600".into())]);
+
+    std::fs::set_permissions(&env.runtime, std::fs::Permissions::from_mode(0o755)).unwrap();
+    env.ok(&["list"]);
+    assert_eq!(mode(&env.runtime), 0o700);
+}
+
+/// A runtime directory that is not this user's own directory is refused with
+/// `permission_denied` before anything is started: one owned by another user (and left as
+/// it is), and a symlink to a private directory.
+#[test]
+fn a_foreign_or_symlinked_runtime_dir_is_permission_denied() {
+    let env = Env::new();
+    std::fs::create_dir(&env.runtime).expect("dir made");
+    std::fs::set_permissions(&env.runtime, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let nobody = 65534;
+    std::os::unix::fs::chown(&env.runtime, Some(nobody), Some(nobody)).expect("chown");
+    let doc = env.error(&["list"], "permission_denied");
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("/run belongs to uid 65534, not to this user"),
+        "{doc}"
+    );
+    let meta = std::fs::metadata(&env.runtime).unwrap();
+    assert_eq!((meta.uid(), mode(&env.runtime)), (nobody, 0o700));
+    assert_eq!(modes_in(&env.runtime), Vec::new());
+
+    std::fs::remove_dir(&env.runtime).unwrap();
+    let target = env.tmp.join("elsewhere");
+    std::fs::create_dir(&target).unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::os::unix::fs::symlink(&target, &env.runtime).unwrap();
+    env.error(&["list"], "permission_denied");
+    assert_eq!(modes_in(&target), Vec::new());
+}
+
 #[test]
 fn the_host_socket_is_private_and_rejects_bad_input() {
     let env = Env::new();
     env.ok(&["list"]);
-    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&env.runtime), 0o700);
     assert_eq!(mode(&env.socket()), 0o600);
     assert_eq!(mode(&env.state), 0o700);
@@ -493,11 +586,18 @@ fn the_host_socket_is_private_and_rejects_bad_input() {
     assert!(second["result"]["sessions"].is_array());
 }
 
+/// Another user is refused: the client run as `nobody` fails with exactly
+/// `permission_denied` (the runtime directory is not theirs), and `nobody` reaching the
+/// socket through a hard link gets the connection closed without an answer.
 #[test]
 fn another_user_is_refused() {
     let env = Env::new();
     env.ok(&["list"]);
-    // `nobody` cannot even reach the 0700 runtime directory; the host would refuse it anyway.
+    // `nobody` sees the runtime directory (its parent opened to 0755, so that the outcome
+    // does not depend on the umask) and refuses it as another user's, before any connection;
+    // behind the 0700 directory the host would refuse them anyway.
+    std::fs::set_permissions(env._dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let owner = std::fs::metadata(&env.runtime).unwrap().uid();
     let out = Command::new("setpriv")
         .args([
             "--reuid=nobody",
@@ -513,9 +613,12 @@ fn another_user_is_refused() {
         .expect("setpriv runs");
     let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON error document");
     assert_eq!(doc["status"], "error", "{doc}");
+    assert_eq!(doc["error"]["code"], "permission_denied", "{doc}");
     assert!(
-        ["permission_denied", "host_unavailable", "io_error"]
-            .contains(&doc["error"]["code"].as_str().unwrap()),
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/run belongs to uid {owner}, not to this user")),
         "{doc}"
     );
     assert_ne!(out.status.code(), Some(0));

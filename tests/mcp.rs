@@ -32,6 +32,11 @@ fn require_python_mcp() -> bool {
     }
 }
 
+/// The official Python client drives every tool (see tests/mcp_client.py). `inspect` is
+/// checked for content: the PNG decodes (CRCs, zlib, filters) with a size that follows the
+/// session's columns and rows, and the SVG's snapshot and text are that session's screen;
+/// with two sessions of different text and size each shows its own. The server runs with
+/// this test's own HOME and TMPDIR.
 #[test]
 fn python_client_drives_the_mcp_server() {
     if !require_python_mcp() {
@@ -41,13 +46,20 @@ fn python_client_drives_the_mcp_server() {
     let runtime = dir.path().join("run");
     let state = dir.path().join("state");
     let work = dir.path().join("work");
-    std::fs::create_dir(&work).expect("work dir");
+    let home = dir.path().join("home");
+    let tmp = dir.path().join("tmp");
+    for d in [&work, &home, &tmp] {
+        std::fs::create_dir(d).expect("test dir");
+    }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");
     let bin = env!("CARGO_BIN_EXE_shotty");
     let out = Command::new("python3")
         .arg(&script)
         .arg(bin)
         .arg(&work)
+        .arg(&home)
+        .env("TMPDIR", &tmp)
+        .env("XDG_RUNTIME_DIR", &tmp)
         .env("SHOTTY_RUNTIME_DIR", &runtime)
         .env("SHOTTY_STATE_DIR", &state)
         .env("SHOTTY_HOST_IDLE_MS", "3000")

@@ -1,6 +1,7 @@
 """MCP client for tests/mcp.rs: drives `shotty mcp` with the official Python SDK.
 
-Usage: python3 tests/mcp_client.py SHOTTY_BINARY WORKDIR
+Usage: python3 tests/mcp_client.py SHOTTY_BINARY WORKDIR HOME
+(HOME: the home directory for the server and the programs it starts.)
 Prints "ok" and exits 0 when every check passes; any failure raises.
 """
 
@@ -11,6 +12,8 @@ import os
 import struct
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
+import zlib
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -25,6 +28,94 @@ def png_size(data):
     assert data[:8] == b"\x89PNG\r\n\x1a\n", f"not a PNG: {data[:8]!r}"
     assert data[12:16] == b"IHDR", "the first PNG chunk is not IHDR"
     return struct.unpack(">II", data[16:24])
+
+
+def png_decode(data):
+    """Decodes an 8-bit RGB or RGBA PNG with the standard library alone: every chunk's CRC,
+    IHDR, the zlib stream of the IDATs, each scanline's filter. Returns (width, height, rows),
+    rows a list of per-row lists of pixel tuples."""
+    width, height = png_size(data)
+    pos, chunks = 8, []
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        kind = data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        assert len(body) == length, f"chunk {kind!r} is cut short"
+        assert zlib.crc32(kind + body) == crc, f"chunk {kind!r} has a bad CRC"
+        chunks.append((kind, body))
+        pos += 12 + length
+    assert chunks[-1][0] == b"IEND", [k for k, _ in chunks]
+    depth, colour, compression, filtering, interlace = struct.unpack(">BBBBB", chunks[0][1][8:13])
+    assert (depth, compression, filtering, interlace) == (8, 0, 0, 0), chunks[0][1]
+    channels = {2: 3, 6: 4}[colour]
+    raw = zlib.decompress(b"".join(body for kind, body in chunks if kind == b"IDAT"))
+    stride = width * channels
+    assert len(raw) == height * (stride + 1), (len(raw), width, height, channels)
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        start = y * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        for i in range(stride):
+            a = line[i - channels] if i >= channels else 0
+            b = prev[i]
+            c = prev[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + b) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (a + b) // 2) & 0xFF
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                near = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                line[i] = (line[i] + near) & 0xFF
+            else:
+                assert kind == 0, f"row {y}: unknown filter {kind}"
+        rows.append([tuple(line[x:x + channels]) for x in range(0, stride, channels)])
+        prev = line
+    return width, height, rows
+
+
+def svg_screen(path):
+    """The SVG file at `path` parsed: (the snapshot in its <metadata>, the screen's rows from
+    that snapshot, the text of all its <tspan>s)."""
+    root = ET.parse(path).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.tag == ns + "svg", root.tag
+    metadata = root.find(ns + "metadata")
+    assert metadata is not None, "the SVG has no <metadata>"
+    snapshot = json.loads(metadata.text)
+    assert len(snapshot["rows"]) == snapshot["height"], snapshot["height"]
+    rows = []
+    for row in snapshot["rows"]:
+        assert len(row["cells"]) == snapshot["width"], row
+        rows.append("".join(cell["t"] for cell in row["cells"]).rstrip())
+    spans = "".join("".join(t.itertext()) for t in root.iter(ns + "tspan"))
+    return snapshot, rows, spans
+
+
+async def inspect(session, sid):
+    """Inspects `sid`: (decoded PNG, SVG snapshot, its rows, its tspan text)."""
+    result = await call(session, "inspect", {"sessionId": sid})
+    images = [c for c in result.content if c.type == "image"]
+    texts = [c for c in result.content if c.type == "text"]
+    assert len(images) == 1 and images[0].mime_type == "image/png", result.content
+    assert len(texts) == 1, result.content
+    described = json.loads(texts[0].text)
+    assert described["sessionId"] == sid, described
+    svg_path = described["svg"]
+    assert svg_path.endswith(".svg") and os.path.isfile(svg_path), svg_path
+    assert os.stat(svg_path).st_mode & 0o777 == 0o600, oct(os.stat(svg_path).st_mode)
+    # In this test's own temporary directory.
+    assert svg_path.startswith(os.environ["TMPDIR"] + "/"), svg_path
+    png = png_decode(base64.b64decode(images[0].data))
+    return (png, *svg_screen(svg_path))
+
+
+def colours(png):
+    return {pixel for row in png[2] for pixel in row}
 
 
 def payload(result):
@@ -44,8 +135,9 @@ async def call(session, name, args, expect_error=False):
     return result
 
 
-async def main(binary, workdir):
-    params = StdioServerParameters(command=binary, args=["mcp"], env=dict(os.environ))
+async def main(binary, workdir, home):
+    server_env = dict(os.environ, HOME=home)
+    params = StdioServerParameters(command=binary, args=["mcp"], env=server_env)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
@@ -106,7 +198,8 @@ async def main(binary, workdir):
             status = payload(await call(session, "status", {"sessionId": sid}))
             assert status["state"] == "running" and status["width"] == 60, status
             # The CLI sees the same session (same host).
-            cli = subprocess.run([binary, "session", "list"], capture_output=True, check=True)
+            cli = subprocess.run([binary, "session", "list"], capture_output=True, check=True,
+                                 env=server_env)
             cli_ids = [s["sessionId"] for s in json.loads(cli.stdout)["sessions"]]
             assert sid in cli_ids, cli.stdout
 
@@ -137,16 +230,33 @@ async def main(binary, workdir):
             history = payload(await call(session, "history", {"sessionId": sid, "grep": "^hi$"}))
             assert [l["text"] for l in history["lines"]] == ["hi"], history
 
-            inspected = await call(session, "inspect", {"sessionId": sid})
-            images = [c for c in inspected.content if c.type == "image"]
-            texts = [c for c in inspected.content if c.type == "text"]
-            assert len(images) == 1 and images[0].mime_type == "image/png", inspected.content
-            width, height = png_size(base64.b64decode(images[0].data))
-            assert width > 0 and height > 0
-            svg_path = json.loads(texts[0].text)["svg"]
-            assert svg_path.endswith(".svg") and os.path.isfile(svg_path), svg_path
-            with open(svg_path, encoding="utf-8") as f:
-                assert f.read().lstrip().startswith("<"), "the SVG is not XML"
+            # A second session with other text and another size: each inspect must show
+            # its own session's screen, never the other's.
+            other = payload(await call(session, "spawn", {
+                "command": "sh", "args": ["-c", "echo other-screen-7315; exec sleep 60"],
+                "cols": 40, "rows": 6, "title": "mcp-other",
+            }))["sessionId"]
+            await call(session, "wait", {"sessionId": other, "match": "other-screen-7315",
+                                         "timeout": 10000})
+
+            png, snapshot, svg_rows, spans = await inspect(session, sid)
+            assert (snapshot["width"], snapshot["height"]) == (60, 12), snapshot["width"]
+            # The snapshot's rows are the screen `read` gave, row by row.
+            assert svg_rows[:len(rows)] == [r.rstrip() for r in rows], (svg_rows, rows)
+            assert "$ echo hi" in svg_rows and "hi" in svg_rows, svg_rows
+            assert "echo hi" in spans and "other-screen-7315" not in spans, spans
+            assert "other-screen-7315" not in "\n".join(svg_rows), svg_rows
+            width, height = png[0], png[1]
+            # Text drawn on a background: more than one colour.
+            assert len(colours(png)) > 1, "the PNG is one flat colour"
+
+            other_png, other_snapshot, other_rows, other_spans = await inspect(session, other)
+            assert (other_snapshot["width"], other_snapshot["height"]) == (40, 6), (
+                other_snapshot["width"], other_snapshot["height"])
+            assert other_rows[0] == "other-screen-7315", other_rows
+            assert "other-screen-7315" in other_spans, other_spans
+            assert "echo hi" not in other_spans and "echo hi" not in "\n".join(other_rows)
+            assert other_png[2] != png[2], "both sessions give the same PNG"
 
             # The same screen captured to a file has the same size.
             out = os.path.join(workdir, "shot.png")
@@ -155,12 +265,21 @@ async def main(binary, workdir):
             with open(out, "rb") as f:
                 assert png_size(f.read()) == (width, height), "inspect and capture differ"
 
-            # More columns make a wider image.
+            # More columns make a wider image, by as many cells as the columns added.
             await call(session, "resize", {"sessionId": sid, "cols": 80, "rows": 12})
-            wider = await call(session, "inspect", {"sessionId": sid})
-            wide = next(c for c in wider.content if c.type == "image")
-            w2, h2 = png_size(base64.b64decode(wide.data))
+            wide_png, wide_snapshot, _, wide_spans = await inspect(session, sid)
+            assert wide_snapshot["width"] == 80 and "echo hi" in wide_spans, wide_snapshot
+            w2, h2 = wide_png[0], wide_png[1]
             assert w2 > width and h2 == height, ((width, height), (w2, h2))
+            # Image size = margins + cells: the 20 columns added give the cell width, which
+            # must account for the 40-column session's width (20 fewer) too, give or take a
+            # pixel of rounding; likewise the 6 rows it lacks for the row height.
+            cell_w = (w2 - width) / 20
+            assert abs((width - other_png[0]) - 20 * cell_w) <= 1, (width, w2, other_png[0])
+            row_h = (height - other_png[1]) / 6
+            assert row_h > 0 and height - 12 * row_h >= 0, (height, other_png[1])
+            assert width - 60 * cell_w >= 0, (width, cell_w)
+            await call(session, "kill", {"sessionId": other})
 
             # Errors are tool errors with the stable code.
             bad = "s_" + "0" * 32
@@ -193,4 +312,4 @@ async def main(binary, workdir):
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3]))

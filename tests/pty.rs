@@ -273,6 +273,8 @@ fn colour_env_is_visible_to_the_child() {
     );
 }
 
+/// A cursor position query (`CSI 6 n`) is answered to the program with exactly where the
+/// cursor is: row 1, column 3, after `ab`, the reply ending there.
 #[test]
 fn cursor_position_query_is_answered() {
     // Raw mode so the reply is readable without a newline.
@@ -282,9 +284,16 @@ fn cursor_position_query_is_answered() {
     );
     let (outcome, term) = run(&cmd);
     assert_eq!(outcome.exit_code, Some(0));
-    assert!(term.text().contains("got:[1;3"), "{}", term.text());
+    // The whole reply, row 1 column 3: a prefix match would take `[1;30` or `[1;3;…` too.
+    let text = term.text();
+    assert_eq!(
+        text.trim_end().lines().collect::<Vec<_>>(),
+        ["ab", "got:[1;3"],
+        "{text}"
+    );
 }
 
+/// A resize reaches the child: `stty size` prints exactly the new size, and SIGWINCH arrives.
 #[test]
 fn resize_reaches_the_child() {
     let cmd =
@@ -292,6 +301,7 @@ fn resize_reaches_the_child() {
     let process = PtyProcess::spawn(&cmd).unwrap();
     let mut term = Terminal::new(80, 24);
     assert!(pump_until(&process, &mut term, "24 80"), "{}", term.text());
+    assert!(term.text().lines().any(|l| l == "24 80"), "{}", term.text());
 
     process.resize(120, 40).unwrap();
     term.resize(120, 40);
@@ -304,7 +314,12 @@ fn resize_reaches_the_child() {
     );
     // bash defers the trap until `read` returns, so "winch" may come after the line.
     let text = term.text();
-    assert!(text.contains("40 120") && text.contains("winch"), "{text}");
+    // Whole lines: `140 120` must not pass for the new size.
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines.contains(&"40 120") && lines.contains(&"winch"),
+        "{text}"
+    );
     let status = process.wait_timeout(SAFETY).expect("exited");
     assert_eq!(status.code(), Some(0));
 }
@@ -385,10 +400,14 @@ fn terminate_on_a_cooperative_program_is_quick() {
     assert_gone(process.pid());
 }
 
+/// `foreground_activity` tells a program blocked reading the terminal, one asleep and one
+/// busy apart, and keeps telling it: once the state is reached, every one of ten samples over
+/// a second shows it, so a state that is seen once and then flickers fails.
 #[test]
 fn the_foreground_process_activity_is_told_apart() {
     use shotty::pty::Activity;
-    // Polls until `expected` is seen (the program needs a moment to reach that state).
+    // Polls until `expected` is seen (the program needs a moment to reach that state), then
+    // samples it ten times; the samples (empty if it never showed).
     let settles_at = |cmd: &PtyCommand, expected: Activity| {
         let process = PtyProcess::spawn(cmd).expect("spawn");
         let deadline = Instant::now() + Duration::from_secs(5);
@@ -397,25 +416,35 @@ fn the_foreground_process_activity_is_told_apart() {
             std::thread::sleep(Duration::from_millis(10));
             seen = process.foreground_activity();
         }
+        let samples: Vec<Option<Activity>> = if seen == Some(expected) {
+            (0..10)
+                .map(|_| {
+                    std::thread::sleep(Duration::from_millis(100));
+                    process.foreground_activity()
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         process.terminate(Duration::from_secs(1)).expect("stopped");
-        seen
+        samples
     };
     let mut cat = PtyCommand::new("cat");
     cat.size(80, 24);
     assert_eq!(
         settles_at(&cat, Activity::AwaitingInput),
-        Some(Activity::AwaitingInput),
+        [Some(Activity::AwaitingInput); 10],
         "cat blocked reading the terminal"
     );
     let mut sleep = PtyCommand::new("sleep");
     sleep.arg("30").size(80, 24);
     assert_eq!(
         settles_at(&sleep, Activity::Sleeping),
-        Some(Activity::Sleeping)
+        [Some(Activity::Sleeping); 10]
     );
     assert_eq!(
         settles_at(&sh("while :; do :; done"), Activity::Running),
-        Some(Activity::Running)
+        [Some(Activity::Running); 10]
     );
 }
 

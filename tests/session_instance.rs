@@ -60,13 +60,16 @@ fn start(command: &[&str]) -> Arc<Session> {
     Session::start(format!("s_test{}", std::process::id()), spec(command)).expect("session starts")
 }
 
+/// Typed input reaches bash, whose output line appears on the screen; `exit 0` ends the
+/// session as exited with code 0, after which input is refused as `session_exited`.
 #[test]
 fn bash_echoes_typed_input() {
     let s = start(&["bash", "--norc", "--noprofile", "-i"]);
     wait_text(&s, "the prompt", |t| t.trim_end().ends_with('$'));
     assert_eq!(s.lock().state, State::Running);
     s.write(b"echo hello-$((6*7))\r").expect("input written");
-    let text = wait_text(&s, "the output", |t| t.contains("hello-42"));
+    // A line of its own: `hello-420` or the typed command cannot pass for it.
+    let text = wait_text(&s, "the output", |t| t.lines().any(|l| l == "hello-42"));
     assert!(text.contains("$ echo hello-$((6*7))"), "{text}");
     let version = s.lock().version;
     assert!(version > 1);
@@ -94,16 +97,23 @@ fn a_failing_program_ends_as_failed() {
     assert!(live.term.text().starts_with("bye"));
 }
 
+/// A session answers a cursor position query to its program: bash reads back exactly row 1,
+/// column 3.
 #[test]
 fn terminal_replies_reach_the_program() {
     // bash asks for the cursor position and prints the answer it reads back.
     let script = r#"printf 'ab\033[6n'; IFS= read -rs -d R reply; printf '\r\nreply:%s\n' "${reply#??}"; sleep 5"#;
     let s = start(&["bash", "--norc", "--noprofile", "-c", script]);
-    wait_text(&s, "the cursor report", |t| t.contains("reply:1;3"));
+    // The whole line, so that `1;30` or `1;3;…` cannot pass for row 1, column 3.
+    wait_text(&s, "the cursor report", |t| {
+        t.lines().any(|l| l == "reply:1;3")
+    });
     s.stop(StopReason::User, Duration::from_secs(1))
         .expect("stopped");
 }
 
+/// A resize changes the grid and reaches the program (`stty size` prints exactly the new
+/// size); a zero size is refused as `invalid_request`.
 #[test]
 fn resize_reaches_the_program_and_the_grid() {
     let s = start(&["bash", "--norc", "--noprofile", "-i"]);
@@ -114,8 +124,11 @@ fn resize_reaches_the_program_and_the_grid() {
         assert_eq!((live.term.width(), live.term.height()), (120, 40));
     }
     s.write(b"stty size\r").expect("typed");
-    wait_text(&s, "the new size", |t| t.contains("40 120"));
-    assert!(s.resize(0, 10).is_err());
+    wait_text(&s, "the new size", |t| t.lines().any(|l| l == "40 120"));
+    assert_eq!(
+        s.resize(0, 10).unwrap_err().code,
+        shotty::session::ErrorCode::InvalidRequest
+    );
     s.stop(StopReason::User, Duration::from_secs(1))
         .expect("stopped");
 }
@@ -139,23 +152,40 @@ fn stop_ends_the_whole_process_group() {
     procs::assert_gone(pgid, procs::ticks_now());
 }
 
+/// A program that ignores SIGTERM and SIGHUP, with a child that ignores them too, is
+/// stopped after the grace period: the stop waits out the grace, and afterwards the program,
+/// its child and everything else of its process group are gone (zombies count as gone, a
+/// reused pid does not count as alive).
 #[test]
 fn a_program_that_ignores_sigterm_is_killed_after_the_grace() {
     let s = start(&[
         "sh",
         "-c",
-        "trap '' TERM HUP; echo ready; while :; do sleep 1; done",
+        "trap '' TERM HUP; (trap '' TERM HUP; exec sleep 301) & \
+         echo \"ready $$ $! end\"; while :; do sleep 1; done",
     ]);
-    wait_text(&s, "the trap", |t| t.contains("ready"));
+    let text = wait_text(&s, "the trap", |t| {
+        t.lines()
+            .any(|l| l.starts_with("ready ") && l.ends_with(" end"))
+    });
+    let pids: Vec<u32> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("ready ")?.strip_suffix(" end"))
+        .expect("the pids")
+        .split(' ')
+        .map(|p| p.parse().expect("a pid"))
+        .collect();
+    assert_eq!(pids[0], s.pid(), "the program printed its own pid");
+    let seen: Vec<procs::Seen> = pids.iter().map(|&p| procs::Seen::now(p)).collect();
     let started = Instant::now();
     s.stop(StopReason::Timeout, Duration::from_millis(500))
         .expect("stopped");
     let took = started.elapsed();
-    assert!(
-        took >= Duration::from_millis(400) && took < Duration::from_secs(4),
-        "{took:?}"
-    );
+    // SIGTERM did nothing, so the whole grace went by before the stop returned.
+    assert!(took >= Duration::from_millis(400), "{took:?}");
     assert_eq!(s.lock().stop_reason, Some(StopReason::Timeout));
+    procs::assert_all_gone(&seen);
+    procs::assert_gone(s.pid(), procs::ticks_now());
 }
 
 #[test]

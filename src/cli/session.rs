@@ -1,6 +1,7 @@
 //! `shotty session …`: every subcommand prints exactly one JSON document on stdout — usage
 //! errors included — and diagnostics on stderr.
 
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -386,14 +387,22 @@ fn host() -> i32 {
     if paths::ensure_private_dir(&runtime).is_err() {
         return 1;
     }
+    // 0600 like everything in the runtime directory (an older, looser one is tightened).
     let Ok(lock) = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
+        .mode(0o600)
         .open(runtime.join("host.lock"))
     else {
         return 1;
     };
+    if lock
+        .set_permissions(std::fs::Permissions::from_mode(0o600))
+        .is_err()
+    {
+        return 1;
+    }
     // One host per user: whoever holds the lock serves; the others leave quietly.
     if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err() {
         return 0;
