@@ -30,7 +30,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWriteExt};
 
 use crate::lines::{Line, LineReader};
 use crate::render::{Appearance, Format};
-use crate::rpc::{RpcError, code};
+use crate::rpc::{MAX_LINE, RpcError, code};
 use crate::serve;
 use crate::session::client::{Client, reply_timeout};
 use crate::session::host::PANIC_HOOK_ENV;
@@ -581,9 +581,6 @@ impl<F: Future> Future for CatchUnwind<F> {
     }
 }
 
-/// The longest request line read, as on the host and `serve`; a longer one is answered with
-/// -32600 and skipped.
-pub const MAX_LINE: usize = 1024 * 1024;
 /// Buffer of the pipes between stdio and rmcp.
 const PIPE_BUFFER: usize = 64 * 1024;
 /// How long tool calls still running when the client hangs up may take to finish.

@@ -4,6 +4,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+/// The longest request line any endpoint reads (the host, `shotty serve`, `shotty mcp`); a
+/// longer one is answered with -32600 and skipped.
+pub const MAX_LINE: usize = 1024 * 1024;
+
 /// JSON-RPC 2.0 error codes.
 pub mod code {
     /// Invalid JSON.

@@ -35,18 +35,17 @@ use serde_json::{Map, Value, json};
 
 use crate::lines::{Line, read_line};
 use crate::pty::ColorEnvFlags;
-use crate::rpc::{Request, parse_request};
+use crate::rpc::{MAX_LINE, Request, parse_request};
 pub use crate::rpc::{RpcError, code};
 use crate::session::error::{ErrorCode, SessionError};
 use crate::session::hangup::HangupWatch;
 use crate::session::host::PANIC_HOOK_ENV;
-use crate::session::instance::{Live, STOP_GRACE, Session, SessionSpec, StopReason};
-use crate::session::keys::{self, KeyCombo, KeyModes};
+use crate::session::instance::{Live, STOP_GRACE, Session, SessionSpec, StopReason, check_size};
+use crate::session::keys;
+use crate::session::protocol::SendStep;
 use crate::session::rows::{Rows, RowsError};
 use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
 
-/// The longest request line read; a longer one is answered with -32600 and skipped.
-pub const MAX_LINE: usize = 1024 * 1024;
 /// `pty/wait`'s timeout when none is given, in milliseconds.
 pub const DEFAULT_WAIT_TIMEOUT_MS: u64 = 10_000;
 /// The longest `pty/wait` timeout accepted, in milliseconds (24 h).
@@ -309,22 +308,16 @@ struct ResizeParams {
     rows: u16,
 }
 
-/// One step of `pty/write`.
-enum Step {
-    Text(String),
-    Key(KeyCombo),
-}
-
-/// `pty/write`'s `action`: `{text}`, `{key}` or a non-empty array of them. Every key is
-/// checked before anything is written.
-fn parse_actions(mut params: Map<String, Value>) -> Result<Vec<Step>, RpcError> {
+/// `pty/write`'s `action`: `{text}`, `{key}` or a non-empty array of them, as send steps.
+/// Every key is checked here, before anything is written.
+fn parse_actions(mut params: Map<String, Value>) -> Result<Vec<SendStep>, RpcError> {
     let action = params.remove("action");
     if let Some(field) = params.keys().next() {
         return Err(RpcError::invalid_params(format!(
             "unknown field `{field}`; pty/write takes {{\"action\": …}}"
         )));
     }
-    let one = |value: &Value| -> Result<Step, RpcError> {
+    let one = |value: &Value| -> Result<SendStep, RpcError> {
         let Some(obj) = value.as_object() else {
             return Err(RpcError::invalid_params(
                 "each action is an object: {\"text\": …} or {\"key\": …}",
@@ -342,13 +335,15 @@ fn parse_actions(mut params: Map<String, Value>) -> Result<Vec<Step>, RpcError> 
             (None, None) => Err(RpcError::invalid_params(
                 "an empty action; give {\"text\": …} or {\"key\": …}",
             )),
-            (Some(Value::String(t)), None) => Ok(Step::Text(t.clone())),
+            (Some(Value::String(t)), None) => Ok(SendStep::Text(t.clone())),
             (Some(_), None) => Err(RpcError::invalid_params("text must be a string")),
-            (None, Some(Value::String(k))) => keys::parse_key(k).map(Step::Key).map_err(|e| {
-                let mut err = RpcError::invalid_params(e);
-                err.data = Some(json!({ "code": ErrorCode::UnsupportedKey }));
-                err
-            }),
+            (None, Some(Value::String(k))) => keys::parse_key(k)
+                .map(|_| SendStep::Keys(k.clone()))
+                .map_err(|e| {
+                    let mut err = RpcError::invalid_params(e);
+                    err.data = Some(json!({ "code": ErrorCode::UnsupportedKey }));
+                    err
+                }),
             (None, Some(_)) => Err(RpcError::invalid_params("key must be a string")),
         }
     };
@@ -617,16 +612,8 @@ impl Shared {
         }))
     }
 
-    fn write(&self, steps: Vec<Step>) -> Result<Outcome, RpcError> {
-        let modes = KeyModes::from(self.session.lock().term.screen().modes());
-        let mut bytes = Vec::new();
-        for step in steps {
-            match step {
-                Step::Text(t) => bytes.extend_from_slice(t.as_bytes()),
-                Step::Key(k) => bytes.extend(k.encode(modes)),
-            }
-        }
-        let written = self.session.write(&bytes).map_err(RpcError::from_session)?;
+    fn write(&self, steps: Vec<SendStep>) -> Result<Outcome, RpcError> {
+        let written = self.session.send(&steps).map_err(RpcError::from_session)?;
         Ok(Outcome::Written(WriteResult { written }))
     }
 
@@ -852,13 +839,7 @@ impl Server {
         if options.command.is_empty() {
             return Err(SessionError::invalid_request("no command to run"));
         }
-        for (name, n) in [("cols", options.cols), ("rows", options.rows)] {
-            if !(1..=500).contains(&n) {
-                return Err(SessionError::invalid_request(format!(
-                    "{name} {n} is outside 1–500"
-                )));
-            }
-        }
+        check_size(options.cols, options.rows)?;
         if let Some(dir) = &options.cwd
             && !dir.is_dir()
         {

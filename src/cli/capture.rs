@@ -13,10 +13,11 @@ use shotty::term::{Terminal, TerminalOptions};
 
 use super::appearance::AppearanceArgs;
 use super::output::{encode_warning_blanks, format_arg, resolve_format, write_output};
+use super::{dimension, env_pair};
 
 /// Rows a capture runs with when no height is given; the screenshot is then fitted to the
 /// output, scrollback included.
-const FIT_RUN_HEIGHT: usize = 50;
+const FIT_RUN_HEIGHT: u16 = 50;
 /// The most lines a fitted screenshot shows (the newest).
 const MAX_FITTED_LINES: usize = 2000;
 /// A capture without --timeout or --until-text ends after this long at the latest …
@@ -26,22 +27,15 @@ const INPUT_QUIET: Duration = Duration::from_millis(500);
 /// Bytes of piped input accepted at most.
 const MAX_PIPE_BYTES: u64 = 256 * 1024 * 1024;
 
-fn dimension(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(n) if (1..=500).contains(&n) => Ok(n),
-        _ => Err(format!("{s:?} is not a size between 1 and 500")),
-    }
-}
-
 /// Arguments of `shotty capture` (and of `shotty` itself).
 #[derive(Debug, Args)]
 pub struct CaptureArgs {
     /// Terminal columns.
     #[arg(short = 'w', long, default_value_t = 100, value_parser = dimension)]
-    width: usize,
+    width: u16,
     /// Terminal rows (default: fitted to the output).
     #[arg(short = 'h', long, value_parser = dimension)]
-    height: Option<usize>,
+    height: Option<u16>,
     /// Stop the command after this long (500ms, 2s, 3m, 1h) and render what is on screen
     /// (exit code 124). Without it and --until-text, a capture also ends when the command
     /// waits for keyboard input with its output quiet, and after 60s at the latest.
@@ -94,13 +88,6 @@ pub struct CaptureArgs {
     command: Vec<String>,
 }
 
-fn env_pair(s: &str) -> Result<(String, String), String> {
-    match s.split_once('=') {
-        Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
-        _ => Err(format!("{s:?} is not KEY=VALUE")),
-    }
-}
-
 /// Quotes a word for display the way a shell user would type it.
 fn shell_word(w: &str) -> String {
     if !w.is_empty()
@@ -129,8 +116,8 @@ impl CaptureArgs {
 
     fn terminal(&self) -> Terminal {
         Terminal::with_options(
-            self.width,
-            self.height.unwrap_or(FIT_RUN_HEIGHT),
+            usize::from(self.width),
+            usize::from(self.height.unwrap_or(FIT_RUN_HEIGHT)),
             TerminalOptions {
                 scrollback: MAX_FITTED_LINES,
                 ..Default::default()
@@ -179,10 +166,7 @@ pub fn run(args: CaptureArgs) -> Result<i32, String> {
     args.appearance.to_appearance(None)?;
     let mut cmd = PtyCommand::new(&args.command[0]);
     cmd.args(&args.command[1..])
-        .size(
-            args.width as u16,
-            args.height.unwrap_or(FIT_RUN_HEIGHT) as u16,
-        )
+        .size(args.width, args.height.unwrap_or(FIT_RUN_HEIGHT))
         .color_env_with(ColorEnvFlags {
             no_colorenv: args.no_colorenv,
             no_delete_envs: args.no_delete_envs,

@@ -11,6 +11,23 @@ mod themes;
 
 use clap::{Args, Parser, Subcommand};
 
+/// A terminal size argument: a whole number of columns or rows a session may have.
+fn dimension(s: &str) -> Result<u16, String> {
+    use shotty::session::instance::MAX_SIZE;
+    match s.parse::<u16>() {
+        Ok(n) if (1..=MAX_SIZE).contains(&n) => Ok(n),
+        _ => Err(format!("{s:?} is not a size between 1 and {MAX_SIZE}")),
+    }
+}
+
+/// An `--env KEY=VALUE` argument.
+fn env_pair(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
+        _ => Err(format!("{s:?} is not KEY=VALUE")),
+    }
+}
+
 /// Terminal screenshots and terminal automation.
 ///
 /// `shotty [OPTIONS] -- CMD` captures a command (the same as `shotty capture`);

@@ -10,7 +10,7 @@ use clap::{Args, Parser};
 
 use shotty::serve::{Endpoint, ServeOptions, Server, ServerHandle, split_command};
 
-use super::session::dimension;
+use super::dimension;
 
 /// Run a program in a terminal exposed as a JSON-RPC 2.0 endpoint (see docs/serve.md).
 #[derive(Debug, Parser)]

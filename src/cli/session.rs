@@ -19,6 +19,7 @@ use shotty::session::{ErrorCode, SessionError, artifacts, paths};
 
 use super::appearance::AppearanceArgs;
 use super::output::{format_arg, resolve_format, write_output};
+use super::{dimension, env_pair};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -28,20 +29,6 @@ use super::output::{format_arg, resolve_format, write_output};
 struct SessionCli {
     #[command(subcommand)]
     command: SessionCommand,
-}
-
-pub(super) fn dimension(s: &str) -> Result<u16, String> {
-    match s.parse::<u16>() {
-        Ok(n) if (1..=500).contains(&n) => Ok(n),
-        _ => Err(format!("{s:?} is not a size between 1 and 500")),
-    }
-}
-
-fn env_pair(s: &str) -> Result<(String, String), String> {
-    match s.split_once('=') {
-        Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
-        _ => Err(format!("{s:?} is not KEY=VALUE")),
-    }
 }
 
 fn ms(d: Duration) -> u64 {

@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 
 use super::error::{ErrorCode, SessionError};
 use super::paths;
-use super::protocol::{MAX_LINE, Response};
+use super::protocol::Response;
+use crate::rpc::MAX_LINE;
 
 /// How long a client waits for an ordinary reply.
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(5);

@@ -23,19 +23,19 @@ use serde_json::{Value, json};
 
 use crate::lines::{Line, read_line, rfc3339};
 use crate::pty::ColorEnvFlags;
-use crate::rpc::{self, code};
+use crate::rpc::{self, MAX_LINE, code};
 use crate::term::{Snapshot, Terminal};
 
 use super::error::{ErrorCode, SessionError};
 use super::hangup::HangupWatch;
-use super::instance::{Outcome, STOP_GRACE, Session, SessionSpec, State, StopReason};
+use super::instance::{Outcome, STOP_GRACE, Session, SessionSpec, State, StopReason, check_size};
+use super::paths;
 use super::protocol::{
-    HistoryParams, IdParams, ListParams, ListReply, MAX_LINE, ReadParams, ResizeParams, Response,
-    SendParams, SendStep, SessionSummary, StartParams, StopParams, WaitParams, params,
+    HistoryParams, IdParams, ListParams, ListReply, ReadParams, ResizeParams, Response, SendParams,
+    SessionSummary, StartParams, StopParams, WaitParams, params,
 };
 use super::rows::{Rows, RowsError};
 use super::wait::{Target, Until, WaitCondition, WaitResult, wait};
-use super::{keys, paths};
 
 /// Default retention of ended sessions.
 pub const DEFAULT_RETAIN: Duration = Duration::from_secs(24 * 3600);
@@ -297,30 +297,6 @@ fn localhost_form(url: &str) -> Option<String> {
     })
 }
 
-/// Bytes from pairs of ASCII hex digits (whitespace between them ignored).
-fn hex_bytes(hex: &str) -> Result<Vec<u8>, SessionError> {
-    let digits: Vec<u8> = hex
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .map(|c| {
-            c.to_digit(16)
-                .filter(|_| c.is_ascii())
-                .and_then(|d| u8::try_from(d).ok())
-                .ok_or_else(|| {
-                    SessionError::invalid_request(format!(
-                        "--raw-hex takes hex digits (0-9, a-f), not {c:?}"
-                    ))
-                })
-        })
-        .collect::<Result<_, _>>()?;
-    if digits.is_empty() || !digits.len().is_multiple_of(2) {
-        return Err(SessionError::invalid_request(
-            "--raw-hex needs a non-empty, even number of hex digits",
-        ));
-    }
-    Ok(digits.chunks(2).map(|p| p[0] << 4 | p[1]).collect())
-}
-
 /// How many of `lines` were written: the blank rows below the last written line are screen,
 /// not output.
 fn written_lines(lines: &[(u64, String)]) -> usize {
@@ -504,11 +480,7 @@ impl Host {
     fn start(self: &Arc<Self>, p: StartParams) -> Result<Value, SessionError> {
         let width = p.width.unwrap_or(100);
         let height = p.height.unwrap_or(24);
-        if !(1..=500).contains(&width) || !(1..=500).contains(&height) {
-            return Err(SessionError::invalid_request(format!(
-                "size {width}x{height} is outside 1–500"
-            )));
-        }
+        check_size(width, height)?;
         let scrollback = p.scrollback.unwrap_or(5000);
         if !(100..=200_000).contains(&scrollback) {
             return Err(SessionError::invalid_request(format!(
@@ -798,24 +770,7 @@ impl Host {
         if p.steps.is_empty() {
             return Err(SessionError::invalid_request("nothing to send"));
         }
-        // Encode every step first: one bad key sends nothing.
-        let modes = {
-            let live = session.lock();
-            *live.term.screen().modes()
-        };
-        let mut bytes = Vec::new();
-        for step in &p.steps {
-            match step {
-                SendStep::Text(t) => bytes.extend_from_slice(t.as_bytes()),
-                SendStep::Paste(t) => bytes.extend(keys::paste_bytes(t, modes.bracketed_paste)),
-                SendStep::Keys(k) => bytes.extend(
-                    keys::encode_keys(k, keys::KeyModes::from(&modes))
-                        .map_err(|e| SessionError::new(ErrorCode::UnsupportedKey, e.to_string()))?,
-                ),
-                SendStep::RawHex(h) => bytes.extend(hex_bytes(h)?),
-            }
-        }
-        let written = session.write(&bytes)?;
+        let written = session.send(&p.steps)?;
         let state = session.lock().state;
         Ok(json!({ "sessionId": p.session_id, "state": state, "written": written }))
     }
@@ -1462,19 +1417,6 @@ mod tests {
             detect_urls(text),
             ["http://192.168.1.2:5173/", "http://localhost:5173/"]
         );
-    }
-
-    #[test]
-    fn hex_steps() {
-        assert_eq!(hex_bytes("1B5B41").unwrap(), b"\x1b[A");
-        assert_eq!(hex_bytes("1b 5b 41").unwrap(), b"\x1b[A");
-        assert!(hex_bytes("").is_err());
-        assert!(hex_bytes("abc").is_err());
-        assert!(hex_bytes("zz").is_err());
-        // Not ASCII: refused, never sliced inside the character.
-        assert!(hex_bytes("aéb").is_err());
-        assert!(hex_bytes("é1").is_err());
-        assert!(hex_bytes("１２").is_err());
     }
 
     #[test]

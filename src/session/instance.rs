@@ -15,6 +15,22 @@ use crate::pty::{
 use crate::term::{Terminal, TerminalOptions};
 
 use super::error::{ErrorCode, SessionError};
+use super::protocol::SendStep;
+use super::send::encode_steps;
+
+/// The largest terminal a session may have, in columns and in rows.
+pub const MAX_SIZE: u16 = 500;
+
+/// Refuses (`invalid_request`) a terminal size outside 1–[`MAX_SIZE`] either way.
+pub fn check_size(width: u16, height: u16) -> Result<(), SessionError> {
+    let fits = |n: u16| (1..=MAX_SIZE).contains(&n);
+    if fits(width) && fits(height) {
+        return Ok(());
+    }
+    Err(SessionError::invalid_request(format!(
+        "size {width}x{height} is outside 1–{MAX_SIZE}"
+    )))
+}
 
 /// Output processed per batch at most before waiters are woken.
 pub const BATCH_BYTES: usize = 1 << 20;
@@ -401,6 +417,13 @@ impl Session {
         live
     }
 
+    /// Sends `steps` as one write, keys encoded for the modes the program has set now (see
+    /// [`encode_steps`]); returns the bytes written.
+    pub fn send(&self, steps: &[SendStep]) -> Result<usize, SessionError> {
+        let modes = *self.lock().term.screen().modes();
+        self.write(&encode_steps(steps, &modes)?)
+    }
+
     /// Writes input to the program. Fails with `session_exited` once it has ended.
     pub fn write(&self, bytes: &[u8]) -> Result<usize, SessionError> {
         {
@@ -422,11 +445,7 @@ impl Session {
 
     /// Resizes the PTY (the program gets SIGWINCH) and the terminal.
     pub fn resize(&self, width: u16, height: u16) -> Result<(), SessionError> {
-        if width == 0 || height == 0 || width > 500 || height > 500 {
-            return Err(SessionError::invalid_request(format!(
-                "size {width}x{height} is outside 1–500"
-            )));
-        }
+        check_size(width, height)?;
         let mut live = self.lock();
         if live.state.is_ended() {
             return Err(SessionError::new(

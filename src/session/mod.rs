@@ -11,6 +11,7 @@ pub mod keys;
 pub mod paths;
 pub mod protocol;
 pub mod rows;
+pub mod send;
 pub mod wait;
 
 pub use error::{ErrorCode, SessionError};

@@ -11,9 +11,6 @@ use super::error::{ErrorCode, SessionError};
 use super::instance::{Outcome, State, StopReason};
 use crate::rpc::{RpcError, code};
 
-/// The longest request line the host reads; longer lines are answered with an error.
-pub const MAX_LINE: usize = 1024 * 1024;
-
 /// A request.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct Request {
