@@ -34,6 +34,7 @@ use crate::rpc::{MAX_LINE, RpcError, code};
 use crate::serve;
 use crate::session::client::{Client, reply_timeout};
 use crate::session::host::PANIC_HOOK_ENV;
+use crate::session::instance::MAX_SIZE;
 use crate::session::protocol::{
     HistoryParams, IdParams, ListParams, ReadParams, ResizeParams, SendParams, SendStep,
     StartParams, StopParams, WaitParams,
@@ -60,11 +61,11 @@ pub struct SpawnArgs {
     pub cwd: Option<String>,
     /// Terminal width in columns, 1–500 (default 100).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 500))]
+    #[schemars(range(min = 1, max = MAX_SIZE))]
     pub cols: Option<u16>,
     /// Terminal height in rows, 1–500 (default 24).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 500))]
+    #[schemars(range(min = 1, max = MAX_SIZE))]
     pub rows: Option<u16>,
     /// Extra environment variables for the program, e.g. {"PS1": "$ "}.
     #[serde(default)]
@@ -198,8 +199,10 @@ pub struct ResizeArgs {
     /// The session id.
     pub session_id: String,
     /// New width in columns, 1–500.
+    #[schemars(range(min = 1, max = MAX_SIZE))]
     pub cols: u16,
     /// New height in rows, 1–500.
+    #[schemars(range(min = 1, max = MAX_SIZE))]
     pub rows: u16,
 }
 
