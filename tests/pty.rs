@@ -513,3 +513,31 @@ fn the_child_starts_clean_in_its_own_session_and_terminal() {
         "{session}"
     );
 }
+
+/// The exit comes after the output: a program that writes and exits at once has its last
+/// words reported before its exit. The PTY hands output to the master asynchronously, so the
+/// reaper used to report the exit first now and then (before the fix, in one of the first
+/// five rounds every time), and a consumer stopping at the exit lost the output (seen in CI:
+/// a key test's final `BYE`). The end of output may come before the exit or after it.
+#[test]
+fn the_exit_is_reported_after_the_output_written_before_it() {
+    for round in 0..200 {
+        let process = PtyProcess::spawn(&sh("printf BYE; exit 3")).expect("spawn");
+        let mut seen = Vec::new();
+        let status = loop {
+            match process.events().recv_timeout(Duration::from_secs(5)) {
+                Ok(PtyEvent::Output(bytes)) => seen.extend_from_slice(&bytes),
+                Ok(PtyEvent::Eof) => {}
+                Ok(PtyEvent::Exited(status)) => break status,
+                Err(e) => panic!("round {round}: {e:?} before the exit"),
+            }
+        };
+        assert_eq!(status.code(), Some(3), "round {round}");
+        assert!(
+            String::from_utf8_lossy(&seen).contains("BYE"),
+            "round {round}: the exit came before the output {:?}",
+            String::from_utf8_lossy(&seen)
+        );
+        process.terminate(Duration::from_secs(1)).expect("stopped");
+    }
+}

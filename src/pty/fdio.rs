@@ -180,6 +180,28 @@ impl Shared {
         let _ = rustix::io::read(&self.wake, &mut buf);
     }
 
+    /// How many bytes of output the program has written so far, read or not: what the
+    /// reactor has read plus what waits in the master. Polling the master first completes the
+    /// PTY's hand-over of earlier writes (see
+    /// [`PtyProcess::output_pending`](super::PtyProcess::output_pending)), and the queue's
+    /// lock keeps the reactor from reading in between.
+    pub fn output_written_so_far(&self) -> u64 {
+        let output = self.output();
+        let master = self.master_fd();
+        let mut fds = [PollFd::new(&master, PollFlags::IN)];
+        let now = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        let _ = poll(&mut fds, Some(&now));
+        let waiting = if output.eof {
+            0
+        } else {
+            rustix::io::ioctl_fionread(master).unwrap_or(0)
+        };
+        output.read_total + waiting
+    }
+
     /// Reaps the child if it has exited (without waiting). Another caller may have reaped it
     /// already; its status is kept.
     pub fn try_reap(&self) -> Option<ExitStatus> {
@@ -280,7 +302,13 @@ impl PtyInput {
 pub(super) struct EventState {
     pending: VecDeque<PtyEvent>,
     eof: bool,
+    /// The child has been reaped (its exit may not be reported yet).
     exited: bool,
+    /// The exit, held back until the output the child wrote before it has been reported:
+    /// its status and how many bytes of output that is in all.
+    exit: Option<(ExitStatus, u64)>,
+    /// Bytes of output moved into `pending` so far.
+    taken: u64,
 }
 
 /// The PTY's events, for their one consumer at a time (the guard of
@@ -317,7 +345,7 @@ impl Events<'_> {
             if let Some(event) = self.state.pending.pop_front() {
                 return Ok(event);
             }
-            if self.state.eof && self.state.exited {
+            if self.state.eof && self.state.exited && self.state.exit.is_none() {
                 return Err(RecvTimeoutError::Disconnected);
             }
             let timeout = deadline.map(|d| timespec(d.saturating_duration_since(Instant::now())));
@@ -334,6 +362,7 @@ impl Events<'_> {
         let shared = self.shared;
         shared.drain_wake();
         if self.take_output() {
+            self.release_exit();
             return Ok(());
         }
         let wants_out = !shared.input().queue.is_empty();
@@ -364,9 +393,21 @@ impl Events<'_> {
             && let Some(status) = shared.try_reap()
         {
             self.state.exited = true;
+            self.state.exit = Some((status, shared.output_written_so_far()));
+        }
+        self.release_exit();
+        Ok(())
+    }
+
+    /// Reports the held-back exit once the output written before it has been reported (or
+    /// the output has ended), so a consumer sees the child's last words before its exit.
+    fn release_exit(&mut self) {
+        if let Some((status, written)) = self.state.exit
+            && (self.state.taken >= written || self.state.eof)
+        {
+            self.state.exit = None;
             self.state.pending.push_back(PtyEvent::Exited(status));
         }
-        Ok(())
     }
 
     /// Moves the reactor's output into pending events (and end-of-output once it is all
@@ -380,6 +421,7 @@ impl Events<'_> {
         let mut took = false;
         while let Some(chunk) = output.chunks.pop_front() {
             output.bytes -= chunk.len();
+            self.state.taken += chunk.len() as u64;
             self.state.pending.push_back(PtyEvent::Output(chunk));
             took = true;
         }

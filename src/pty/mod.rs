@@ -28,7 +28,6 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use portable_pty::{PtySize, native_pty_system};
-use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::process::{Pid, Signal};
 
 use crate::term::Terminal;
@@ -755,20 +754,7 @@ impl PtyProcess {
     /// this call is seen. A program found asleep before this call has therefore been seen
     /// whole.
     pub fn output_pending(&self, consumed: u64) -> bool {
-        // Under the queue's lock the reactor is not between a read and its count.
-        let output = self.shared.output();
-        if output.read_total > consumed {
-            return true;
-        }
-        let master = self.shared.master_fd();
-        let mut fds = [PollFd::new(&master, PollFlags::IN)];
-        let now = Timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        let readable = matches!(rustix::event::poll(&mut fds, Some(&now)), Ok(n) if n > 0)
-            && fds[0].revents().contains(PollFlags::IN);
-        !output.eof && readable
+        self.shared.output_written_so_far() > consumed
     }
 
     /// The live members of the child's process tree ([`tree`]); without `/proc`, stand-ins for
