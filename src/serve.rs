@@ -41,10 +41,10 @@ use crate::session::error::{ErrorCode, SessionError};
 use crate::session::hangup::HangupWatch;
 use crate::session::host::PANIC_HOOK_ENV;
 use crate::session::instance::{Live, STOP_GRACE, Session, SessionSpec, StopReason, check_size};
-use crate::session::keys;
 use crate::session::protocol::SendStep;
 use crate::session::rows::{Rows, RowsError};
 use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
+use crate::term::keys;
 
 /// `pty/wait`'s timeout when none is given, in milliseconds.
 pub const DEFAULT_WAIT_TIMEOUT_MS: u64 = 10_000;

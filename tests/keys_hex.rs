@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use shotty::pty::{PtyCommand, PtyEvent, PtyProcess};
-use shotty::session::keys::{KeyModes, encode_keys, paste_bytes};
+use shotty::term::keys::{KeyModes, encode_keys, paste_bytes};
 use shotty::term::Terminal;
 
 /// How long any single reply may take (Python start-up included).
@@ -210,7 +210,7 @@ fn keys_arrive_as_xterm_sends_them() {
 
 /// Every name of the key table, alone and with Ctrl and Alt, in normal and in application
 /// cursor/keypad modes, reaches the program byte for byte as encoded (the encodings
-/// themselves are checked against ctlseqs in the unit tests of `session::keys`).
+/// themselves are checked against ctlseqs in the unit tests of `term::keys`).
 #[test]
 fn the_whole_key_table_arrives_intact_in_both_modes() {
     let mut echo = Echo::spawn();
@@ -218,7 +218,7 @@ fn the_whole_key_table_arrives_intact_in_both_modes() {
     for (ckm, kp) in [("!ckm0", "!kp0"), ("!ckm1", "!kp1")] {
         echo.command(ckm);
         echo.command(kp);
-        for name in shotty::session::keys::key_names() {
+        for name in shotty::term::keys::key_names() {
             for combo in [
                 name.to_string(),
                 format!("Ctrl+{name}"),

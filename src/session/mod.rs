@@ -7,7 +7,6 @@ pub mod error;
 pub mod hangup;
 pub mod host;
 pub mod instance;
-pub mod keys;
 pub mod paths;
 pub mod protocol;
 pub mod rows;

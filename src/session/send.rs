@@ -3,7 +3,7 @@
 //! front end (the host, `shotty serve`, MCP through the host).
 
 use super::error::{ErrorCode, SessionError};
-use super::keys::{self, KeyModes};
+use crate::term::keys::{self, KeyModes};
 use super::protocol::SendStep;
 use crate::term::Modes;
 

@@ -3,6 +3,8 @@
 //! [`Terminal`] feeds bytes through `vte`'s parser; `parser.rs` decodes each sequence into a
 //! [`Handler`] call; [`Screen`] holds the state those calls change. Downstream code reads the
 //! state through [`Terminal::snapshot`] and [`Terminal::text`], never by poking at the grid.
+//! Input goes the other way: [`keys`] turns named keys and pastes into the bytes a program
+//! expects in the modes it has set.
 //!
 //! Character widths follow `wcwidth` per code point (`unicode-width`), as xterm and the
 //! programs running in it compute them: a wide character takes two cells (the second is a
@@ -13,6 +15,7 @@ mod cell;
 mod charset;
 mod grid;
 mod handler;
+pub mod keys;
 mod link;
 mod modes;
 mod palette;
