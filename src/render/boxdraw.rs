@@ -147,7 +147,7 @@ impl<'a> Pen<'a> {
     }
 
     fn num(&mut self, n: i64) {
-        super::layout::push_hundredths(self.out, n);
+        super::number::push_hundredths(self.out, n);
     }
 
     fn point(&mut self, p: (i64, i64)) {

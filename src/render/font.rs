@@ -215,10 +215,6 @@ pub fn uncovered(db: &fontdb::Database, chars: impl IntoIterator<Item = char>) -
         .collect()
 }
 
-/// Family names the embedded subsets are declared under: the monospace family (four styles)
-/// and one per fallback face.
-const EMBED_MONO: &str = "shotty-mono";
-
 fn face_index(bold: bool, italic: bool) -> usize {
     BUNDLED
         .iter()
@@ -229,7 +225,7 @@ fn face_index(bold: bool, italic: bool) -> usize {
 /// The bundled face a browser will draw `c` with in a run of the given style: the matching
 /// monospace face if it has the glyph, else the first fallback face that does (the same
 /// order resvg uses).
-fn face_for(c: char, bold: bool, italic: bool) -> Option<usize> {
+pub(crate) fn face_for(c: char, bold: bool, italic: bool) -> Option<usize> {
     if primary_covers(c) {
         return Some(face_index(bold, italic));
     }
@@ -243,7 +239,7 @@ fn face_for(c: char, bold: bool, italic: bool) -> Option<usize> {
 
 /// A subset of bundled face `index` holding exactly `chars`, as a TrueType font browsers
 /// accept: subsetter keeps the glyphs, this adds back the `cmap` and `OS/2` tables it drops.
-fn subset_face(
+pub(crate) fn subset_face(
     index: usize,
     chars: &std::collections::BTreeSet<char>,
 ) -> Result<Vec<u8>, RenderError> {
@@ -278,60 +274,6 @@ fn subset_face(
         .add_table(&cmap)
         .map_err(|e| err(&format!("{e:?}")))?;
     Ok(builder.build())
-}
-
-/// `@font-face` rules embedding subsets of the bundled faces for exactly the characters the
-/// layout draws as text, and the family list that puts them first.
-pub(crate) fn embedded_font_faces(
-    layout: &super::layout::Layout,
-) -> Result<(String, String), RenderError> {
-    use base64::Engine;
-    use std::collections::BTreeSet;
-    use std::fmt::Write;
-
-    let mut per_face: Vec<BTreeSet<char>> = vec![BTreeSet::new(); BUNDLED.len()];
-    let mut add = |text: &str, bold: bool, italic: bool| {
-        // The characters as the document writes them (U+FFFD for those it cannot carry), the
-        // spaces included: a space the subset lacks is drawn by the viewer's next font, whose
-        // advance differs, and everything after it in the run slides.
-        for c in text.chars().map(super::svg::drawn_char) {
-            if let Some(i) = face_for(c, bold, italic) {
-                per_face[i].insert(c);
-            }
-        }
-    };
-    for run in &layout.runs {
-        let class = layout.classes.get(run.class).copied();
-        let (bold, italic) = class.map_or((false, false), |c| (c.bold, c.italic));
-        add(&run.text, bold, italic);
-    }
-    if let Some((title, _, _)) = layout.frame.as_ref().and_then(|f| f.title.as_ref()) {
-        add(title, false, false);
-    }
-    let mut css = String::new();
-    let mut families = vec![EMBED_MONO.to_owned()];
-    for (i, chars) in per_face.iter().enumerate() {
-        if chars.is_empty() {
-            continue;
-        }
-        let font = &BUNDLED[i];
-        let data = subset_face(i, chars)?;
-        let family = if font.family == PRIMARY_FAMILY {
-            EMBED_MONO.to_owned()
-        } else {
-            let name = format!("shotty-f{i}");
-            families.push(name.clone());
-            name
-        };
-        let _ = write!(
-            css,
-            "@font-face{{font-family:{family};src:url(data:font/ttf;base64,{});font-weight:{};font-style:{}}}",
-            base64::engine::general_purpose::STANDARD.encode(&data),
-            if font.bold { "bold" } else { "normal" },
-            if font.italic { "italic" } else { "normal" },
-        );
-    }
-    Ok((css, families.join(",")))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 pub(crate) mod boxdraw;
 pub mod font;
 pub mod layout;
+pub(crate) mod number;
 pub mod png;
 pub mod svg;
 pub mod theme;

@@ -10,8 +10,9 @@ use std::fmt::Write;
 
 use crate::term::{Rgb, Snapshot};
 
-use super::font::PRIMARY_FAMILY;
-use super::layout::{Frame, Layout, Rect, RunX, TextClass, f, push_f};
+use super::font::{self, PRIMARY_FAMILY};
+use super::layout::{Frame, Layout, Rect, RunX, TextClass};
+use super::number::{f, push_f};
 use super::{Appearance, Backdrop, RenderError, WindowStyle};
 
 /// `#rrggbb`.
@@ -517,7 +518,7 @@ fn document(
     inline_styles: bool,
 ) -> Result<String, RenderError> {
     let (font_faces, families) = if a.embed_font {
-        super::font::embedded_font_faces(layout)?
+        embedded_font_faces(layout)?
     } else {
         (String::new(), String::new())
     };
@@ -657,6 +658,62 @@ fn document(
     out.push_str(&body);
     out.push_str("\n</svg>");
     Ok(out)
+}
+
+/// Family names the embedded subsets are declared under: the monospace family (four styles)
+/// and one per fallback face.
+const EMBED_MONO: &str = "shotty-mono";
+
+/// `@font-face` rules embedding subsets of the bundled faces for exactly the characters the
+/// layout draws as text, and the family list that puts them first.
+fn embedded_font_faces(layout: &Layout) -> Result<(String, String), RenderError> {
+    use base64::Engine;
+    use std::collections::BTreeSet;
+    use std::fmt::Write;
+
+    let mut per_face: Vec<BTreeSet<char>> = vec![BTreeSet::new(); font::BUNDLED.len()];
+    let mut add = |text: &str, bold: bool, italic: bool| {
+        // The characters as the document writes them (U+FFFD for those it cannot carry), the
+        // spaces included: a space the subset lacks is drawn by the viewer's next font, whose
+        // advance differs, and everything after it in the run slides.
+        for c in text.chars().map(drawn_char) {
+            if let Some(i) = font::face_for(c, bold, italic) {
+                per_face[i].insert(c);
+            }
+        }
+    };
+    for run in &layout.runs {
+        let class = layout.classes.get(run.class).copied();
+        let (bold, italic) = class.map_or((false, false), |c| (c.bold, c.italic));
+        add(&run.text, bold, italic);
+    }
+    if let Some((title, _, _)) = layout.frame.as_ref().and_then(|f| f.title.as_ref()) {
+        add(title, false, false);
+    }
+    let mut css = String::new();
+    let mut families = vec![EMBED_MONO.to_owned()];
+    for (i, chars) in per_face.iter().enumerate() {
+        if chars.is_empty() {
+            continue;
+        }
+        let font = &font::BUNDLED[i];
+        let data = font::subset_face(i, chars)?;
+        let family = if font.family == PRIMARY_FAMILY {
+            EMBED_MONO.to_owned()
+        } else {
+            let name = format!("shotty-f{i}");
+            families.push(name.clone());
+            name
+        };
+        let _ = write!(
+            css,
+            "@font-face{{font-family:{family};src:url(data:font/ttf;base64,{});font-weight:{};font-style:{}}}",
+            base64::engine::general_purpose::STANDARD.encode(&data),
+            if font.bold { "bold" } else { "normal" },
+            if font.italic { "italic" } else { "normal" },
+        );
+    }
+    Ok((css, families.join(",")))
 }
 
 #[cfg(test)]

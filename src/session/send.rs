@@ -3,9 +3,9 @@
 //! front end (the host, `shotty serve`, MCP through the host).
 
 use super::error::{ErrorCode, SessionError};
-use crate::term::keys::{self, KeyModes};
 use super::protocol::SendStep;
 use crate::term::Modes;
+use crate::term::keys::{self, KeyModes};
 
 /// The bytes of `steps`, in order, for a terminal in `modes`. Every step is encoded before
 /// anything is returned, so one bad key or hex digit sends nothing.

@@ -59,6 +59,17 @@ pub enum PromptMark {
     CommandEnd,
 }
 
+/// The cursor position; `pending_wrap` is xterm's "last column flag".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cursor {
+    /// 0-based row in the visible grid.
+    pub row: usize,
+    /// 0-based column.
+    pub col: usize,
+    /// A character was printed in the last column; the next one wraps first.
+    pub pending_wrap: bool,
+}
+
 /// One line of cells. Every row holds exactly the grid's width in cells.
 #[derive(Clone, Debug)]
 pub struct Row {

@@ -27,14 +27,14 @@ mod style;
 
 pub use cell::{Cell, CellFlags};
 pub use charset::{Charset, CharsetSlot};
-pub use grid::{Grid, MAX_EXTRA_BYTES, PromptMark, Row, Scrollback};
+pub use grid::{Cursor, Grid, MAX_EXTRA_BYTES, PromptMark, Row, Scrollback};
 pub use handler::{
     CursorShape, DynamicColor, Erase, Handler, OscTerminator, Report, Sgr, TabClear,
 };
 pub use link::{Link, LinkId, LinkTable, MAX_LINKS, MAX_URI_LEN};
 pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};
 pub use palette::{Rgb, XTERM_ANSI, indexed_color};
-pub use screen::{Cursor, MAX_REPLY_BYTES, MAX_TITLE_LEN, Screen, TerminalOptions};
+pub use screen::{MAX_REPLY_BYTES, MAX_TITLE_LEN, Screen, TerminalOptions};
 pub use snapshot::{
     CellSnapshot, ColorValue, CursorSnapshot, LinkSnapshot, RowSnapshot, SCHEMA_VERSION, Snapshot,
     StyleSnapshot,

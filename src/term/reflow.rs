@@ -3,8 +3,7 @@
 //! as the height changes.
 
 use super::cell::{Cell, CellFlags};
-use super::grid::{Grid, PromptMark, Row, Scrollback};
-use super::screen::Cursor;
+use super::grid::{Cursor, Grid, PromptMark, Row, Scrollback};
 
 /// A logical line: the cells of one or more soft-wrapped rows, with their zero-width extras.
 #[derive(Default)]

@@ -4,7 +4,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::cell::{Cell, CellFlags};
 use super::charset::{Charset, CharsetSlot, Charsets};
-use super::grid::{Grid, PromptMark, Row, Scrollback};
+use super::grid::{Cursor, Grid, PromptMark, Row, Scrollback};
 use super::handler::{
     CursorShape, DynamicColor, Erase, Handler, OscTerminator, Report, Sgr, TabClear,
 };
@@ -46,17 +46,6 @@ impl Default for TerminalOptions {
             ansi: XTERM_ANSI,
         }
     }
-}
-
-/// The cursor position; `pending_wrap` is xterm's "last column flag".
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Cursor {
-    /// 0-based row in the visible grid.
-    pub row: usize,
-    /// 0-based column.
-    pub col: usize,
-    /// A character was printed in the last column; the next one wraps first.
-    pub pending_wrap: bool,
 }
 
 /// What DECSC saves.
