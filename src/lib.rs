@@ -1,7 +1,54 @@
 //! shotty: terminal screenshots and terminal automation, built on its own emulator.
 //!
-//! Data flows one way: bytes → [`term::Terminal`] → [`term::Snapshot`] → text, JSON or an
-//! image. The [`input`] module reads recordings; the CLI in `src/cli/` is a thin layer on top.
+//! Data flows one way: bytes → [`Terminal`] → [`Snapshot`] → text, JSON or an image. The
+//! [`input`] module reads recordings, [`session`] runs programs in PTYs and drives them; the
+//! CLI in `src/cli/` is a thin layer on top. `docs/architecture.md` maps the modules.
+//!
+//! Bytes to text:
+//!
+//! ```
+//! let mut term = shotty::Terminal::new(20, 2);
+//! term.advance(b"\x1b[1;32mok\x1b[0m done");
+//! assert_eq!(term.text(), "ok done\n");
+//! ```
+//!
+//! Bytes to an SVG (and, the same way, a PNG with [`render::to_png`]):
+//!
+//! ```
+//! # fn main() -> Result<(), shotty::render::RenderError> {
+//! let mut term = shotty::Terminal::new(40, 3);
+//! term.advance("\x1b[31mred\x1b[0m and 日本".as_bytes());
+//! let svg = shotty::to_svg(&term.snapshot(), &shotty::Appearance::default())?;
+//! assert!(svg.contains(">red</tspan>"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A program driven from Rust: start it in a PTY, type into it, wait for its answer.
+//!
+//! ```
+//! # fn main() -> Result<(), shotty::session::SessionError> {
+//! use std::sync::atomic::AtomicBool;
+//! use std::time::Duration;
+//! use shotty::session::protocol::SendStep;
+//! use shotty::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
+//! use shotty::session::{Session, SessionSpec, StopReason};
+//!
+//! let command = ["sh", "-c", "read name; echo hello, $name"].map(String::from).to_vec();
+//! let session = Session::start("example".into(), SessionSpec::new(command, 40, 5))?;
+//! session.send(&[SendStep::Text("world\r".into())])?;
+//! let answer = WaitCondition {
+//!     target: Target::Text("hello, world".into()),
+//!     until: Until::Present,
+//!     stable_for: None,
+//!     timeout: Some(Duration::from_secs(10)),
+//! };
+//! assert_eq!(wait(&session, &answer, &AtomicBool::new(false)).result, WaitResult::Matched);
+//! assert!(session.lock().term.text().contains("hello, world"));
+//! session.stop(StopReason::User, Duration::from_secs(1))?;
+//! # Ok(())
+//! # }
+//! ```
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
@@ -18,3 +65,6 @@ pub mod serve;
 pub mod session;
 pub mod signals;
 pub mod term;
+
+pub use render::{Appearance, to_png, to_svg};
+pub use term::{Snapshot, Terminal};

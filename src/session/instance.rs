@@ -79,6 +79,24 @@ pub struct SessionSpec {
     pub timeout: Option<Duration>,
 }
 
+impl SessionSpec {
+    /// `command` (program and arguments) in a `width × height` terminal, with the host's
+    /// defaults for everything else: the caller's working directory, no extra environment,
+    /// the colour environment on, 5,000 lines of scrollback, no time limit.
+    pub fn new(command: Vec<String>, width: u16, height: u16) -> SessionSpec {
+        SessionSpec {
+            command,
+            width,
+            height,
+            cwd: None,
+            env: Vec::new(),
+            color_env: ColorEnvFlags::default(),
+            scrollback: 5000,
+            timeout: None,
+        }
+    }
+}
+
 /// Lifecycle states, as they appear in JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
