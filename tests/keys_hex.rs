@@ -7,8 +7,8 @@
 use std::time::{Duration, Instant};
 
 use shotty::pty::{PtyCommand, PtyEvent, PtyProcess};
-use shotty::term::keys::{KeyModes, encode_keys, paste_bytes};
 use shotty::term::Terminal;
+use shotty::term::keys::{KeyModes, encode_keys, paste_bytes};
 
 /// How long any single reply may take (Python start-up included).
 const STEP: Duration = Duration::from_secs(15);
