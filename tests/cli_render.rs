@@ -896,3 +896,77 @@ fn an_asciicast_v3_recording_renders_with_interval_times() {
     assert_eq!((snap.width, snap.height), (16, 3));
     assert_eq!(snap.text(), "one\ntwo\nthree is wide");
 }
+
+/// What real bash completes from `shotty completions bash` for the words typed so far.
+fn bash_completes(script: &std::path::Path, words: &[&str]) -> String {
+    let current = words.len() - 1;
+    let program = format!(
+        "source {}; COMP_WORDS=({}); COMP_CWORD={current}; _shotty shotty {} {}; \
+         echo \"${{COMPREPLY[*]}}\"",
+        script.display(),
+        words.join(" "),
+        words[current],
+        words[current - 1],
+    );
+    let out = Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", &program])
+        .output()
+        .expect("bash runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out).trim().to_owned()
+}
+
+/// Completion scripts and man pages are made from the parser itself, the session family's
+/// own parser included: bash (the real one) completes subcommands, session subcommands and
+/// their flags; every shell gets a script; the man pages name every command and option.
+#[test]
+fn completions_and_man_pages_come_from_the_parser() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = shotty(&["completions", "bash"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let script = tmp.path().join("shotty.bash");
+    std::fs::write(&script, &out.stdout).expect("script written");
+    assert_eq!(bash_completes(&script, &["shotty", "ren"]), "render");
+    assert_eq!(
+        bash_completes(&script, &["shotty", "session", "st"]),
+        "start stop"
+    );
+    assert_eq!(
+        bash_completes(&script, &["shotty", "session", "start", "--scr"]),
+        "--scrollback"
+    );
+    assert_eq!(
+        bash_completes(&script, &["shotty", "session", "wait", "--unt"]),
+        "--until"
+    );
+    for shell in ["zsh", "fish", "powershell", "elvish"] {
+        let out = shotty(&["completions", shell], b"");
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(
+            text.contains("shotty") && text.contains("scrollback"),
+            "{shell}: {text}"
+        );
+    }
+    let out = shotty(&["completions", "tcsh"], b"");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+
+    let out = shotty(&["man"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = stdout(&out);
+    assert!(page.contains(".TH shotty 1"), "{page}");
+    assert!(page.contains("\\-\\-embed\\-font"), "{page}");
+    let dir = tmp.path().join("man");
+    let out = shotty(&["man", "--dir", dir.to_str().expect("UTF-8 path")], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    for page in [
+        "shotty.1",
+        "shotty-render.1",
+        "shotty-session-start.1",
+        "shotty-serve.1",
+    ] {
+        assert!(dir.join(page).is_file(), "{page} missing");
+    }
+    let start = std::fs::read_to_string(dir.join("shotty-session-start.1")).expect("page");
+    assert!(start.contains("\\-\\-scrollback"), "{start}");
+}

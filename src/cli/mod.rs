@@ -3,6 +3,7 @@
 mod appearance;
 mod capture;
 mod diff;
+mod manual;
 mod output;
 mod render;
 mod serve;
@@ -80,6 +81,10 @@ enum Command {
     Mcp(HelpFlag),
     /// List the built-in colour themes.
     Themes(themes::ThemesArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(manual::CompletionsArgs),
+    /// Print the man page, or write every command's page into a directory.
+    Man(manual::ManArgs),
 }
 
 /// Parses the command line, runs it and returns the process exit code.
@@ -110,6 +115,8 @@ pub fn run() -> i32 {
         Some(Command::Capture(args)) => capture::run(*args),
         Some(Command::Render(args)) => render::run(*args),
         Some(Command::Themes(args)) => themes::run(args),
+        Some(Command::Completions(args)) => manual::completions(args),
+        Some(Command::Man(args)) => manual::man(args),
         // Handled before parsing (see above); reached only through odd spellings.
         Some(Command::Session { args }) => Ok(session::main(args)),
         Some(Command::Diff(args)) => diff::run(*args),

@@ -292,6 +292,13 @@ fn emit(result: Result<Value, SessionError>) -> i32 {
 }
 
 /// Entry point for `shotty session …` (`args` excludes the program name).
+/// The session family's parser, named as it appears under `shotty` (for completions and the
+/// man pages).
+pub(super) fn command() -> clap::Command {
+    use clap::CommandFactory;
+    SessionCli::command().name("session")
+}
+
 pub fn main(args: Vec<String>) -> i32 {
     let command = match parse(args) {
         Ok(command) => command,
