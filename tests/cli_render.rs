@@ -970,3 +970,106 @@ fn completions_and_man_pages_come_from_the_parser() {
     let start = std::fs::read_to_string(dir.join("shotty-session-start.1")).expect("page");
     assert!(start.contains("\\-\\-scrollback"), "{start}");
 }
+
+/// Runs the binary in `dir` with `XDG_CONFIG_HOME` set to `config_home`.
+fn shotty_in(dir: &std::path::Path, config_home: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shotty"))
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_CONFIG_HOME", config_home)
+        .stdin(Stdio::null())
+        .output()
+        .expect("shotty runs")
+}
+
+/// The snapshot width and whether the Dracula background is drawn, of an SVG on stdout.
+fn width_and_dracula(out: &Output) -> (usize, bool) {
+    assert!(out.status.success(), "{}", stderr(out));
+    let svg = stdout(out);
+    let doc = roxmltree::Document::parse(&svg).expect("SVG parses");
+    let meta = doc
+        .descendants()
+        .find(|n| n.has_tag_name("metadata"))
+        .and_then(|n| n.text())
+        .expect("metadata");
+    let snapshot: Snapshot = serde_json::from_str(meta).expect("snapshot");
+    (snapshot.width as usize, svg.contains("#282a36"))
+}
+
+/// A config file sets appearance defaults (top level) and capture defaults (`[capture]`) for
+/// `capture` and `render`; flags on the command line win; `./shotty.toml` comes before the
+/// user's `$XDG_CONFIG_HOME/shotty/config.toml`, and `-C PATH` before both; a key that is not
+/// an option, or a file that is not TOML, is a usage error naming the file.
+#[test]
+fn a_config_file_sets_defaults_and_flags_win() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let home = tempfile::tempdir().expect("temp dir");
+    let (dir, xdg) = (work.path(), home.path());
+    let capture = ["--stdout", "--", "echo", "hi"];
+
+    // Nothing configured: the built-in defaults.
+    assert_eq!(
+        width_and_dracula(&shotty_in(dir, xdg, &capture)),
+        (100, false)
+    );
+
+    // The user's config file.
+    std::fs::create_dir_all(xdg.join("shotty")).expect("config dir");
+    std::fs::write(
+        xdg.join("shotty/config.toml"),
+        "theme = \"dracula\"\n[capture]\nwidth = 30\n",
+    )
+    .expect("config written");
+    assert_eq!(
+        width_and_dracula(&shotty_in(dir, xdg, &capture)),
+        (30, true)
+    );
+    // Flags win over it.
+    let flags = [
+        "-w",
+        "50",
+        "-t",
+        "github-light",
+        "--stdout",
+        "--",
+        "echo",
+        "hi",
+    ];
+    assert_eq!(width_and_dracula(&shotty_in(dir, xdg, &flags)), (50, false));
+    // `render` takes the appearance part (its size comes from the input).
+    let input = dir.join("in.txt");
+    std::fs::write(&input, "hi\r\n").expect("input written");
+    let render = [
+        "render", "in.txt", "--width", "20", "--height", "2", "--format", "svg",
+    ];
+    assert_eq!(width_and_dracula(&shotty_in(dir, xdg, &render)), (20, true));
+
+    // `./shotty.toml` comes first, `-C` before both.
+    std::fs::write(dir.join("shotty.toml"), "[capture]\nwidth = 40\n").expect("written");
+    assert_eq!(
+        width_and_dracula(&shotty_in(dir, xdg, &capture)),
+        (40, false)
+    );
+    std::fs::write(dir.join("other.toml"), "theme = \"dracula\"\n").expect("written");
+    let explicit = ["-C", "other.toml", "--stdout", "--", "echo", "hi"];
+    assert_eq!(
+        width_and_dracula(&shotty_in(dir, xdg, &explicit)),
+        (100, true)
+    );
+
+    // Mistakes are usage errors that name the file.
+    for (text, says) in [
+        ("bogus = 1\n", "`bogus` is not an appearance option"),
+        (
+            "[capture]\ntheme = \"x\"\n",
+            "[capture] has no option `theme`",
+        ),
+        ("theme = \n", "bad.toml"),
+        ("[render]\nwidth = 1\n", "unknown table [render]"),
+    ] {
+        std::fs::write(dir.join("bad.toml"), text).expect("written");
+        let out = shotty_in(dir, xdg, &["-C", "bad.toml", "--stdout", "--", "echo"]);
+        assert_eq!(out.status.code(), Some(2), "{text}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{text}: {}", stderr(&out));
+    }
+}

@@ -2,6 +2,7 @@
 
 mod appearance;
 mod capture;
+mod config;
 mod diff;
 mod manual;
 mod output;
@@ -40,7 +41,13 @@ fn env_pair(s: &str) -> Result<(String, String), String> {
     about,
     propagate_version = true,
     args_conflicts_with_subcommands = true,
-    disable_help_flag = true
+    disable_help_flag = true,
+    // The config file's defaults come first on the command line: a flag typed after them
+    // replaces them (see `config.rs`).
+    args_override_self = true,
+    after_help = "Defaults for the appearance and capture options come from ./shotty.toml, \
+                  else $XDG_CONFIG_HOME/shotty/config.toml, or from -C/--config PATH; flags \
+                  given here win (see README, \"Config file\")."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -61,9 +68,10 @@ pub(super) struct HelpFlag {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run a command in a terminal and screenshot it.
-    #[command(disable_help_flag = true)]
+    #[command(disable_help_flag = true, args_override_self = true)]
     Capture(Box<capture::CaptureArgs>),
     /// Render raw terminal bytes or an asciicast recording.
+    #[command(args_override_self = true)]
     Render(Box<render::RenderArgs>),
     /// Compare two screenshots (SVG with metadata, or JSON snapshots) cell by cell.
     Diff(Box<diff::DiffArgs>),
@@ -101,7 +109,14 @@ pub fn run() -> i32 {
     if args.get(1).map(String::as_str) == Some("serve") {
         return serve::main(&args[2..]);
     }
-    let cli = match Cli::try_parse() {
+    let args = match config::apply(std::env::args_os().collect()) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("shotty: error: {e}");
+            return 2;
+        }
+    };
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             // Help and version go to stdout with exit 0; usage errors to stderr with 2.
