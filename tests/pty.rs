@@ -7,7 +7,7 @@ mod procs;
 use std::time::{Duration, Instant};
 
 use shotty::pty::{
-    ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess, RunOutcome, StopReason, StopWhen,
+    ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess, RunEnd, RunOutcome, StopWhen,
     run_to_completion,
 };
 use shotty::term::{ColorValue, Terminal};
@@ -38,7 +38,7 @@ fn stop_after(timeout: Duration) -> StopWhen {
 fn run(cmd: &PtyCommand) -> (RunOutcome, Terminal) {
     let mut term = Terminal::new(cmd.width().into(), cmd.height().into());
     let outcome = run_to_completion(cmd, &mut term, &stop_after(SAFETY)).expect("run");
-    assert_eq!(outcome.stopped_by, StopReason::Exited, "{}", term.text());
+    assert_eq!(outcome.stopped_by, RunEnd::Exited, "{}", term.text());
     (outcome, term)
 }
 
@@ -172,7 +172,7 @@ fn timeout_leaves_no_process_behind() {
     let start = Instant::now();
     let outcome = run_to_completion(&cmd, &mut term, &stop).unwrap();
     let elapsed = start.elapsed();
-    assert_eq!(outcome.stopped_by, StopReason::Timeout);
+    assert_eq!(outcome.stopped_by, RunEnd::Timeout);
     assert!(elapsed >= Duration::from_millis(300));
     // SIGHUP ends both sleeps at once; the grace is not used up.
     assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
@@ -194,7 +194,7 @@ fn program_ignoring_term_is_killed_after_the_grace() {
     };
     let start = Instant::now();
     let outcome = run_to_completion(&cmd, &mut term, &stop).unwrap();
-    assert_eq!(outcome.stopped_by, StopReason::UntilText);
+    assert_eq!(outcome.stopped_by, RunEnd::UntilText);
     assert!(start.elapsed() >= grace);
     assert!(start.elapsed() < Duration::from_secs(5));
     assert_eq!(outcome.signal.as_deref(), Some("SIGKILL"));
@@ -213,7 +213,7 @@ fn until_text_stops_early() {
     };
     let start = Instant::now();
     let outcome = run_to_completion(&cmd, &mut term, &stop).unwrap();
-    assert_eq!(outcome.stopped_by, StopReason::UntilText);
+    assert_eq!(outcome.stopped_by, RunEnd::UntilText);
     assert!(start.elapsed() < Duration::from_secs(5));
     assert!(
         term.text().contains("starting\nready now"),

@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 
 use shotty::duration::parse_duration;
-use shotty::pty::{ColorEnvFlags, PtyCommand, PtyError, StopReason, StopWhen, run_to_completion};
+use shotty::pty::{ColorEnvFlags, PtyCommand, PtyError, RunEnd, StopWhen, run_to_completion};
 use shotty::render::Format;
 use shotty::term::{Terminal, TerminalOptions};
 
@@ -197,11 +197,11 @@ pub fn run(args: CaptureArgs) -> Result<i32, String> {
     args.write(&term, Some(args.command_line()))?;
     let program = args.command.first().map_or("the command", String::as_str);
     match outcome.stopped_by {
-        StopReason::AwaitingInput => eprintln!(
+        RunEnd::AwaitingInput => eprintln!(
             "shotty: {program} is waiting for keyboard input; captured its screen and ended it \
              (--timeout or --until-text capture a later moment)"
         ),
-        StopReason::Timeout if automatic => eprintln!(
+        RunEnd::Timeout if automatic => eprintln!(
             "shotty: {program} was still running after {}s; captured its screen and ended it \
              (--timeout sets another limit)",
             SAFETY_TIMEOUT.as_secs()
@@ -209,9 +209,9 @@ pub fn run(args: CaptureArgs) -> Result<i32, String> {
         _ => {}
     }
     Ok(match outcome.stopped_by {
-        StopReason::Timeout => 124,
-        StopReason::UntilText | StopReason::AwaitingInput => 0,
-        StopReason::Exited => match (outcome.exit_code, outcome.signal_number) {
+        RunEnd::Timeout => 124,
+        RunEnd::UntilText | RunEnd::AwaitingInput => 0,
+        RunEnd::Exited => match (outcome.exit_code, outcome.signal_number) {
             (Some(code), _) => code,
             (None, Some(signal)) => 128 + signal,
             (None, None) => 0,

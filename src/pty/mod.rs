@@ -5,14 +5,14 @@
 //! of [`PtyEvent`]s; [`run_to_completion`] drives a [`Terminal`] from that stream for the
 //! one-shot `shotty capture`. The session host builds on [`PtyProcess`] directly.
 //!
-//! No threads of its own ([`fdio`]): the master is non-blocking and the child's exit is a
+//! No threads of its own (`fdio.rs`): the master is non-blocking and the child's exit is a
 //! process descriptor, so whoever consumes the events drives output, queued input and the exit
 //! with one `poll`. A slow consumer stalls the program (the kernel's buffer fills) instead of
 //! growing memory; a program that never reads its input never blocks a writer beyond the
 //! input queue.
 //!
-//! The child is a session leader ([`spawn`]), so its pid is also its process
-//! group and session id. Stopping ends its whole process tree ([`tree`]): every process group
+//! The child is a session leader (`spawn.rs`), so its pid is also its process
+//! group and session id. Stopping ends its whole process tree (`tree.rs`): every process group
 //! of that session (pipelines, background jobs, the job-control groups of interactive shells),
 //! and every descendant that left it (`setsid`, double forks).
 
@@ -857,11 +857,11 @@ impl PtyProcess {
 
         loop {
             if eof && let Some(status) = status {
-                return Ok(RunOutcome::new(self.pid(), status, StopReason::Exited));
+                return Ok(RunOutcome::new(self.pid(), status, RunEnd::Exited));
             }
             let now = Instant::now();
             if text_seen && now >= last_output + stop.stable_for {
-                return self.stop_early(StopReason::UntilText, stop.grace);
+                return self.stop_early(RunEnd::UntilText, stop.grace);
             }
             if status.is_none()
                 && let (Some(quiet), Some(check)) = (stop.awaiting_input, input_check)
@@ -870,7 +870,7 @@ impl PtyProcess {
                 let waiting = self.foreground_activity() == Some(Activity::AwaitingInput)
                     && !self.output_pending(consumed);
                 if waiting && now >= last_output + quiet {
-                    return self.stop_early(StopReason::AwaitingInput, stop.grace);
+                    return self.stop_early(RunEnd::AwaitingInput, stop.grace);
                 }
                 input_check = Some((last_output + quiet).max(now + AWAITING_INPUT_RECHECK));
             }
@@ -891,7 +891,7 @@ impl PtyProcess {
                 Ok(event) => event,
                 Err(RecvTimeoutError::Timeout) => {
                     if deadline.is_some_and(|d| Instant::now() >= d) {
-                        return self.stop_early(StopReason::Timeout, stop.grace);
+                        return self.stop_early(RunEnd::Timeout, stop.grace);
                     }
                     if drain_until.is_some_and(|d| Instant::now() >= d) {
                         // Drain expired: the child is gone but something still holds the
@@ -899,7 +899,7 @@ impl PtyProcess {
                         // would.
                         let status = status.unwrap_or_else(ExitStatus::unknown);
                         self.terminate(stop.grace)?;
-                        return Ok(RunOutcome::new(self.pid(), status, StopReason::Exited));
+                        return Ok(RunOutcome::new(self.pid(), status, RunEnd::Exited));
                     }
                     continue;
                 }
@@ -947,12 +947,12 @@ impl PtyProcess {
                 drain_until = Some((Instant::now() + EXIT_DRAIN_IDLE).min(cap));
             }
             if !(eof && status.is_some()) && deadline.is_some_and(|d| Instant::now() >= d) {
-                return self.stop_early(StopReason::Timeout, stop.grace);
+                return self.stop_early(RunEnd::Timeout, stop.grace);
             }
         }
     }
 
-    fn stop_early(&self, reason: StopReason, grace: Duration) -> Result<RunOutcome, PtyError> {
+    fn stop_early(&self, reason: RunEnd, grace: Duration) -> Result<RunOutcome, PtyError> {
         let ended = self.terminate(grace)?;
         Ok(RunOutcome::new(self.pid(), ended.status, reason))
     }
@@ -1129,9 +1129,9 @@ impl Default for StopWhen {
     }
 }
 
-/// Why a run ended.
+/// Why a [`run_to_completion`] ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
+pub enum RunEnd {
     /// The program exited and its output was drained.
     Exited,
     /// [`StopWhen::timeout`] elapsed; the process group was terminated.
@@ -1155,11 +1155,11 @@ pub struct RunOutcome {
     /// The number of that signal.
     pub signal_number: Option<i32>,
     /// Why the run ended.
-    pub stopped_by: StopReason,
+    pub stopped_by: RunEnd,
 }
 
 impl RunOutcome {
-    fn new(pid: u32, status: ExitStatus, stopped_by: StopReason) -> RunOutcome {
+    fn new(pid: u32, status: ExitStatus, stopped_by: RunEnd) -> RunOutcome {
         RunOutcome {
             pid,
             exit_code: status.code(),

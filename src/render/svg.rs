@@ -503,7 +503,7 @@ pub fn write(layout: &Layout, snapshot: &Snapshot, a: &Appearance) -> Result<Str
     document(layout, a.metadata.then_some(snapshot), a, false)
 }
 
-/// Writes the layout as the SVG document the PNG path rasterises: what [`write`] writes,
+/// Writes the layout as the SVG document the PNG path rasterises: what [`write()`] writes,
 /// drawing the same pixels, without the metadata and with each run's colour and face as
 /// attributes rather than CSS classes (usvg matches every CSS rule against every element,
 /// which costs milliseconds on a screen of many colours).
