@@ -156,6 +156,8 @@ fn chromium() -> Option<PathBuf> {
 /// Renders a case through the real binary to `out` (SVG or PNG by extension).
 fn render(case: &Case, input: &Path, out: &Path) {
     let status = Command::new(env!("CARGO_BIN_EXE_shotty"))
+        // No config file of the machine's: only what the test gives.
+        .env("XDG_CONFIG_HOME", "/nonexistent")
         .arg("render")
         .arg(input)
         .args(["--width", &case.size.0.to_string()])

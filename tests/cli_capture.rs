@@ -9,6 +9,8 @@ use shotty::term::Snapshot;
 
 fn shotty(args: &[&str], stdin: Option<&[u8]>, dir: &Path) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_shotty"))
+        // No config file of the machine's: only what the test gives.
+        .env("XDG_CONFIG_HOME", "/nonexistent")
         .args(args)
         .current_dir(dir)
         .stdin(if stdin.is_some() {
@@ -192,6 +194,8 @@ fn colour_environment_reaches_the_command() {
     let dir = tempfile::tempdir().expect("temp dir");
     let script = "echo $TERM $COLORTERM $FORCE_COLOR ${CI-unset}";
     let out = Command::new(env!("CARGO_BIN_EXE_shotty"))
+        // No config file of the machine's: only what the test gives.
+        .env("XDG_CONFIG_HOME", "/nonexistent")
         .args(["--stdout", "--format", "txt", "--", "sh", "-c", script])
         .env("CI", "1")
         .current_dir(dir.path())
@@ -202,6 +206,8 @@ fn colour_environment_reaches_the_command() {
         "xterm-256color truecolor 3 unset\n"
     );
     let out = Command::new(env!("CARGO_BIN_EXE_shotty"))
+        // No config file of the machine's: only what the test gives.
+        .env("XDG_CONFIG_HOME", "/nonexistent")
         .args([
             "--stdout",
             "--format",
@@ -233,6 +239,7 @@ fn no_colorenv_leaves_the_colour_variables_as_the_caller_has_them() {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_shotty"));
         cmd.args(["--stdout", "--format", "txt", "--no-colorenv", "--"])
             .args(["sh", "-c", script])
+            .env("XDG_CONFIG_HOME", "/nonexistent")
             .current_dir(dir.path())
             .env("HOME", &home)
             .env("TMPDIR", dir.path())
@@ -339,6 +346,7 @@ fn bounded(args: &[&str], dir: &Path) -> Output {
         .arg("20")
         .arg(env!("CARGO_BIN_EXE_shotty"))
         .args(args)
+        .env("XDG_CONFIG_HOME", "/nonexistent")
         .current_dir(dir)
         .stdin(Stdio::null())
         .output()

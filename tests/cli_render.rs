@@ -7,6 +7,8 @@ use shotty::term::Snapshot;
 
 fn shotty(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_shotty"))
+        // No config file of the machine's: only what the test gives.
+        .env("XDG_CONFIG_HOME", "/nonexistent")
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -974,6 +976,8 @@ fn completions_and_man_pages_come_from_the_parser() {
 /// Runs the binary in `dir` with `XDG_CONFIG_HOME` set to `config_home`.
 fn shotty_in(dir: &std::path::Path, config_home: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_shotty"))
+        // No config file of the machine's: only what the test gives.
+        .env("XDG_CONFIG_HOME", "/nonexistent")
         .args(args)
         .current_dir(dir)
         .env("XDG_CONFIG_HOME", config_home)

@@ -274,6 +274,8 @@ fn split_feeding_gives_the_same_snapshot() {
 fn render_json_through_the_binary() {
     for fixture in fixtures() {
         let output = Command::new(env!("CARGO_BIN_EXE_shotty"))
+            // No config file of the machine's: only what the test gives.
+            .env("XDG_CONFIG_HOME", "/nonexistent")
             .arg("render")
             .arg("--format")
             .arg("json")

@@ -375,6 +375,8 @@ fn cases() -> Vec<Case> {
 
 fn render(case: &Case, input: &Path, out: &Path) {
     let status = Command::new(env!("CARGO_BIN_EXE_shotty"))
+        // No config file of the machine's: only what the test gives.
+        .env("XDG_CONFIG_HOME", "/nonexistent")
         .arg("render")
         .arg(input)
         .args([

@@ -245,6 +245,8 @@ fn awkward_command_line_text_gives_valid_svg_and_png() {
     for ext in ["svg", "png"] {
         let out = dir.path().join(format!("shot.{ext}"));
         let status = std::process::Command::new(env!("CARGO_BIN_EXE_shotty"))
+            // No config file of the machine's: only what the test gives.
+            .env("XDG_CONFIG_HOME", "/nonexistent")
             .args(["capture", "-w", "30", "-d", "macos", "--embed-font"])
             .args(["--header", &format!("head{awkward}er")])
             .args(["--prompt", &format!("p{awkward}")])
