@@ -31,8 +31,9 @@ use super::hangup::HangupWatch;
 use super::instance::{Outcome, STOP_GRACE, Session, SessionSpec, State, StopReason, check_size};
 use super::paths;
 use super::protocol::{
-    HistoryParams, IdParams, ListParams, ListReply, ReadParams, ResizeParams, Response, SendParams,
-    SessionSummary, StartParams, StopParams, WaitParams, params,
+    HistoryLine, HistoryParams, HistoryReply, IdParams, ListParams, ListReply, PingReply,
+    ReadParams, ResizeParams, ResizeReply, Response, SendParams, SendReply, SessionSummary,
+    StartParams, StopFailure, StopParams, StopReply, StoppedProcesses, WaitParams, params,
 };
 use super::rows::{Rows, RowsError};
 use super::wait::{Target, Until, WaitCondition, WaitResult, wait};
@@ -765,23 +766,31 @@ impl Host {
         }
     }
 
-    fn send(&self, p: SendParams) -> Result<Value, SessionError> {
+    fn send(&self, p: SendParams) -> Result<SendReply, SessionError> {
         let session = self.live_session(&p.session_id)?;
         if p.steps.is_empty() {
             return Err(SessionError::invalid_request("nothing to send"));
         }
         let written = session.send(&p.steps)?;
         let state = session.lock().state;
-        Ok(json!({ "sessionId": p.session_id, "state": state, "written": written }))
+        Ok(SendReply {
+            session_id: p.session_id,
+            state,
+            written,
+        })
     }
 
-    fn resize(&self, p: ResizeParams) -> Result<Value, SessionError> {
+    fn resize(&self, p: ResizeParams) -> Result<ResizeReply, SessionError> {
         let session = self.live_session(&p.session_id)?;
         session.resize(p.width, p.height)?;
-        Ok(json!({ "sessionId": p.session_id, "width": p.width, "height": p.height }))
+        Ok(ResizeReply {
+            height: p.height,
+            session_id: p.session_id,
+            width: p.width,
+        })
     }
 
-    fn history(&self, p: HistoryParams) -> Result<Value, SessionError> {
+    fn history(&self, p: HistoryParams) -> Result<HistoryReply, SessionError> {
         let (lines, dropped): (Vec<(u64, String)>, u64) = match self.lookup(&p.session_id)? {
             Entry::Live(l) => match self.record_if_ended(&l)? {
                 Some(r) => (r.history.clone(), r.dropped),
@@ -822,18 +831,21 @@ impl Host {
         }
         let truncated = selected.len() > limit;
         let next = selected.get(limit).map(|(i, _)| *i);
-        let out: Vec<Value> = selected
+        let lines = selected
             .iter()
             .take(limit)
-            .map(|(i, t)| json!({ "index": i, "text": t }))
+            .map(|(index, text)| HistoryLine {
+                index: *index,
+                text: text.clone(),
+            })
             .collect();
-        Ok(json!({
-            "sessionId": p.session_id,
-            "lines": out,
-            "next": next,
-            "truncated": truncated,
-            "dropped": dropped,
-        }))
+        Ok(HistoryReply {
+            dropped,
+            lines,
+            next,
+            session_id: p.session_id,
+            truncated,
+        })
     }
 
     fn stop(self: &Arc<Self>, p: StopParams) -> Result<Deferred, SessionError> {
@@ -878,13 +890,18 @@ impl Host {
                     };
                     stopping.push((id, entry, before));
                 }
-                Err(e) => {
-                    failed.push(json!({ "sessionId": id, "code": e.code, "message": e.message }))
-                }
+                Err(e) => failed.push(StopFailure {
+                    code: e.code,
+                    message: e.message,
+                    session_id: id,
+                }),
             }
         }
         let host = Arc::clone(self);
-        Ok(Box::new(move || Ok(host.finish_stops(stopping, failed))))
+        Ok(Box::new(move || {
+            serde_json::to_value(host.finish_stops(stopping, failed))
+                .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))
+        }))
     }
 
     /// Ends the trees of sessions marked stopping, with one grace period for all, and deletes
@@ -892,8 +909,8 @@ impl Host {
     fn finish_stops(
         &self,
         stopping: Vec<(String, Entry, Option<RecordSlot>)>,
-        mut failed: Vec<Value>,
-    ) -> Value {
+        mut failed: Vec<StopFailure>,
+    ) -> StopReply {
         let live: Vec<&Session> = stopping
             .iter()
             .filter_map(|(_, entry, _)| match entry {
@@ -922,20 +939,31 @@ impl Host {
                 Ok(ended) => {
                     let (ended, killed) =
                         ended.map_or_else(Default::default, |t| (t.ended, t.killed));
-                    processes
-                        .push(json!({ "sessionId": id, "processIds": ended, "killed": killed }));
+                    processes.push(StoppedProcesses {
+                        killed,
+                        process_ids: ended,
+                        session_id: id.clone(),
+                    });
                     stopped.push(id);
                 }
                 Err(e) => {
                     if let (Entry::Live(l), Some(before)) = (&entry, before) {
                         *l.record_slot() = before;
                     }
-                    failed.push(json!({ "sessionId": id, "code": e.code, "message": e.message }));
+                    failed.push(StopFailure {
+                        code: e.code,
+                        message: e.message,
+                        session_id: id,
+                    });
                 }
             }
         }
         self.touch();
-        json!({ "stopped": stopped, "failed": failed, "processes": processes })
+        StopReply {
+            failed,
+            processes,
+            stopped,
+        }
     }
 
     fn wait(
@@ -1109,7 +1137,9 @@ impl Host {
             "history" => now(params(p).and_then(|p| self.history(p))),
             "list" => now(params(p).and_then(|p| self.list(p))),
             "stop" => params(p).and_then(|p| self.stop(p)).map(Answer::Later),
-            "ping" => now(Ok(json!({ "pid": std::process::id() }))),
+            "ping" => now(Ok(PingReply {
+                pid: std::process::id(),
+            })),
             _ => return None,
         })
     }

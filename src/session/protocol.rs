@@ -369,3 +369,97 @@ pub struct StopParams {
     #[serde(default)]
     pub group: Option<String>,
 }
+
+// Replies. Fields are declared in alphabetical order of their JSON names: the replies built
+// from maps before these types had their keys sorted, and the wire format stays as it was.
+
+/// The `send` reply.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SendReply {
+    /// The session.
+    pub session_id: String,
+    /// Its state after the write.
+    pub state: State,
+    /// Bytes written to the program.
+    pub written: usize,
+}
+
+/// The `resize` reply.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResizeReply {
+    /// Rows now.
+    pub height: u16,
+    /// The session.
+    pub session_id: String,
+    /// Columns now.
+    pub width: u16,
+}
+
+/// One line of a `history` reply.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct HistoryLine {
+    /// The line's global index (0 is the first line the terminal ever had).
+    pub index: u64,
+    /// Its text, trailing blanks removed.
+    pub text: String,
+}
+
+/// The `history` reply.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryReply {
+    /// Lines the scrollback ring has dropped (the first index still held).
+    pub dropped: u64,
+    /// The selected lines, oldest first.
+    pub lines: Vec<HistoryLine>,
+    /// The index to ask `from` next when the reply was cut at its limit.
+    pub next: Option<u64>,
+    /// The session.
+    pub session_id: String,
+    /// More lines matched than the limit allowed.
+    pub truncated: bool,
+}
+
+/// A session `stop` could not end.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StopFailure {
+    /// The stable error code.
+    pub code: ErrorCode,
+    /// What went wrong, for people.
+    pub message: String,
+    /// The session.
+    pub session_id: String,
+}
+
+/// What `stop` ended of one session's process tree.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoppedProcesses {
+    /// Processes that needed SIGKILL.
+    pub killed: Vec<u32>,
+    /// Every process of the tree that was ended.
+    pub process_ids: Vec<u32>,
+    /// The session.
+    pub session_id: String,
+}
+
+/// The `stop` reply.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+pub struct StopReply {
+    /// Sessions that could not be stopped, and why.
+    pub failed: Vec<StopFailure>,
+    /// What was ended of each stopped session.
+    pub processes: Vec<StoppedProcesses>,
+    /// The ids of the sessions stopped and deleted.
+    pub stopped: Vec<String>,
+}
+
+/// The `ping` reply.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct PingReply {
+    /// The host's process id.
+    pub pid: u32,
+}
