@@ -31,9 +31,10 @@ use super::hangup::HangupWatch;
 use super::instance::{Outcome, STOP_GRACE, Session, SessionSpec, State, StopReason, check_size};
 use super::paths;
 use super::protocol::{
-    HistoryLine, HistoryParams, HistoryReply, IdParams, ListParams, ListReply, PingReply,
-    ReadParams, ResizeParams, ResizeReply, Response, SendParams, SendReply, SessionSummary,
-    StartParams, StopFailure, StopParams, StopReply, StoppedProcesses, WaitParams, params,
+    HistoryLine, HistoryParams, HistoryReply, IdParams, Lifecycle, ListParams, ListReply,
+    PingReply, ReadParams, ReadReply, ResizeParams, ResizeReply, Response, ScreenReply, SendParams,
+    SendReply, SessionSummary, StartParams, StopFailure, StopParams, StopReply, StoppedProcesses,
+    WaitParams, params,
 };
 use super::rows::{Rows, RowsError};
 use super::wait::{Target, Until, WaitCondition, WaitResult, wait};
@@ -136,7 +137,7 @@ impl ScreenSource<'_> {
     }
 
     /// The `screen` object of `read` and `wait`.
-    fn screen(&self, p: &ReadParams) -> Result<Value, SessionError> {
+    fn screen(&self, p: &ReadParams) -> Result<ScreenReply, SessionError> {
         let rows = Rows::parse(p.top, p.bottom, p.start, p.end, 0).map_err(|e| {
             SessionError::invalid_request(match e {
                 RowsError::Several => "use one of --top, --bottom and --start/--end",
@@ -144,34 +145,50 @@ impl ScreenSource<'_> {
                 RowsError::Unpaired => "--start and --end go together",
             })
         })?;
+        let blank =
+            |width, height, (cursor_row, cursor_column, cursor_visible), alt, scrollback| {
+                ScreenReply {
+                    cursor_column,
+                    cursor_row,
+                    cursor_visible,
+                    height,
+                    is_alternate_screen: alt,
+                    scope: "viewport".into(),
+                    scrollback_rows: scrollback,
+                    structured: None,
+                    text: String::new(),
+                    truncated: false,
+                    width,
+                }
+            };
         let (all_text, mut screen) = match self {
             ScreenSource::Live(term) => {
                 let s = term.screen();
                 let cursor = s.cursor();
                 (
                     term.text(),
-                    json!({
-                        "width": term.width(),
-                        "height": term.height(),
-                        "cursorRow": cursor.row,
-                        "cursorColumn": cursor.col,
-                        "cursorVisible": s.modes().cursor_visible,
-                        "isAlternateScreen": s.is_alternate_screen(),
-                        "scrollbackRows": s.scrollback().len(),
-                    }),
+                    blank(
+                        term.width(),
+                        term.height(),
+                        (cursor.row, cursor.col, s.modes().cursor_visible),
+                        s.is_alternate_screen(),
+                        s.scrollback().len(),
+                    ),
                 )
             }
             ScreenSource::Ended(snapshot) => (
                 snapshot.text(),
-                json!({
-                    "width": snapshot.width,
-                    "height": snapshot.height,
-                    "cursorRow": snapshot.cursor.row,
-                    "cursorColumn": snapshot.cursor.col,
-                    "cursorVisible": snapshot.cursor.visible,
-                    "isAlternateScreen": snapshot.alternate_screen,
-                    "scrollbackRows": snapshot.scrollback_lines,
-                }),
+                blank(
+                    snapshot.width as usize,
+                    snapshot.height as usize,
+                    (
+                        snapshot.cursor.row as usize,
+                        snapshot.cursor.col as usize,
+                        snapshot.cursor.visible,
+                    ),
+                    snapshot.alternate_screen,
+                    snapshot.scrollback_lines as usize,
+                ),
             ),
         };
         let mut text = rows.select(&all_text);
@@ -183,11 +200,11 @@ impl ScreenSource<'_> {
                 .map_or(text.len(), |(i, _)| i);
             text.truncate(cut);
         }
-        screen["text"] = json!(text);
-        screen["truncated"] = json!(truncated);
-        screen["scope"] = json!("viewport");
+        screen.text = text;
+        screen.truncated = truncated;
         if p.structured {
-            screen["structured"] = json!(self.snapshot());
+            // Through a JSON value, whose keys are sorted, as this reply has always had them.
+            screen.structured = Some(json!(self.snapshot()));
         }
         Ok(screen)
     }
@@ -696,7 +713,7 @@ impl Host {
         id: &str,
         settle_output: bool,
         view: impl FnOnce(ScreenSource<'_>) -> T,
-    ) -> Result<(T, Value), SessionError> {
+    ) -> Result<(T, Lifecycle), SessionError> {
         match self.lookup(id)? {
             Entry::Live(l) => {
                 if let Some(r) = self.record_if_ended(&l)? {
@@ -711,14 +728,14 @@ impl Host {
                 } else {
                     session.lock()
                 };
-                let fields = json!({
-                    "sessionId": id,
-                    "state": live.state,
-                    "processId": session.pid(),
-                    "exitCode": live.exit_code,
-                    "signal": live.signal,
-                    "version": live.version,
-                });
+                let fields = Lifecycle {
+                    exit_code: live.exit_code,
+                    process_id: session.pid(),
+                    session_id: id.to_owned(),
+                    signal: live.signal.clone(),
+                    state: live.state,
+                    version: live.version,
+                };
                 Ok((view(ScreenSource::Live(&live.term)), fields))
             }
             Entry::Ended(r) => Ok((
@@ -728,25 +745,25 @@ impl Host {
         }
     }
 
-    fn status_fields(r: &Record) -> Value {
-        json!({
-            "sessionId": r.session_id,
-            "state": r.state,
-            "processId": r.process_id,
-            "exitCode": r.exit_code,
-            "signal": r.signal,
-            "version": r.version,
-        })
+    fn status_fields(r: &Record) -> Lifecycle {
+        Lifecycle {
+            exit_code: r.exit_code,
+            process_id: r.process_id,
+            session_id: r.session_id.clone(),
+            signal: r.signal.clone(),
+            state: r.state,
+            version: r.version,
+        }
     }
 
-    fn read(&self, p: ReadParams) -> Result<Value, SessionError> {
-        let (screen, mut fields) = self.current(&p.session_id, true, |s| s.screen(&p))?;
-        fields["screen"] = screen?;
-        Ok(fields)
+    fn read(&self, p: ReadParams) -> Result<ReadReply, SessionError> {
+        let (screen, fields) = self.current(&p.session_id, true, |s| s.screen(&p))?;
+        Ok(ReadReply::new(fields, screen?))
     }
 
     fn snapshot(&self, p: IdParams) -> Result<Value, SessionError> {
-        let (snapshot, mut fields) = self.current(&p.session_id, true, |s| s.snapshot())?;
+        let (snapshot, fields) = self.current(&p.session_id, true, |s| s.snapshot())?;
+        let mut fields = json!(fields);
         let title = match self.lookup(&p.session_id)? {
             Entry::Live(l) => l.meta.title.clone(),
             Entry::Ended(r) => r.meta.title.clone(),
@@ -1052,7 +1069,7 @@ impl Host {
             "timedOut": result == WaitResult::Timeout,
             "waitedMs": waited.as_millis() as u64,
             "version": version,
-            "state": fields["state"],
+            "state": fields.state,
             "screen": screen?,
         });
         let error = match result {

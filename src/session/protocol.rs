@@ -463,3 +463,93 @@ pub struct PingReply {
     /// The host's process id.
     pub pid: u32,
 }
+
+/// Where a session's program is in its life, as `read`, `snapshot` and `wait` report it.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lifecycle {
+    /// The exit code, once it exited by itself.
+    pub exit_code: Option<i32>,
+    /// The program's pid.
+    pub process_id: u32,
+    /// The session.
+    pub session_id: String,
+    /// The name of the signal that ended it.
+    pub signal: Option<String>,
+    /// Its state.
+    pub state: State,
+    /// The screen version (it counts output chunks and resizes).
+    pub version: u64,
+}
+
+/// The `screen` object of `read` and `wait`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreenReply {
+    /// The cursor's column (0-based).
+    pub cursor_column: usize,
+    /// The cursor's row (0-based).
+    pub cursor_row: usize,
+    /// DECTCEM.
+    pub cursor_visible: bool,
+    /// Rows.
+    pub height: usize,
+    /// The program is on the alternate screen.
+    pub is_alternate_screen: bool,
+    /// What `text` covers: always `"viewport"` for now.
+    pub scope: String,
+    /// Lines in the scrollback.
+    pub scrollback_rows: usize,
+    /// The whole snapshot, when asked for (`structured`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<Value>,
+    /// The selected rows as text.
+    pub text: String,
+    /// `text` was cut at the size limit.
+    pub truncated: bool,
+    /// Columns.
+    pub width: usize,
+}
+
+/// The `read` reply.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadReply {
+    /// See [`Lifecycle`].
+    pub exit_code: Option<i32>,
+    /// See [`Lifecycle`].
+    pub process_id: u32,
+    /// The screen.
+    pub screen: ScreenReply,
+    /// See [`Lifecycle`].
+    pub session_id: String,
+    /// See [`Lifecycle`].
+    pub signal: Option<String>,
+    /// See [`Lifecycle`].
+    pub state: State,
+    /// See [`Lifecycle`].
+    pub version: u64,
+}
+
+impl ReadReply {
+    /// The reply of a session in `lifecycle` showing `screen`.
+    pub fn new(lifecycle: Lifecycle, screen: ScreenReply) -> ReadReply {
+        let Lifecycle {
+            exit_code,
+            process_id,
+            session_id,
+            signal,
+            state,
+            version,
+        } = lifecycle;
+        ReadReply {
+            exit_code,
+            process_id,
+            screen,
+            session_id,
+            signal,
+            state,
+            version,
+        }
+    }
+}
