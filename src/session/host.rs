@@ -33,8 +33,8 @@ use super::paths;
 use super::protocol::{
     HistoryLine, HistoryParams, HistoryReply, IdParams, Lifecycle, ListParams, ListReply,
     PingReply, ReadParams, ReadReply, ResizeParams, ResizeReply, Response, ScreenReply, SendParams,
-    SendReply, SessionSummary, StartParams, StopFailure, StopParams, StopReply, StoppedProcesses,
-    WaitParams, params,
+    SendReply, SessionSummary, StartParams, StartReply, StopFailure, StopParams, StopReply,
+    StoppedProcesses, WaitParams, params,
 };
 use super::rows::{Rows, RowsError};
 use super::wait::{Target, Until, WaitCondition, WaitResult, wait};
@@ -495,7 +495,7 @@ impl Host {
 
     // ----- methods ------------------------------------------------------------------------
 
-    fn start(self: &Arc<Self>, p: StartParams) -> Result<Value, SessionError> {
+    fn start(self: &Arc<Self>, p: StartParams) -> Result<StartReply, SessionError> {
         let width = p.width.unwrap_or(100);
         let height = p.height.unwrap_or(24);
         check_size(width, height)?;
@@ -568,14 +568,14 @@ impl Host {
             host.touch();
         }));
         let state = session.lock().state;
-        Ok(json!({
-            "sessionId": id,
-            "state": state,
-            "processId": session.pid(),
-            "width": width,
-            "height": height,
-            "warnings": warnings,
-        }))
+        Ok(StartReply {
+            height,
+            process_id: session.pid(),
+            session_id: id,
+            state,
+            warnings,
+            width,
+        })
     }
 
     fn touch(&self) {

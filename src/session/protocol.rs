@@ -553,3 +553,21 @@ impl ReadReply {
         }
     }
 }
+
+/// The `start` reply.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StartReply {
+    /// Rows.
+    pub height: u16,
+    /// The program's pid.
+    pub process_id: u32,
+    /// The new session's id.
+    pub session_id: String,
+    /// Its state.
+    pub state: State,
+    /// Things the start noticed but did not refuse (a port already in use …).
+    pub warnings: Vec<String>,
+    /// Columns.
+    pub width: u16,
+}
