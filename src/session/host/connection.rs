@@ -1,0 +1,359 @@
+//! The host's connections and its executor: requests read off the socket, run one at a
+//! time in arrival order (a `wait` on its connection's own thread), answered in order.
+
+use std::io::{BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::lines::{Line, read_line};
+use crate::rpc::{self, MAX_LINE, code};
+
+use super::{Host, PANIC_HOOK_ENV};
+
+use crate::session::error::{ErrorCode, SessionError};
+use crate::session::hangup::HangupWatch;
+use crate::session::instance::Session;
+use crate::session::protocol::{PingReply, Response, params};
+
+/// Work finished off the executor, whose result is the reply.
+pub(super) type Deferred = Box<dyn FnOnce() -> Result<Value, SessionError> + Send>;
+
+/// What a method gives the executor.
+enum Answer {
+    /// The result, serialised.
+    Now(Box<RawValue>),
+    /// Work to finish on a thread of its own (it holds no lock the executor needs).
+    Later(Deferred),
+}
+
+/// Work for the executor, done one at a time in arrival order.
+enum Job {
+    /// A request and where its response goes.
+    Request(rpc::Request, SyncSender<Response>),
+    /// End the process if the host is idle. Queued behind requests, so a request that arrived
+    /// first is answered first (and makes the host busy again) rather than cut short.
+    ExitIfIdle,
+}
+
+impl Host {
+    /// Runs one request (everything but `wait`) and sends its response to `reply`: on the
+    /// executor, or on the connection's thread for [`Host::answered_on_connection`] methods. A panic
+    /// inside it becomes a `session_error` reply: whatever one request does, the host keeps
+    /// serving everyone. Work that takes long (a stop's grace period) is finished on a thread
+    /// of its own, which replies when done; the executor goes on with the next request.
+    fn execute(self: &Arc<Self>, request: rpc::Request, reply: SyncSender<Response>) {
+        self.touch();
+        let id = request.id.clone();
+        let method = request.method.clone();
+        let result = match catch_panic(&method, || self.dispatch(request)) {
+            Ok(Some(Ok(Answer::Later(work)))) => {
+                let worker = {
+                    let (id, method, reply) = (id.clone(), method.clone(), reply.clone());
+                    move || {
+                        let result = catch_panic(&method, work).and_then(|r| r);
+                        let _ = reply.send(Response::from_result(id, result));
+                    }
+                };
+                match std::thread::Builder::new()
+                    .name(format!("shotty-{method}"))
+                    .spawn(worker)
+                {
+                    Ok(_) => return,
+                    Err(e) => Err(SessionError::io("cannot start a worker thread", e)),
+                }
+            }
+            Ok(Some(Ok(Answer::Now(v)))) => Ok(v),
+            Ok(Some(Err(e))) | Err(e) => Err(e),
+            Ok(None) => {
+                let e = SessionError::invalid_request(format!("unknown method {method:?}"));
+                let _ = reply.send(Response::rpc_err(id, code::METHOD_NOT_FOUND, &e));
+                return;
+            }
+        };
+        let _ = reply.send(Response::from_result(id, result));
+    }
+
+    /// Whether `method` is answered on its connection's thread rather than by the executor:
+    /// those that only read (a `list` of a thousand sessions, a `read` that waits for the
+    /// screen to settle) never hold up the other clients' requests. `ping` stays with the
+    /// executor: its answer tells that the executor is alive.
+    fn answered_on_connection(method: &str) -> bool {
+        matches!(method, "list" | "read" | "snapshot" | "history")
+    }
+
+    /// The method's outcome; `None` for an unknown method. (`wait` never comes here: it is
+    /// answered on its connection's thread.)
+    fn dispatch(self: &Arc<Self>, request: rpc::Request) -> Option<Result<Answer, SessionError>> {
+        if self.panic_in.as_deref() == Some(request.method.as_str()) {
+            panic!("{PANIC_HOOK_ENV} asked for a panic in {:?}", request.method);
+        }
+        let p = Value::Object(request.params);
+        fn now(r: Result<impl Serialize, SessionError>) -> Result<Answer, SessionError> {
+            let result = r?;
+            serde_json::value::to_raw_value(&result)
+                .map(Answer::Now)
+                .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))
+        }
+        Some(match request.method.as_str() {
+            "start" => now(params(p).and_then(|p| self.start(p))),
+            "read" => now(params(p).and_then(|p| self.read(p))),
+            "snapshot" => now(params(p).and_then(|p| self.snapshot(p))),
+            "send" => now(params(p).and_then(|p| self.send(p))),
+            "resize" => now(params(p).and_then(|p| self.resize(p))),
+            "history" => now(params(p).and_then(|p| self.history(p))),
+            "list" => now(params(p).and_then(|p| self.list(p))),
+            "stop" => params(p).and_then(|p| self.stop(p)).map(Answer::Later),
+            "ping" => now(Ok(PingReply {
+                pid: std::process::id(),
+            })),
+            _ => return None,
+        })
+    }
+}
+
+/// Runs `f`, turning a panic into a `session_error` that names `method`.
+fn catch_panic<T>(method: &str, f: impl FnOnce() -> T) -> Result<T, SessionError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".to_owned());
+        SessionError::new(
+            ErrorCode::SessionError,
+            format!("internal error in {method}: {what} (the host keeps running)"),
+        )
+    })
+}
+
+/// Refuses connections from other users.
+fn peer_is_us(stream: &UnixStream) -> bool {
+    rustix::net::sockopt::socket_peercred(stream)
+        .is_ok_and(|cred| cred.uid == rustix::process::getuid())
+}
+
+fn write_response(stream: &mut UnixStream, response: &Response) -> bool {
+    let Ok(mut line) = serde_json::to_vec(response) else {
+        return false;
+    };
+    line.push(b'\n');
+    stream
+        .write_all(&line)
+        .and_then(|()| stream.flush())
+        .is_ok()
+}
+
+fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) {
+    let Ok(reader_stream) = stream.try_clone() else {
+        return;
+    };
+    let mut writer = stream;
+    let mut reader = BufReader::new(reader_stream);
+    let mut buf = Vec::new();
+    loop {
+        let line = match read_line(&mut reader, &mut buf, MAX_LINE) {
+            Ok(Line::Eof) | Err(_) => return,
+            Ok(Line::TooLong) => {
+                let e = SessionError::invalid_request(format!(
+                    "request line longer than {MAX_LINE} bytes"
+                ));
+                let reply = Response::rpc_err(Value::Null, code::INVALID_REQUEST, &e);
+                if !write_response(&mut writer, &reply) {
+                    return;
+                }
+                continue;
+            }
+            Ok(Line::Complete) => &buf,
+        };
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        let request = match rpc::parse_request(line) {
+            Ok(r) => r,
+            Err((id, e)) => {
+                let err = SessionError::invalid_request(e.message);
+                if !write_response(&mut writer, &Response::rpc_err(id, e.code, &err)) {
+                    return;
+                }
+                continue;
+            }
+        };
+        let response = if request.method == "wait" {
+            host.touch();
+            let id = request.id.clone();
+            // The client hanging up cancels its wait.
+            let cancel = Arc::new(AtomicBool::new(false));
+            let watched: Arc<Mutex<Option<Arc<Session>>>> = Arc::new(Mutex::new(None));
+            let watch = writer.try_clone().ok().and_then(|probe| {
+                let cancel = Arc::clone(&cancel);
+                let watched = Arc::clone(&watched);
+                HangupWatch::start(probe, move || {
+                    cancel.store(true, Ordering::SeqCst);
+                    if let Some(s) = watched.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+                        s.notify();
+                    }
+                })
+                .ok()
+            });
+            let result = catch_panic("wait", || {
+                params(Value::Object(request.params)).and_then(|p| {
+                    host.wait(p, &cancel, |s| {
+                        *watched.lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
+                    })
+                })
+            })
+            .and_then(|r| r);
+            let response = Response::from_result(id, result);
+            drop(watch);
+            // One request per connection for wait.
+            let _ = write_response(&mut writer, &response);
+            let _ = writer.shutdown(std::net::Shutdown::Both);
+            return;
+        } else {
+            let (tx, rx) = mpsc::sync_channel(1);
+            if Host::answered_on_connection(&request.method) {
+                host.execute(request, tx);
+            } else if jobs.send(Job::Request(request, tx)).is_err() {
+                return;
+            }
+            match rx.recv() {
+                Ok(r) => r,
+                Err(_) => return,
+            }
+        };
+        if !write_response(&mut writer, &response) {
+            return;
+        }
+    }
+}
+
+fn executor(host: Arc<Host>, jobs: Receiver<Job>, socket: &Path) {
+    for job in jobs {
+        match job {
+            Job::Request(request, reply) => {
+                if host.panic_in.as_deref() == Some("executor") && request.method == "ping" {
+                    panic!("{PANIC_HOOK_ENV} asked for the executor to fail");
+                }
+                host.execute(request, reply);
+            }
+            Job::ExitIfIdle => {
+                if host.is_idle() {
+                    // Connections not yet answered are closed unread by the exit; their
+                    // clients start a new host and send again.
+                    let _ = std::fs::remove_file(socket);
+                    std::process::exit(0);
+                }
+            }
+        }
+    }
+}
+
+/// Runs the host until it has been idle (no live sessions, no requests) for its idle time.
+/// The caller holds the host lock; `socket` is bound here (0600) and removed on exit.
+pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(), SessionError> {
+    raise_open_file_limit();
+    let host = Arc::new(Host::new(socket, state_dir, idle_exit)?);
+    let _ = std::fs::remove_file(socket);
+    let listener = UnixListener::bind(socket)
+        .map_err(|e| SessionError::io(&format!("cannot listen on {}", socket.display()), e))?;
+    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| SessionError::io("cannot protect the socket", e))?;
+    let (jobs_tx, jobs_rx) = mpsc::sync_channel::<Job>(64);
+    {
+        let host = Arc::clone(&host);
+        let socket = socket.to_path_buf();
+        std::thread::Builder::new()
+            .name("shotty-executor".into())
+            .spawn(move || {
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    executor(Arc::clone(&host), jobs_rx, &socket)
+                }));
+                // The executor cannot end otherwise: a host that can no longer execute must
+                // not linger holding the socket. Its sessions are kept as records, and the
+                // next command starts a fresh host that finds them.
+                host.shutdown();
+                let _ = std::fs::remove_file(&socket);
+                std::process::exit(70);
+            })
+            .map_err(|e| SessionError::io("cannot start the executor", e))?;
+    }
+    {
+        let host = Arc::clone(&host);
+        let socket = socket.to_path_buf();
+        let jobs = jobs_tx.clone();
+        std::thread::Builder::new()
+            .name("shotty-housekeeper".into())
+            .spawn(move || housekeeper(&host, &socket, &jobs))
+            .map_err(|e| SessionError::io("cannot start the housekeeper", e))?;
+    }
+    {
+        // SIGINT, SIGTERM, SIGHUP: stop every session (reason `shutdown`, records written),
+        // then leave.
+        let host = Arc::clone(&host);
+        let socket = socket.to_path_buf();
+        let _ = crate::signals::on_termination(move || {
+            host.shutdown();
+            let _ = std::fs::remove_file(&socket);
+            std::process::exit(0);
+        });
+    }
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else {
+            continue;
+        };
+        if !peer_is_us(&stream) {
+            continue;
+        }
+        let host = Arc::clone(&host);
+        let jobs = jobs_tx.clone();
+        let _ = std::thread::Builder::new()
+            .name("shotty-conn".into())
+            .spawn(move || serve_connection(host, stream, jobs));
+    }
+    Ok(())
+}
+
+/// Raises the soft limit on open files towards the hard one, to at most
+/// [`OPEN_FILES_WANTED`]: each session holds three descriptors, and the usual soft limit of
+/// 1024 would stop a host at about 300 sessions. (Sessions inherit the raised limit; it stays
+/// moderate because some programs walk every possible descriptor at start.)
+fn raise_open_file_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut limit = getrlimit(Resource::Nofile);
+    let wanted = limit
+        .maximum
+        .map_or(OPEN_FILES_WANTED, |max| max.min(OPEN_FILES_WANTED));
+    if limit.current.is_some_and(|current| current < wanted) {
+        limit.current = Some(wanted);
+        let _ = setrlimit(Resource::Nofile, limit);
+    }
+}
+
+/// The soft limit on open files the host asks for.
+const OPEN_FILES_WANTED: u64 = 16_384;
+
+/// Ends the host process once it has been idle long enough (through the executor, see
+/// [`Job::ExitIfIdle`]), or when its socket was removed (a newer host took over). Checked once
+/// a second: this is housekeeping, not a reaction to anything a client waits for.
+fn housekeeper(host: &Host, socket: &Path, jobs: &SyncSender<Job>) {
+    loop {
+        std::thread::sleep(Duration::from_secs(1).min(host.idle_exit));
+        host.sweep();
+        if std::fs::symlink_metadata(socket).is_err() {
+            host.shutdown();
+            std::process::exit(0);
+        }
+        if host.is_idle() {
+            let _ = jobs.try_send(Job::ExitIfIdle);
+        }
+    }
+}

@@ -1,0 +1,795 @@
+//! The host's methods: each request's params in, its typed reply out.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use regex::RegexBuilder;
+use serde_json::{Value, json};
+
+use crate::lines::rfc3339;
+use crate::pty::ColorEnvFlags;
+use crate::term::{Snapshot, Terminal};
+
+use crate::session::error::{ErrorCode, SessionError};
+use crate::session::instance::{STOP_GRACE, Session, SessionSpec, State, StopReason, check_size};
+use crate::session::protocol::{
+    HistoryLine, HistoryParams, HistoryReply, IdParams, Lifecycle, ListParams, ListReply,
+    ReadParams, ReadReply, ResizeParams, ResizeReply, ScreenReply, SendParams, SendReply,
+    SessionSummary, StartParams, StartReply, StopFailure, StopParams, StopReply, StoppedProcesses,
+    WaitParams,
+};
+use crate::session::rows::{Rows, RowsError};
+use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
+
+use super::connection::Deferred;
+use super::{
+    DEFAULT_RETAIN, Derived, Entry, Host, LiveEntry, MAX_SCREEN_CHARS, Meta, READ_SETTLE_MAX,
+    Record, RecordSlot, new_session_id, session_file,
+};
+
+/// A screen to report on: a live session's terminal, or an ended session's final snapshot.
+enum ScreenSource<'a> {
+    Live(&'a Terminal),
+    Ended(&'a Snapshot),
+}
+
+impl ScreenSource<'_> {
+    /// The full snapshot (built only when asked for: it costs far more than the text).
+    pub(super) fn snapshot(&self) -> Snapshot {
+        match self {
+            ScreenSource::Live(term) => term.snapshot(),
+            ScreenSource::Ended(snapshot) => (*snapshot).clone(),
+        }
+    }
+
+    /// The `screen` object of `read` and `wait`.
+    fn screen(&self, p: &ReadParams) -> Result<ScreenReply, SessionError> {
+        let rows = Rows::parse(p.top, p.bottom, p.start, p.end, 0).map_err(|e| {
+            SessionError::invalid_request(match e {
+                RowsError::Several => "use one of --top, --bottom and --start/--end",
+                RowsError::Reversed => "--start is after --end",
+                RowsError::Unpaired => "--start and --end go together",
+            })
+        })?;
+        let blank =
+            |width, height, (cursor_row, cursor_column, cursor_visible), alt, scrollback| {
+                ScreenReply {
+                    cursor_column,
+                    cursor_row,
+                    cursor_visible,
+                    height,
+                    is_alternate_screen: alt,
+                    scope: "viewport".into(),
+                    scrollback_rows: scrollback,
+                    structured: None,
+                    text: String::new(),
+                    truncated: false,
+                    width,
+                }
+            };
+        let (all_text, mut screen) = match self {
+            ScreenSource::Live(term) => {
+                let s = term.screen();
+                let cursor = s.cursor();
+                (
+                    term.text(),
+                    blank(
+                        term.width(),
+                        term.height(),
+                        (cursor.row, cursor.col, s.modes().cursor_visible),
+                        s.is_alternate_screen(),
+                        s.scrollback().len(),
+                    ),
+                )
+            }
+            ScreenSource::Ended(snapshot) => (
+                snapshot.text(),
+                blank(
+                    snapshot.width as usize,
+                    snapshot.height as usize,
+                    (
+                        snapshot.cursor.row as usize,
+                        snapshot.cursor.col as usize,
+                        snapshot.cursor.visible,
+                    ),
+                    snapshot.alternate_screen,
+                    snapshot.scrollback_lines as usize,
+                ),
+            ),
+        };
+        let mut text = rows.select(&all_text);
+        let truncated = text.chars().count() > MAX_SCREEN_CHARS;
+        if truncated {
+            let cut = text
+                .char_indices()
+                .nth(MAX_SCREEN_CHARS)
+                .map_or(text.len(), |(i, _)| i);
+            text.truncate(cut);
+        }
+        screen.text = text;
+        screen.truncated = truncated;
+        if p.structured {
+            // Through a JSON value, whose keys are sorted, as this reply has always had them.
+            screen.structured = Some(json!(self.snapshot()));
+        }
+        Ok(screen)
+    }
+}
+
+fn millis(ms: Option<u64>) -> Option<Duration> {
+    ms.map(Duration::from_millis)
+}
+
+/// URLs of local services seen in output (`http://localhost:5173`). A server listening on
+/// every address prints `0.0.0.0` or `[::]`, which a browser may refuse: the `localhost` form
+/// is listed too.
+fn detect_urls(text: &str) -> Vec<String> {
+    static URL: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let Some(re) = URL
+        .get_or_init(|| {
+            regex::Regex::new(r#"https?://[A-Za-z0-9.\-\[\]:]+(?::\d+)?(?:/[^\s"'<>]*)?"#).ok()
+        })
+        .as_ref()
+    else {
+        return Vec::new();
+    };
+    let mut urls: Vec<String> = re
+        .find_iter(text)
+        .map(|m| m.as_str().trim_end_matches(['.', ',', ')', ';']).to_owned())
+        .collect();
+    let local: Vec<String> = urls.iter().filter_map(|url| localhost_form(url)).collect();
+    urls.extend(local);
+    urls.sort();
+    urls.dedup();
+    urls.truncate(20);
+    urls
+}
+
+/// `url` with a wildcard host (`0.0.0.0`, `[::]`) replaced by `localhost`.
+fn localhost_form(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    ["0.0.0.0", "[::]"].iter().find_map(|wildcard| {
+        let after = rest.strip_prefix(wildcard)?;
+        (after.is_empty() || after.starts_with([':', '/']))
+            .then(|| format!("{scheme}://localhost{after}"))
+    })
+}
+
+/// How many of `lines` were written: the blank rows below the last written line are screen,
+/// not output.
+fn written_lines(lines: &[(u64, String)]) -> usize {
+    lines
+        .iter()
+        .rposition(|(_, t)| !t.is_empty())
+        .map_or(0, |i| i + 1)
+}
+
+impl Host {
+    pub(super) fn start(self: &Arc<Self>, p: StartParams) -> Result<StartReply, SessionError> {
+        let width = p.width.unwrap_or(100);
+        let height = p.height.unwrap_or(24);
+        check_size(width, height)?;
+        let scrollback = p.scrollback.unwrap_or(5000);
+        if !(100..=200_000).contains(&scrollback) {
+            return Err(SessionError::invalid_request(format!(
+                "scrollback {scrollback} is outside 100–200000"
+            )));
+        }
+        if p.command.is_empty() {
+            return Err(SessionError::invalid_request(
+                "no command to run (give it after --)",
+            ));
+        }
+        let cwd = match &p.cwd {
+            Some(c) => PathBuf::from(c),
+            None => {
+                std::env::current_dir().map_err(|e| SessionError::io("no working directory", e))?
+            }
+        };
+        let warnings: Vec<String> = p
+            .ports
+            .iter()
+            .filter(|&&port| std::net::TcpListener::bind(("127.0.0.1", port)).is_err())
+            .map(|port| format!("port {port} is already in use"))
+            .collect();
+        let closing = self.closing.read().unwrap_or_else(|e| e.into_inner());
+        if *closing {
+            return Err(SessionError::new(
+                ErrorCode::HostUnavailable,
+                "the session host is shutting down",
+            ));
+        }
+        let id = new_session_id()?;
+        let spec = SessionSpec {
+            command: p.command.clone(),
+            width,
+            height,
+            cwd: Some(cwd.clone()),
+            env: p.env.clone(),
+            color_env: ColorEnvFlags {
+                no_colorenv: p.no_colorenv,
+                no_delete_envs: p.no_delete_envs,
+            },
+            scrollback,
+            timeout: millis(p.timeout_ms),
+        };
+        let session = Session::start(id.clone(), spec)?;
+        let meta = Meta {
+            command: p.command,
+            title: p.title,
+            group: p.group,
+            cwd: cwd.display().to_string(),
+            created_at: SystemTime::now(),
+            retain: millis(p.retain_ms).unwrap_or(DEFAULT_RETAIN),
+        };
+        let entry = Arc::new(LiveEntry {
+            session: Arc::clone(&session),
+            meta,
+            record: Mutex::new(RecordSlot::Pending),
+            derived: Mutex::new(None),
+        });
+        self.entries()
+            .insert(id.clone(), Entry::Live(Arc::clone(&entry)));
+        drop(closing);
+        // The session's own thread writes its record when it ends: no thread waits for that.
+        let host = Arc::clone(self);
+        session.on_end(Box::new(move || {
+            let _ = host.record_if_ended(&entry);
+            host.touch();
+        }));
+        let state = session.lock().state;
+        Ok(StartReply {
+            height,
+            process_id: session.pid(),
+            session_id: id,
+            state,
+            warnings,
+            width,
+        })
+    }
+
+    pub(super) fn touch(&self) {
+        *self.last_activity.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    }
+
+    pub(super) fn summary(&self, id: &str, entry: &Entry) -> SessionSummary {
+        match entry {
+            Entry::Live(l) => {
+                let live = l.session.lock();
+                let mut derived = l.derived.lock().unwrap_or_else(|e| e.into_inner());
+                let Derived {
+                    urls, output_lines, ..
+                } = match derived.as_ref().filter(|d| d.version == live.version) {
+                    Some(d) => d.clone(),
+                    None => {
+                        let rows: Vec<_> = live.term.history().map(|(_, row)| row).collect();
+                        let d = Derived {
+                            version: live.version,
+                            urls: detect_urls(&live.term.text()),
+                            output_lines: rows
+                                .iter()
+                                .rposition(|row| !row.text().is_empty())
+                                .map_or(0, |i| i + 1),
+                        };
+                        *derived = Some(d.clone());
+                        d
+                    }
+                };
+                SessionSummary {
+                    command: l.meta.command.clone(),
+                    created_at: rfc3339(l.meta.created_at),
+                    cwd: l.meta.cwd.clone(),
+                    exit_code: live.exit_code,
+                    expires_at: None,
+                    group: l.meta.group.clone(),
+                    height: live.term.height(),
+                    outcome: None,
+                    output_lines,
+                    process_id: l.session.pid(),
+                    session_id: id.to_owned(),
+                    signal: live.signal.clone(),
+                    state: live.state,
+                    stop_reason: None,
+                    title: l
+                        .meta
+                        .title
+                        .clone()
+                        .unwrap_or_else(|| live.term.screen().title().to_owned()),
+                    updated_at: rfc3339(live.updated_at),
+                    urls,
+                    width: live.term.width(),
+                }
+            }
+            Entry::Ended(r) => SessionSummary {
+                command: r.meta.command.clone(),
+                created_at: rfc3339(r.meta.created_at),
+                cwd: r.meta.cwd.clone(),
+                exit_code: r.exit_code,
+                expires_at: Some(rfc3339(r.expires_at)),
+                group: r.meta.group.clone(),
+                height: r.snapshot.height as usize,
+                outcome: Some(r.outcome),
+                output_lines: written_lines(&r.history),
+                process_id: r.process_id,
+                session_id: id.to_owned(),
+                signal: r.signal.clone(),
+                state: r.state,
+                stop_reason: Some(r.stop_reason),
+                title: r
+                    .meta
+                    .title
+                    .clone()
+                    .unwrap_or_else(|| r.snapshot.title.clone()),
+                updated_at: rfc3339(r.updated_at),
+                urls: detect_urls(&r.snapshot.text()),
+                width: r.snapshot.width as usize,
+            },
+        }
+    }
+
+    pub(super) fn list(&self, p: ListParams) -> Result<ListReply, SessionError> {
+        self.sweep();
+        let state = match &p.state {
+            Some(s) => Some(
+                serde_json::from_value::<State>(json!(s))
+                    .map_err(|_| SessionError::invalid_request(format!("unknown state {s:?}")))?,
+            ),
+            None => None,
+        };
+        let entries: Vec<(String, Entry)> = self
+            .entries()
+            .iter()
+            .map(|(id, e)| {
+                (
+                    id.clone(),
+                    match e {
+                        Entry::Live(l) => Entry::Live(Arc::clone(l)),
+                        Entry::Ended(r) => Entry::Ended(Arc::clone(r)),
+                    },
+                )
+            })
+            .collect();
+        let mut sessions = Vec::new();
+        for (id, entry) in entries {
+            // An ended session is described by its record (written here if not yet).
+            let entry = match entry {
+                Entry::Live(l) => match self.record_if_ended(&l)? {
+                    Some(record) => Entry::Ended(record),
+                    None => Entry::Live(l),
+                },
+                ended => ended,
+            };
+            let summary = self.summary(&id, &entry);
+            let ended = matches!(
+                summary.state,
+                State::Exited | State::Stopped | State::Unavailable
+            );
+            let shown = match (&p.group, state) {
+                (Some(group), _) if summary.group.as_ref() != Some(group) => false,
+                (_, Some(state)) => summary.state == state,
+                _ => !ended || p.all,
+            };
+            if shown {
+                sessions.push(summary);
+            }
+        }
+        Ok(ListReply { sessions })
+    }
+
+    /// The session's screen, settled first if asked, given to `view` (a live terminal or an
+    /// ended session's final snapshot), with the lifecycle fields.
+    fn current<T>(
+        &self,
+        id: &str,
+        settle_output: bool,
+        view: impl FnOnce(ScreenSource<'_>) -> T,
+    ) -> Result<(T, Lifecycle), SessionError> {
+        match self.lookup(id)? {
+            Entry::Live(l) => {
+                if let Some(r) = self.record_if_ended(&l)? {
+                    return Ok((
+                        view(ScreenSource::Ended(&r.snapshot)),
+                        Self::status_fields(&r),
+                    ));
+                }
+                let session = &l.session;
+                let live = if settle_output {
+                    session.settle(READ_SETTLE_MAX)
+                } else {
+                    session.lock()
+                };
+                let fields = Lifecycle {
+                    exit_code: live.exit_code,
+                    process_id: session.pid(),
+                    session_id: id.to_owned(),
+                    signal: live.signal.clone(),
+                    state: live.state,
+                    version: live.version,
+                };
+                Ok((view(ScreenSource::Live(&live.term)), fields))
+            }
+            Entry::Ended(r) => Ok((
+                view(ScreenSource::Ended(&r.snapshot)),
+                Self::status_fields(&r),
+            )),
+        }
+    }
+
+    fn status_fields(r: &Record) -> Lifecycle {
+        Lifecycle {
+            exit_code: r.exit_code,
+            process_id: r.process_id,
+            session_id: r.session_id.clone(),
+            signal: r.signal.clone(),
+            state: r.state,
+            version: r.version,
+        }
+    }
+
+    pub(super) fn read(&self, p: ReadParams) -> Result<ReadReply, SessionError> {
+        let (screen, fields) = self.current(&p.session_id, true, |s| s.screen(&p))?;
+        Ok(ReadReply::new(fields, screen?))
+    }
+
+    pub(super) fn snapshot(&self, p: IdParams) -> Result<Value, SessionError> {
+        let (snapshot, fields) = self.current(&p.session_id, true, |s| s.snapshot())?;
+        let mut fields = json!(fields);
+        let title = match self.lookup(&p.session_id)? {
+            Entry::Live(l) => l.meta.title.clone(),
+            Entry::Ended(r) => r.meta.title.clone(),
+        };
+        fields["title"] = json!(title);
+        fields["snapshot"] = json!(snapshot);
+        Ok(fields)
+    }
+
+    fn live_session(&self, id: &str) -> Result<Arc<Session>, SessionError> {
+        match self.lookup(id)? {
+            Entry::Live(l) if !l.session.lock().state.is_ended() => Ok(Arc::clone(&l.session)),
+            _ => Err(SessionError::new(
+                ErrorCode::SessionExited,
+                format!("session {id} has ended"),
+            )),
+        }
+    }
+
+    pub(super) fn send(&self, p: SendParams) -> Result<SendReply, SessionError> {
+        let session = self.live_session(&p.session_id)?;
+        if p.steps.is_empty() {
+            return Err(SessionError::invalid_request("nothing to send"));
+        }
+        let written = session.send(&p.steps)?;
+        let state = session.lock().state;
+        Ok(SendReply {
+            session_id: p.session_id,
+            state,
+            written,
+        })
+    }
+
+    pub(super) fn resize(&self, p: ResizeParams) -> Result<ResizeReply, SessionError> {
+        let session = self.live_session(&p.session_id)?;
+        session.resize(p.width, p.height)?;
+        Ok(ResizeReply {
+            height: p.height,
+            session_id: p.session_id,
+            width: p.width,
+        })
+    }
+
+    pub(super) fn history(&self, p: HistoryParams) -> Result<HistoryReply, SessionError> {
+        let (lines, dropped): (Vec<(u64, String)>, u64) = match self.lookup(&p.session_id)? {
+            Entry::Live(l) => match self.record_if_ended(&l)? {
+                Some(r) => (r.history.clone(), r.dropped),
+                None => {
+                    let live = l.session.lock();
+                    let dropped = live.term.screen().scrollback().dropped();
+                    (
+                        live.term.history().map(|(i, r)| (i, r.text())).collect(),
+                        dropped,
+                    )
+                }
+            },
+            Entry::Ended(r) => (r.history.clone(), r.dropped),
+        };
+        let lines = &lines[..written_lines(&lines)];
+        let grep = p
+            .grep
+            .as_deref()
+            .map(|g| {
+                RegexBuilder::new(g)
+                    .case_insensitive(p.ignore_case)
+                    .size_limit(1 << 20)
+                    .build()
+                    .map_err(|e| {
+                        SessionError::new(ErrorCode::InvalidCondition, format!("bad regex: {e}"))
+                    })
+            })
+            .transpose()?;
+        let limit = p.limit.unwrap_or(200).clamp(1, 10_000);
+        let from = p.from.unwrap_or(0);
+        let mut selected: Vec<&(u64, String)> = lines
+            .iter()
+            .filter(|(i, t)| *i >= from && grep.as_ref().is_none_or(|g| g.is_match(t)))
+            .collect();
+        if let Some(n) = p.tail {
+            let skip = selected.len().saturating_sub(n);
+            selected.drain(..skip);
+        }
+        let truncated = selected.len() > limit;
+        let next = selected.get(limit).map(|(i, _)| *i);
+        let lines = selected
+            .iter()
+            .take(limit)
+            .map(|(index, text)| HistoryLine {
+                index: *index,
+                text: text.clone(),
+            })
+            .collect();
+        Ok(HistoryReply {
+            dropped,
+            lines,
+            next,
+            session_id: p.session_id,
+            truncated,
+        })
+    }
+
+    pub(super) fn stop(self: &Arc<Self>, p: StopParams) -> Result<Deferred, SessionError> {
+        let targets: Vec<String> = if p.all || p.group.is_some() {
+            if !p.session_ids.is_empty() {
+                return Err(SessionError::invalid_request(
+                    "give ids, --all or --group, not several",
+                ));
+            }
+            self.entries()
+                .iter()
+                .filter(|(_, e)| match (&p.group, e) {
+                    (None, _) => true,
+                    (Some(g), Entry::Live(l)) => l.meta.group.as_ref() == Some(g),
+                    (Some(g), Entry::Ended(r)) => r.meta.group.as_ref() == Some(g),
+                })
+                .map(|(id, _)| id.clone())
+                .collect()
+        } else if p.session_ids.is_empty() {
+            return Err(SessionError::invalid_request(
+                "give a session id, --all or --group",
+            ));
+        } else {
+            p.session_ids.clone()
+        };
+        // On the executor, only what is quick: each session is `stopping` from here on, so
+        // no input reaches it and no record of it is written. Its tree is signalled and given
+        // its grace period off the executor, all trees together.
+        let mut stopping = Vec::new();
+        let mut failed = Vec::new();
+        for id in targets {
+            match self.lookup(&id) {
+                Ok(entry) => {
+                    let before = match &entry {
+                        Entry::Live(l) => {
+                            let before =
+                                std::mem::replace(&mut *l.record_slot(), RecordSlot::Deleted);
+                            l.session.mark_stopping(StopReason::User);
+                            Some(before)
+                        }
+                        Entry::Ended(_) => None,
+                    };
+                    stopping.push((id, entry, before));
+                }
+                Err(e) => failed.push(StopFailure {
+                    code: e.code,
+                    message: e.message,
+                    session_id: id,
+                }),
+            }
+        }
+        let host = Arc::clone(self);
+        Ok(Box::new(move || {
+            serde_json::to_value(host.finish_stops(stopping, failed))
+                .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))
+        }))
+    }
+
+    /// Ends the trees of sessions marked stopping, with one grace period for all, and deletes
+    /// every trace of them, on disk too; a session that cannot be ended is kept and reported.
+    fn finish_stops(
+        &self,
+        stopping: Vec<(String, Entry, Option<RecordSlot>)>,
+        mut failed: Vec<StopFailure>,
+    ) -> StopReply {
+        let live: Vec<&Session> = stopping
+            .iter()
+            .filter_map(|(_, entry, _)| match entry {
+                Entry::Live(l) => Some(&*l.session),
+                Entry::Ended(_) => None,
+            })
+            .collect();
+        let mut ended = Session::stop_all(&live, StopReason::User, STOP_GRACE).into_iter();
+        let mut stopped = Vec::new();
+        let mut processes = Vec::new();
+        for (id, entry, before) in stopping {
+            let result = match &entry {
+                Entry::Live(_) => ended.next().unwrap_or(Ok(None)),
+                Entry::Ended(_) => Ok(None),
+            };
+            let result = result.and_then(|ended| {
+                self.entries().remove(&id);
+                match std::fs::remove_file(session_file(&self.state_dir, &id)) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        Err(SessionError::io("cannot delete the session's record", e))
+                    }
+                    _ => Ok(ended),
+                }
+            });
+            match result {
+                Ok(ended) => {
+                    let (ended, killed) =
+                        ended.map_or_else(Default::default, |t| (t.ended, t.killed));
+                    processes.push(StoppedProcesses {
+                        killed,
+                        process_ids: ended,
+                        session_id: id.clone(),
+                    });
+                    stopped.push(id);
+                }
+                Err(e) => {
+                    if let (Entry::Live(l), Some(before)) = (&entry, before) {
+                        *l.record_slot() = before;
+                    }
+                    failed.push(StopFailure {
+                        code: e.code,
+                        message: e.message,
+                        session_id: id,
+                    });
+                }
+            }
+        }
+        self.touch();
+        StopReply {
+            failed,
+            processes,
+            stopped,
+        }
+    }
+
+    pub(super) fn wait(
+        &self,
+        p: WaitParams,
+        cancel: &AtomicBool,
+        on_session: impl FnOnce(Arc<Session>),
+    ) -> Result<Value, SessionError> {
+        let until = match p.until.as_deref() {
+            None | Some("present") => Until::Present,
+            Some("absent") => Until::Absent,
+            Some(other) => {
+                return Err(SessionError::new(
+                    ErrorCode::InvalidCondition,
+                    format!("--until must be present or absent, not {other:?}"),
+                ));
+            }
+        };
+        let targets = [
+            p.text.is_some(),
+            p.regex.is_some(),
+            p.idle_ms.is_some(),
+            p.exit,
+        ];
+        if targets.iter().filter(|t| **t).count() != 1 {
+            return Err(SessionError::new(
+                ErrorCode::InvalidCondition,
+                "give exactly one of --text, --regex, --idle and --exit",
+            ));
+        }
+        let target = match (&p.text, &p.regex, p.idle_ms) {
+            (Some(t), ..) if t.is_empty() => {
+                return Err(SessionError::new(
+                    ErrorCode::InvalidCondition,
+                    "--text is empty",
+                ));
+            }
+            (Some(t), ..) => Target::Text(t.clone()),
+            (_, Some(r), _) => WaitCondition::regex(r)?,
+            (_, _, Some(ms)) => Target::Idle(Duration::from_millis(ms)),
+            _ => Target::Exit,
+        };
+        let condition = WaitCondition {
+            target,
+            until,
+            stable_for: millis(p.stable_for_ms),
+            timeout: millis(p.timeout_ms),
+        };
+        let entry = self.lookup(&p.session_id)?;
+        let (result, waited, version, session) = match entry {
+            Entry::Live(l) => {
+                on_session(Arc::clone(&l.session));
+                let o = wait(&l.session, &condition, cancel);
+                (o.result, o.waited, o.version, Some(l))
+            }
+            // An ended session cannot change: evaluate once.
+            Entry::Ended(r) => {
+                let text = r.snapshot.text();
+                let holds = match &condition.target {
+                    Target::Text(t) => until == Until::Present && text.contains(t.as_str()),
+                    Target::Regex(re) => until == Until::Present && re.is_match(&text),
+                    Target::Idle(_) | Target::Exit => true,
+                };
+                let result = if holds {
+                    WaitResult::Matched
+                } else {
+                    WaitResult::SessionEnded
+                };
+                (result, Duration::ZERO, r.version, None)
+            }
+        };
+        if let Some(l) = &session {
+            self.record_if_ended(l)?;
+        }
+        let read = ReadParams {
+            session_id: p.session_id.clone(),
+            ..ReadParams::default()
+        };
+        let (screen, fields) = self.current(&p.session_id, false, |s| s.screen(&read))?;
+        let mut reply = json!({
+            "sessionId": p.session_id,
+            "result": result,
+            "until": until,
+            "text": p.text.or(p.regex),
+            "matched": result == WaitResult::Matched,
+            "timedOut": result == WaitResult::Timeout,
+            "waitedMs": waited.as_millis() as u64,
+            "version": version,
+            "state": fields.state,
+            "screen": screen?,
+        });
+        let error = match result {
+            WaitResult::Matched => None,
+            WaitResult::Timeout => {
+                Some((ErrorCode::WaitTimeout, "the condition was not met in time"))
+            }
+            WaitResult::SessionEnded => Some((ErrorCode::SessionExited, "the session ended first")),
+            WaitResult::Cancelled => Some((ErrorCode::Cancelled, "the wait was cancelled")),
+        };
+        if let Some((code, message)) = error {
+            reply["status"] = json!("error");
+            reply["error"] = json!({ "code": code, "message": message });
+        }
+        Ok(reply)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_on_every_address_is_also_offered_at_localhost() {
+        let text =
+            "Serving on http://0.0.0.0:8765/ and http://[::]:3000, see http://example.com/x.";
+        assert_eq!(
+            detect_urls(text),
+            [
+                "http://0.0.0.0:8765/",
+                "http://[::]:3000",
+                "http://example.com/x",
+                "http://localhost:3000",
+                "http://localhost:8765/",
+            ]
+        );
+        assert_eq!(
+            detect_urls("http://0.0.0.0.example/"),
+            ["http://0.0.0.0.example/"]
+        );
+    }
+
+    #[test]
+    fn urls_are_found_and_deduplicated() {
+        let text = "  VITE ready\n  ➜  Local:   http://localhost:5173/\n  ➜  Network: http://192.168.1.2:5173/ (http://localhost:5173/).";
+        assert_eq!(
+            detect_urls(text),
+            ["http://192.168.1.2:5173/", "http://localhost:5173/"]
+        );
+    }
+}

@@ -1,0 +1,373 @@
+//! The per-user session host: one background process holding every session, answering
+//! newline-delimited JSON-RPC on a private Unix socket (`docs/host-protocol.md`).
+//!
+//! Ordering: requests run one at a time, in arrival order, on one executor thread; a compound
+//! `send` is one request. `wait` long-polls on its connection's own thread, so it never holds
+//! the executor. Ended sessions are written to the state directory (temp file + rename) before
+//! any reply reports them as ended, so they survive a host restart, even a SIGKILL.
+//!
+//! This file is the registry (live and ended sessions, their records on disk, expiry);
+//! `methods.rs` has one function per request; `connection.rs` the socket, the connections
+//! and the executor.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use crate::term::Snapshot;
+
+use super::error::{ErrorCode, SessionError};
+use super::instance::{Outcome, STOP_GRACE, Session, State, StopReason};
+use super::paths;
+
+mod connection;
+mod methods;
+
+pub use connection::run;
+
+/// Default retention of ended sessions.
+pub const DEFAULT_RETAIN: Duration = Duration::from_secs(24 * 3600);
+/// Longest time a `read` waits for output to settle.
+pub const READ_SETTLE_MAX: Duration = Duration::from_millis(100);
+/// Viewport text returned at most, in characters.
+pub const MAX_SCREEN_CHARS: usize = 200_000;
+/// Lines of history written with an ended session.
+const MAX_RETAINED_HISTORY: usize = 200_000;
+
+/// Metadata given at start.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Meta {
+    command: Vec<String>,
+    title: Option<String>,
+    group: Option<String>,
+    cwd: String,
+    created_at: SystemTime,
+    retain: Duration,
+}
+
+/// What is kept of an ended session, on disk and in memory.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Record {
+    session_id: String,
+    meta: Meta,
+    state: State,
+    process_id: u32,
+    exit_code: Option<i32>,
+    signal: Option<String>,
+    outcome: Option<Outcome>,
+    stop_reason: Option<StopReason>,
+    updated_at: SystemTime,
+    expires_at: SystemTime,
+    version: u64,
+    snapshot: Snapshot,
+    history: Vec<(u64, String)>,
+    dropped: u64,
+    /// The socket of the host that wrote it: a host loads only its own records.
+    #[serde(default)]
+    host: Option<PathBuf>,
+}
+
+/// What became of a live entry's record.
+enum RecordSlot {
+    /// The session runs, or its record is not written yet.
+    Pending,
+    /// The ended session's record is on disk.
+    Written(Arc<Record>),
+    /// `stop` deleted the session: nothing may be written for it any more.
+    Deleted,
+}
+
+struct LiveEntry {
+    session: Arc<Session>,
+    meta: Meta,
+    record: Mutex<RecordSlot>,
+    /// What `list` derives from the screen (`urls`, `outputLines`) for a screen version: an
+    /// idle session is not scanned again for every list.
+    derived: Mutex<Option<Derived>>,
+}
+
+/// The screen facts `list` reports, for one screen version.
+#[derive(Clone)]
+struct Derived {
+    version: u64,
+    urls: Vec<String>,
+    output_lines: usize,
+}
+
+impl LiveEntry {
+    fn record_slot(&self) -> std::sync::MutexGuard<'_, RecordSlot> {
+        self.record.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+enum Entry {
+    Live(Arc<LiveEntry>),
+    Ended(Arc<Record>),
+}
+
+/// Ids of expired sessions remembered (to answer `session_expired` rather than
+/// `session_not_found`); older ones are forgotten.
+const MAX_EXPIRED_IDS: usize = 10_000;
+
+/// The environment variable that makes one method panic inside the host: the test-only hook
+/// that proves a panic in one operation costs nobody else anything. The value `executor`
+/// makes the executor itself fail on a `ping`, outside every request's boundary.
+pub const PANIC_HOOK_ENV: &str = "SHOTTY_TEST_PANIC_METHOD";
+
+/// The host's registry and configuration.
+pub struct Host {
+    entries: Mutex<BTreeMap<String, Entry>>,
+    expired: Mutex<std::collections::VecDeque<String>>,
+    state_dir: PathBuf,
+    /// This host's socket, written into its records.
+    socket: PathBuf,
+    idle_exit: Duration,
+    last_activity: Mutex<Instant>,
+    /// The method [`PANIC_HOOK_ENV`] names.
+    panic_in: Option<String>,
+    /// Set once the host shuts down. A start holds it for reading from before its spawn
+    /// until its session is listed, so a shutdown (which takes it for writing) sees every
+    /// session started before it, and no session starts after it.
+    closing: RwLock<bool>,
+}
+
+fn session_file(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{id}.json"))
+}
+
+fn new_session_id() -> Result<String, SessionError> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| SessionError::io("cannot read /dev/urandom", e))?;
+    Ok(format!(
+        "s_{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    ))
+}
+
+fn is_valid_id(id: &str) -> bool {
+    id.strip_prefix("s_")
+        .is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+impl Host {
+    /// A host listening on `socket`, keeping ended sessions in `state_dir`, exiting after
+    /// `idle_exit` without sessions or requests.
+    pub fn new(
+        socket: &Path,
+        state_dir: PathBuf,
+        idle_exit: Duration,
+    ) -> Result<Host, SessionError> {
+        paths::ensure_private_dir(&state_dir)?;
+        let host = Host {
+            entries: Mutex::new(BTreeMap::new()),
+            expired: Mutex::new(std::collections::VecDeque::new()),
+            state_dir,
+            socket: socket.to_path_buf(),
+            idle_exit,
+            last_activity: Mutex::new(Instant::now()),
+            panic_in: std::env::var(PANIC_HOOK_ENV).ok().filter(|m| !m.is_empty()),
+            closing: RwLock::new(false),
+        };
+        host.load_retained();
+        Ok(host)
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Reads retained sessions from the state directory (after a restart).
+    fn load_retained(&self) {
+        let Ok(dir) = std::fs::read_dir(&self.state_dir) else {
+            return;
+        };
+        let now = SystemTime::now();
+        for entry in dir.flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            let Ok(record) = serde_json::from_slice::<Record>(&bytes) else {
+                continue;
+            };
+            // Another host's session (a state directory shared through SHOTTY_STATE_DIR) is
+            // not ours to show or delete.
+            if record.host.as_ref().is_some_and(|h| *h != self.socket) {
+                continue;
+            }
+            if record.expires_at <= now {
+                let _ = std::fs::remove_file(&path);
+                self.note_expired(record.session_id);
+                continue;
+            }
+            self.entries()
+                .insert(record.session_id.clone(), Entry::Ended(Arc::new(record)));
+        }
+    }
+
+    fn expired_ids(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<String>> {
+        self.expired.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn note_expired(&self, id: String) {
+        let mut ids = self.expired_ids();
+        if ids.len() >= MAX_EXPIRED_IDS {
+            ids.pop_front();
+        }
+        ids.push_back(id);
+    }
+
+    /// Drops retained sessions whose time is up.
+    fn sweep(&self) {
+        let now = SystemTime::now();
+        let mut gone = Vec::new();
+        self.entries().retain(|id, e| match e {
+            Entry::Ended(r) if r.expires_at <= now => {
+                gone.push(id.clone());
+                false
+            }
+            _ => true,
+        });
+        for id in gone {
+            let _ = std::fs::remove_file(session_file(&self.state_dir, &id));
+            self.note_expired(id);
+        }
+    }
+
+    fn lookup(&self, id: &str) -> Result<Entry, SessionError> {
+        if !is_valid_id(id) {
+            return Err(SessionError::new(
+                ErrorCode::SessionNotFound,
+                format!("{id:?} is not a session id (s_ and 32 hex digits)"),
+            ));
+        }
+        self.sweep();
+        match self.entries().get(id) {
+            Some(Entry::Live(l)) => Ok(Entry::Live(Arc::clone(l))),
+            Some(Entry::Ended(r)) => Ok(Entry::Ended(Arc::clone(r))),
+            None if self.expired_ids().iter().any(|e| e == id) => Err(SessionError::new(
+                ErrorCode::SessionExpired,
+                format!("session {id} ended and its retention is over"),
+            )),
+            None => Err(SessionError::not_found(id)),
+        }
+    }
+
+    /// The record of an ended live session, written to disk first if it is not yet; the
+    /// registry then holds the record instead of the live entry, so retention runs out.
+    fn record_if_ended(&self, entry: &LiveEntry) -> Result<Option<Arc<Record>>, SessionError> {
+        let mut slot = entry.record_slot();
+        match &*slot {
+            RecordSlot::Written(r) => return Ok(Some(Arc::clone(r))),
+            // Being deleted by a stop: it is what the live session shows until it is gone.
+            RecordSlot::Deleted => return Ok(None),
+            RecordSlot::Pending => {}
+        }
+        let live = entry.session.lock();
+        if !live.state.is_ended() {
+            return Ok(None);
+        }
+        let history: Vec<(u64, String)> = {
+            let all: Vec<(u64, String)> = live.term.history().map(|(i, r)| (i, r.text())).collect();
+            let skip = all.len().saturating_sub(MAX_RETAINED_HISTORY);
+            all.into_iter().skip(skip).collect()
+        };
+        let dropped = history.first().map_or(0, |(i, _)| *i);
+        let record = Record {
+            session_id: entry.session.id().to_owned(),
+            meta: entry.meta.clone(),
+            state: live.state,
+            process_id: entry.session.pid(),
+            exit_code: live.exit_code,
+            signal: live.signal.clone(),
+            outcome: live.outcome,
+            stop_reason: live.stop_reason,
+            updated_at: live.updated_at,
+            expires_at: SystemTime::now() + entry.meta.retain,
+            version: live.version,
+            snapshot: live.term.snapshot(),
+            history,
+            dropped,
+            host: Some(self.socket.clone()),
+        };
+        drop(live);
+        self.write_record(&record)?;
+        let record = Arc::new(record);
+        *slot = RecordSlot::Written(Arc::clone(&record));
+        if let Some(e) = self.entries().get_mut(&record.session_id)
+            && matches!(e, Entry::Live(l) if Arc::ptr_eq(&l.session, &entry.session))
+        {
+            *e = Entry::Ended(Arc::clone(&record));
+        }
+        Ok(Some(record))
+    }
+
+    fn write_record(&self, record: &Record) -> Result<(), SessionError> {
+        let json = serde_json::to_vec(record)
+            .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+        let mut tmp = tempfile::NamedTempFile::new_in(&self.state_dir)
+            .map_err(|e| SessionError::io("cannot write the session state", e))?;
+        tmp.write_all(&json)
+            .and_then(|()| tmp.as_file().sync_all())
+            .map_err(|e| SessionError::io("cannot write the session state", e))?;
+        tmp.persist(session_file(&self.state_dir, &record.session_id))
+            .map_err(|e| SessionError::io("cannot write the session state", e.error))?;
+        Ok(())
+    }
+
+    /// No live session, and no request for the idle time.
+    fn is_idle(&self) -> bool {
+        let quiet = self
+            .last_activity
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed();
+        quiet >= self.idle_exit
+            && !self
+                .entries()
+                .values()
+                .any(|e| matches!(e, Entry::Live(l) if !l.session.lock().state.is_ended()))
+    }
+
+    /// Stops every live session (host shutdown), all trees together with one grace period,
+    /// and writes their records.
+    fn shutdown(&self) {
+        *self.closing.write().unwrap_or_else(|e| e.into_inner()) = true;
+        let live: Vec<Arc<LiveEntry>> = self
+            .entries()
+            .values()
+            .filter_map(|e| match e {
+                Entry::Live(l) => Some(Arc::clone(l)),
+                Entry::Ended(_) => None,
+            })
+            .collect();
+        let sessions: Vec<&Session> = live.iter().map(|l| &*l.session).collect();
+        Session::stop_all(&sessions, StopReason::Shutdown, STOP_GRACE);
+        for l in &live {
+            let _ = self.record_if_ended(l);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_validated() {
+        let id = new_session_id().unwrap();
+        assert!(is_valid_id(&id), "{id}");
+        assert!(!is_valid_id("s_123"));
+        assert!(!is_valid_id("x_00000000000000000000000000000000"));
+    }
+}
