@@ -571,3 +571,26 @@ pub struct StartReply {
     /// Columns.
     pub width: u16,
 }
+
+/// The `snapshot` reply.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotReply {
+    /// See [`Lifecycle`].
+    pub exit_code: Option<i32>,
+    /// See [`Lifecycle`].
+    pub process_id: u32,
+    /// See [`Lifecycle`].
+    pub session_id: String,
+    /// See [`Lifecycle`].
+    pub signal: Option<String>,
+    /// The structured snapshot, as a JSON value (whose keys are sorted, as this reply has
+    /// always had them).
+    pub snapshot: Value,
+    /// See [`Lifecycle`].
+    pub state: State,
+    /// The session's title (`start --title`), if it has one.
+    pub title: Option<String>,
+    /// See [`Lifecycle`].
+    pub version: u64,
+}

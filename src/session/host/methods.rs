@@ -17,8 +17,8 @@ use crate::session::instance::{STOP_GRACE, Session, SessionSpec, State, StopReas
 use crate::session::protocol::{
     HistoryLine, HistoryParams, HistoryReply, IdParams, Lifecycle, ListParams, ListReply,
     ReadParams, ReadReply, ResizeParams, ResizeReply, ScreenReply, SendParams, SendReply,
-    SessionSummary, StartParams, StartReply, StopFailure, StopParams, StopReply, StoppedProcesses,
-    WaitParams,
+    SessionSummary, SnapshotReply, StartParams, StartReply, StopFailure, StopParams, StopReply,
+    StoppedProcesses, WaitParams,
 };
 use crate::session::rows::{Rows, RowsError};
 use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
@@ -433,16 +433,30 @@ impl Host {
         Ok(ReadReply::new(fields, screen?))
     }
 
-    pub(super) fn snapshot(&self, p: IdParams) -> Result<Value, SessionError> {
+    pub(super) fn snapshot(&self, p: IdParams) -> Result<SnapshotReply, SessionError> {
         let (snapshot, fields) = self.current(&p.session_id, true, |s| s.snapshot())?;
-        let mut fields = json!(fields);
         let title = match self.lookup(&p.session_id)? {
             Entry::Live(l) => l.meta.title.clone(),
             Entry::Ended(r) => r.meta.title.clone(),
         };
-        fields["title"] = json!(title);
-        fields["snapshot"] = json!(snapshot);
-        Ok(fields)
+        let Lifecycle {
+            exit_code,
+            process_id,
+            session_id,
+            signal,
+            state,
+            version,
+        } = fields;
+        Ok(SnapshotReply {
+            exit_code,
+            process_id,
+            session_id,
+            signal,
+            snapshot: json!(snapshot),
+            state,
+            title,
+            version,
+        })
     }
 
     fn live_session(&self, id: &str) -> Result<Arc<Session>, SessionError> {
