@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 
 use super::error::{ErrorCode, SessionError};
 use super::instance::{Outcome, State, StopReason};
+use super::wait::{Until, WaitResult};
 use crate::rpc::{RpcError, code};
 
 /// A request.
@@ -593,4 +594,46 @@ pub struct SnapshotReply {
     pub title: Option<String>,
     /// See [`Lifecycle`].
     pub version: u64,
+}
+
+/// Why a `wait` did not match: its `error` object.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct WaitError {
+    /// The stable error code (`wait_timeout`, `session_exited`, `cancelled`).
+    pub code: ErrorCode,
+    /// What happened, for people.
+    pub message: String,
+}
+
+/// The `wait` reply. A wait that did not match is still a result (with the screen as it
+/// was), marked with `status: "error"` and an [`error`](Self::error).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaitReply {
+    /// Why it did not match, if it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<WaitError>,
+    /// The condition was met.
+    pub matched: bool,
+    /// How the wait ended.
+    pub result: WaitResult,
+    /// The screen at the end.
+    pub screen: ScreenReply,
+    /// The session.
+    pub session_id: String,
+    /// Its state at the end.
+    pub state: State,
+    /// `"error"` when it did not match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// The text or pattern waited for (none for idle and exit waits).
+    pub text: Option<String>,
+    /// It ran out of time.
+    pub timed_out: bool,
+    /// Appear or go away.
+    pub until: Until,
+    /// The screen version at the end.
+    pub version: u64,
+    /// How long it waited, in milliseconds.
+    pub waited_ms: u64,
 }

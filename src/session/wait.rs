@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use regex::{Regex, RegexBuilder};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::error::{ErrorCode, SessionError};
 use super::instance::Session;
@@ -29,7 +29,7 @@ pub enum Target {
 }
 
 /// Whether the text must appear or go away.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Until {
     /// Wait until it is on screen.
@@ -71,7 +71,7 @@ impl WaitCondition {
 }
 
 /// How a wait ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WaitResult {
     /// The condition was met.

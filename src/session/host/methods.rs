@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use regex::RegexBuilder;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::lines::rfc3339;
 use crate::pty::ColorEnvFlags;
@@ -18,7 +18,7 @@ use crate::session::protocol::{
     HistoryLine, HistoryParams, HistoryReply, IdParams, Lifecycle, ListParams, ListReply,
     ReadParams, ReadReply, ResizeParams, ResizeReply, ScreenReply, SendParams, SendReply,
     SessionSummary, SnapshotReply, StartParams, StartReply, StopFailure, StopParams, StopReply,
-    StoppedProcesses, WaitParams,
+    StoppedProcesses, WaitError, WaitParams, WaitReply,
 };
 use crate::session::rows::{Rows, RowsError};
 use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
@@ -674,7 +674,7 @@ impl Host {
         p: WaitParams,
         cancel: &AtomicBool,
         on_session: impl FnOnce(Arc<Session>),
-    ) -> Result<Value, SessionError> {
+    ) -> Result<WaitReply, SessionError> {
         let until = match p.until.as_deref() {
             None | Some("present") => Until::Present,
             Some("absent") => Until::Absent,
@@ -746,18 +746,6 @@ impl Host {
             ..ReadParams::default()
         };
         let (screen, fields) = self.current(&p.session_id, false, |s| s.screen(&read))?;
-        let mut reply = json!({
-            "sessionId": p.session_id,
-            "result": result,
-            "until": until,
-            "text": p.text.or(p.regex),
-            "matched": result == WaitResult::Matched,
-            "timedOut": result == WaitResult::Timeout,
-            "waitedMs": waited.as_millis() as u64,
-            "version": version,
-            "state": fields.state,
-            "screen": screen?,
-        });
         let error = match result {
             WaitResult::Matched => None,
             WaitResult::Timeout => {
@@ -765,12 +753,25 @@ impl Host {
             }
             WaitResult::SessionEnded => Some((ErrorCode::SessionExited, "the session ended first")),
             WaitResult::Cancelled => Some((ErrorCode::Cancelled, "the wait was cancelled")),
-        };
-        if let Some((code, message)) = error {
-            reply["status"] = json!("error");
-            reply["error"] = json!({ "code": code, "message": message });
         }
-        Ok(reply)
+        .map(|(code, message)| WaitError {
+            code,
+            message: message.into(),
+        });
+        Ok(WaitReply {
+            status: error.as_ref().map(|_| "error".into()),
+            error,
+            matched: result == WaitResult::Matched,
+            result,
+            screen: screen?,
+            session_id: p.session_id,
+            state: fields.state,
+            text: p.text.or(p.regex),
+            timed_out: result == WaitResult::Timeout,
+            until,
+            version,
+            waited_ms: waited.as_millis() as u64,
+        })
     }
 }
 
