@@ -184,9 +184,14 @@ impl Shared {
     /// reactor has read plus what waits in the master. Polling the master first completes the
     /// PTY's hand-over of earlier writes (see
     /// [`PtyProcess::output_pending`](super::PtyProcess::output_pending)), and the queue's
-    /// lock keeps the reactor from reading in between.
-    pub fn output_written_so_far(&self) -> u64 {
+    /// lock keeps the reactor from reading in between. Once the reactor alone has read more
+    /// than `known`, or the output has ended, the master is not asked: the count read so far
+    /// is returned.
+    pub fn output_written_so_far(&self, known: u64) -> u64 {
         let output = self.output();
+        if output.read_total > known || output.eof {
+            return output.read_total;
+        }
         let master = self.master_fd();
         let mut fds = [PollFd::new(&master, PollFlags::IN)];
         let now = Timespec {
@@ -194,12 +199,7 @@ impl Shared {
             tv_nsec: 0,
         };
         let _ = poll(&mut fds, Some(&now));
-        let waiting = if output.eof {
-            0
-        } else {
-            rustix::io::ioctl_fionread(master).unwrap_or(0)
-        };
-        output.read_total + waiting
+        output.read_total + rustix::io::ioctl_fionread(master).unwrap_or(0)
     }
 
     /// Reaps the child if it has exited (without waiting). Another caller may have reaped it
@@ -393,7 +393,7 @@ impl Events<'_> {
             && let Some(status) = shared.try_reap()
         {
             self.state.exited = true;
-            self.state.exit = Some((status, shared.output_written_so_far()));
+            self.state.exit = Some((status, shared.output_written_so_far(u64::MAX)));
         }
         self.release_exit();
         Ok(())

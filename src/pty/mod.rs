@@ -754,7 +754,7 @@ impl PtyProcess {
     /// this call is seen. A program found asleep before this call has therefore been seen
     /// whole.
     pub fn output_pending(&self, consumed: u64) -> bool {
-        self.shared.output_written_so_far() > consumed
+        self.shared.output_written_so_far(consumed) > consumed
     }
 
     /// The live members of the child's process tree ([`tree`]); without `/proc`, stand-ins for
