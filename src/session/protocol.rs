@@ -596,6 +596,30 @@ pub struct SnapshotReply {
     pub version: u64,
 }
 
+impl SnapshotReply {
+    /// The reply of a session in `lifecycle` whose screen is `snapshot`.
+    pub fn new(lifecycle: Lifecycle, snapshot: Value, title: Option<String>) -> SnapshotReply {
+        let Lifecycle {
+            exit_code,
+            process_id,
+            session_id,
+            signal,
+            state,
+            version,
+        } = lifecycle;
+        SnapshotReply {
+            exit_code,
+            process_id,
+            session_id,
+            signal,
+            snapshot,
+            state,
+            title,
+            version,
+        }
+    }
+}
+
 /// Why a `wait` did not match: its `error` object.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct WaitError {

@@ -439,24 +439,7 @@ impl Host {
             Entry::Live(l) => l.meta.title.clone(),
             Entry::Ended(r) => r.meta.title.clone(),
         };
-        let Lifecycle {
-            exit_code,
-            process_id,
-            session_id,
-            signal,
-            state,
-            version,
-        } = fields;
-        Ok(SnapshotReply {
-            exit_code,
-            process_id,
-            session_id,
-            signal,
-            snapshot: json!(snapshot),
-            state,
-            title,
-            version,
-        })
+        Ok(SnapshotReply::new(fields, json!(snapshot), title))
     }
 
     fn live_session(&self, id: &str) -> Result<Arc<Session>, SessionError> {
