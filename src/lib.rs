@@ -27,6 +27,7 @@
 //! A program driven from Rust: start it in a PTY, type into it, wait for its answer.
 //!
 //! ```
+//! # #[cfg(feature = "session")]
 //! # fn main() -> Result<(), shotty::session::SessionError> {
 //! use std::sync::atomic::AtomicBool;
 //! use std::time::Duration;
@@ -48,23 +49,35 @@
 //! session.stop(StopReason::User, Duration::from_secs(1))?;
 //! # Ok(())
 //! # }
+//! # #[cfg(not(feature = "session"))]
+//! # fn main() {}
 //! ```
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "serde")]
 pub mod diff;
 pub mod duration;
+#[cfg(feature = "serde")]
 pub mod input;
 pub mod lines;
+#[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "session")]
 pub mod pty;
 pub mod render;
+#[cfg(feature = "session")]
 pub mod rpc;
+#[cfg(feature = "session")]
 pub mod serve;
+#[cfg(feature = "session")]
 pub mod session;
+#[cfg(feature = "session")]
 pub mod signals;
 pub mod term;
 
-pub use render::{Appearance, to_png, to_svg};
+#[cfg(feature = "png")]
+pub use render::to_png;
+pub use render::{Appearance, to_svg};
 pub use term::{Snapshot, Terminal};

@@ -3,7 +3,7 @@
 use clap::Args;
 
 use shotty::render::Theme;
-use shotty::render::theme::BUILTIN_THEMES;
+use shotty::render::svg::hex;
 
 /// Arguments of `shotty themes`.
 #[derive(Debug, Args)]
@@ -15,18 +15,13 @@ pub struct ThemesArgs {
     json: bool,
 }
 
-fn hex(c: shotty::term::Rgb) -> String {
-    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
-}
-
 pub fn run(args: ThemesArgs) -> Result<i32, String> {
-    let mut entries = Vec::new();
-    for (id, json) in BUILTIN_THEMES {
-        let theme = Theme::from_json(json).map_err(|e| format!("built-in theme {id}: {e}"))?;
-        let (r, g, b) = theme.background;
-        let luminance = 0.2126 * r as f64 + 0.7152 * g as f64 + 0.0722 * b as f64;
-        entries.push((id, theme, luminance < 128.0));
-    }
+    let entries: Vec<(&str, Theme, bool)> = Theme::builtins()
+        .map(|(id, theme)| {
+            let dark = theme.is_dark();
+            (id, theme, dark)
+        })
+        .collect();
     let out = if args.json {
         let list: Vec<serde_json::Value> = entries
             .iter()

@@ -5,11 +5,14 @@
 //! bytes on every machine. resvg's fallback walks faces in insertion order, which makes the
 //! order below the fallback priority.
 
-use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
+#[cfg(feature = "png")]
+use std::{path::PathBuf, sync::Arc};
 
+#[cfg(feature = "png")]
 use resvg::usvg::fontdb;
 
+#[cfg(any(feature = "png", feature = "embed-font"))]
 use super::RenderError;
 
 /// One bundled font file.
@@ -127,6 +130,7 @@ impl CellMetrics {
     }
 }
 
+#[cfg(feature = "png")]
 /// The font database for rasterising, in fallback order: the bundled monospace family, then
 /// the `extra` font files (fonts the user names come before the bundled fallbacks for the
 /// characters they cover), then the bundled fallbacks. The bundled-only database is built
@@ -158,6 +162,7 @@ pub fn database(extra: &[PathBuf]) -> Result<Arc<fontdb::Database>, RenderError>
     Ok(db)
 }
 
+#[cfg(feature = "png")]
 fn build_database(extra: &[(&PathBuf, Vec<u8>)]) -> Result<fontdb::Database, RenderError> {
     let mut db = fontdb::Database::new();
     let (primary, fallbacks): (Vec<_>, Vec<_>) =
@@ -187,6 +192,7 @@ fn build_database(extra: &[(&PathBuf, Vec<u8>)]) -> Result<fontdb::Database, Ren
     Ok(db)
 }
 
+#[cfg(feature = "png")]
 /// The characters of `chars` that no face of `db` has a glyph for (each once, in order).
 /// Characters that are not drawn as glyphs of their own — spaces, joiners, variation
 /// selectors — are left out.
@@ -215,6 +221,7 @@ pub fn uncovered(db: &fontdb::Database, chars: impl IntoIterator<Item = char>) -
         .collect()
 }
 
+#[cfg(feature = "embed-font")]
 fn face_index(bold: bool, italic: bool) -> usize {
     BUNDLED
         .iter()
@@ -222,6 +229,7 @@ fn face_index(bold: bool, italic: bool) -> usize {
         .unwrap_or(0)
 }
 
+#[cfg(feature = "embed-font")]
 /// The bundled face a browser will draw `c` with in a run of the given style: the matching
 /// monospace face if it has the glyph, else the first fallback face that does (the same
 /// order resvg uses).
@@ -237,6 +245,7 @@ pub(crate) fn face_for(c: char, bold: bool, italic: bool) -> Option<usize> {
     })
 }
 
+#[cfg(feature = "embed-font")]
 /// A subset of bundled face `index` holding exactly `chars`, as a TrueType font browsers
 /// accept: subsetter keeps the glyphs, this adds back the `cmap` and `OS/2` tables it drops.
 pub(crate) fn subset_face(
@@ -291,6 +300,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "png")]
     fn bundled_faces_load_in_order() {
         let db = database(&[]).expect("bundled database");
         let families: Vec<String> = db.faces().map(|f| f.families[0].0.clone()).collect();
@@ -304,6 +314,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "png")]
     fn unreadable_extra_fonts_are_errors() {
         assert!(database(&[PathBuf::from("/nonexistent.ttf")]).is_err());
         let not_font = tempfile::NamedTempFile::new().expect("temp file");

@@ -11,7 +11,11 @@ pub(crate) mod boxdraw;
 pub mod font;
 pub mod layout;
 pub(crate) mod number;
+#[cfg(feature = "png")]
 pub mod png;
+// Theme files are read with it only with serde; build.rs reads the built-in themes with it.
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
+mod scheme;
 pub mod svg;
 pub mod theme;
 
@@ -19,7 +23,6 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use font::CellMetrics;
-pub use png::PngCompression;
 pub use theme::{DEFAULT_THEME, Theme};
 
 use crate::term::{Rgb, Snapshot};
@@ -141,6 +144,17 @@ pub struct Crop {
     pub right: Option<CropEdge>,
 }
 
+/// How hard the PNG encoder compresses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PngCompression {
+    /// The `png` crate's balanced default (what `tiny_skia::Pixmap::encode_png` writes).
+    #[default]
+    Default,
+    /// The `png` crate's fast mode (fdeflate): several times faster, somewhat larger files,
+    /// the same pixels.
+    Fast,
+}
+
 /// Every option that changes how a snapshot looks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Appearance {
@@ -175,9 +189,10 @@ pub struct Appearance {
     /// Draw bold text in colours 0–7 in the bright colours 8–15, as xterm does by default (its
     /// `boldColors` resource): programs such as dialog draw raised borders bold white on white.
     pub bold_is_bright: bool,
-    /// Embed a subset of the fonts in the SVG.
+    /// Embed a subset of the fonts in the SVG (needs the `embed-font` feature).
     pub embed_font: bool,
-    /// Embed the structured snapshot in the SVG `<metadata>`.
+    /// Embed the structured snapshot in the SVG `<metadata>` (a build without the `serde`
+    /// feature writes none).
     pub metadata: bool,
     /// Outer size in px: width, height (either may be derived from the other).
     pub size: (Option<f64>, Option<f64>),
@@ -273,12 +288,22 @@ pub fn encode(
 ) -> Result<Vec<u8>, RenderError> {
     Ok(match format {
         Format::Svg => to_svg(snapshot, appearance)?.into_bytes(),
+        #[cfg(feature = "png")]
         Format::Png => to_png(snapshot, appearance)?,
+        #[cfg(not(feature = "png"))]
+        Format::Png => return Err(RenderError::new("PNG output needs shotty's `png` feature")),
         Format::Txt => {
             let mut text = snapshot.text();
             text.push('\n');
             text.into_bytes()
         }
+        #[cfg(not(feature = "serde"))]
+        Format::Json => {
+            return Err(RenderError::new(
+                "JSON output needs shotty's `serde` feature",
+            ));
+        }
+        #[cfg(feature = "serde")]
         Format::Json => {
             let mut json = serde_json::to_vec(snapshot)
                 .map_err(|e| RenderError::new(format!("cannot encode the snapshot: {e}")))?;
@@ -299,7 +324,10 @@ pub fn encode_highlighted(
     let mut layout = layout::Layout::new(snapshot, appearance)?;
     layout.highlight(cells);
     match format {
+        #[cfg(feature = "png")]
         Format::Png => png::rasterize(&svg::write_for_raster(&layout, appearance)?, appearance),
+        #[cfg(not(feature = "png"))]
+        Format::Png => Err(RenderError::new("PNG output needs shotty's `png` feature")),
         _ => Ok(svg::write(&layout, snapshot, appearance)?.into_bytes()),
     }
 }
@@ -307,6 +335,7 @@ pub fn encode_highlighted(
 /// The characters of `snapshot` that a PNG cannot draw: no bundled font and no font of
 /// `appearance.font_files` has them, so their cells stay blank. (Box-drawing and block
 /// characters are drawn as geometry and never missing.)
+#[cfg(feature = "png")]
 pub fn missing_glyphs(
     snapshot: &Snapshot,
     appearance: &Appearance,
@@ -328,6 +357,7 @@ pub fn to_svg(snapshot: &Snapshot, appearance: &Appearance) -> Result<String, Re
 }
 
 /// Renders a snapshot as a PNG image (the SVG, rasterised).
+#[cfg(feature = "png")]
 pub fn to_png(snapshot: &Snapshot, appearance: &Appearance) -> Result<Vec<u8>, RenderError> {
     let layout = layout::Layout::new(snapshot, appearance)?;
     png::rasterize(&svg::write_for_raster(&layout, appearance)?, appearance)

@@ -4,18 +4,7 @@ use resvg::tiny_skia;
 use resvg::usvg;
 
 use super::font::{self, PRIMARY_FAMILY};
-use super::{Appearance, RenderError};
-
-/// How hard the PNG encoder compresses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum PngCompression {
-    /// The `png` crate's balanced default (what `tiny_skia::Pixmap::encode_png` writes).
-    #[default]
-    Default,
-    /// The `png` crate's fast mode (fdeflate): several times faster, somewhat larger files,
-    /// the same pixels.
-    Fast,
-}
+use super::{Appearance, PngCompression, RenderError};
 
 /// Rasterises an SVG produced by [`super::svg::write`] at the appearance's scale and encodes
 /// it as PNG at the appearance's compression.

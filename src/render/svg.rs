@@ -10,7 +10,9 @@ use std::fmt::Write;
 
 use crate::term::{Rgb, Snapshot};
 
-use super::font::{self, PRIMARY_FAMILY};
+#[cfg(feature = "embed-font")]
+use super::font;
+use super::font::PRIMARY_FAMILY;
 use super::layout::{Frame, Layout, Rect, RunX, TextClass};
 use super::number::{f, push_f};
 use super::{Appearance, Backdrop, RenderError, WindowStyle};
@@ -44,7 +46,8 @@ pub(crate) fn is_xml_safe(c: char) -> bool {
 
 /// The character the document shows for `c`: `c` itself, or U+FFFD where it cannot carry it.
 /// The font subsetter asks too, so an embedded font has the glyph that is actually drawn.
-pub(crate) fn drawn_char(c: char) -> char {
+#[cfg(feature = "embed-font")]
+fn drawn_char(c: char) -> char {
     if is_xml_safe(c) { c } else { '\u{fffd}' }
 }
 
@@ -66,6 +69,7 @@ enum Escape {
     /// JSON in character data: a `\uXXXX` escape, so the embedded snapshot decodes to exactly
     /// the original strings. Sound because serde_json writes non-ASCII only inside strings
     /// and already escapes the C0 controls, and every unsafe character is in the BMP.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     Json,
 }
 
@@ -518,7 +522,14 @@ fn document(
     inline_styles: bool,
 ) -> Result<String, RenderError> {
     let (font_faces, families) = if a.embed_font {
-        embedded_font_faces(layout)?
+        #[cfg(feature = "embed-font")]
+        {
+            embedded_font_faces(layout)?
+        }
+        #[cfg(not(feature = "embed-font"))]
+        return Err(RenderError::new(
+            "embedding fonts needs shotty's `embed-font` feature",
+        ));
     } else {
         (String::new(), String::new())
     };
@@ -546,6 +557,10 @@ fn document(
     out.push('"');
     num(&mut out, "width", layout.out_size.0);
     out.push_str(" xmlns=\"http://www.w3.org/2000/svg\">");
+    // Without serde there is no JSON to embed: such a build writes no metadata.
+    #[cfg(not(feature = "serde"))]
+    let _ = metadata;
+    #[cfg(feature = "serde")]
     if let Some(snapshot) = metadata {
         let json = serde_json::to_string(snapshot)
             .map_err(|e| RenderError::new(format!("cannot encode the snapshot: {e}")))?;
@@ -662,10 +677,12 @@ fn document(
 
 /// Family names the embedded subsets are declared under: the monospace family (four styles)
 /// and one per fallback face.
+#[cfg(feature = "embed-font")]
 const EMBED_MONO: &str = "shotty-mono";
 
 /// `@font-face` rules embedding subsets of the bundled faces for exactly the characters the
 /// layout draws as text, and the family list that puts them first.
+#[cfg(feature = "embed-font")]
 fn embedded_font_faces(layout: &Layout) -> Result<(String, String), RenderError> {
     use base64::Engine;
     use std::collections::BTreeSet;
@@ -764,9 +781,12 @@ mod tests {
             escaped(s, Escape::Uri),
             "%00%09%0A%0D%1F%7F%C2%85%C2%9F%EF%BF%BE%EF%BF%BF\u{fffd}"
         );
-        let json = serde_json::to_string(s).expect("JSON");
-        let written = escaped(&json, Escape::Json);
-        assert!(written.chars().all(is_xml_safe), "{written:?}");
-        assert_eq!(serde_json::from_str::<String>(&written).expect("JSON"), s);
+        #[cfg(feature = "serde")]
+        {
+            let json = serde_json::to_string(s).expect("JSON");
+            let written = escaped(&json, Escape::Json);
+            assert!(written.chars().all(is_xml_safe), "{written:?}");
+            assert_eq!(serde_json::from_str::<String>(&written).expect("JSON"), s);
+        }
     }
 }

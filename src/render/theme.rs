@@ -1,10 +1,9 @@
 //! Colour themes in the Windows Terminal scheme format, and resolving cell colours with them.
 
-use serde::Deserialize;
-
 use crate::term::{Color, Rgb, indexed_color};
 
 use super::RenderError;
+pub use super::scheme::{SchemeColors, parse_hex_color};
 
 include!(concat!(env!("OUT_DIR"), "/themes.rs"));
 
@@ -29,101 +28,68 @@ pub struct Theme {
     pub ansi: [Rgb; 16],
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SchemeFile {
-    name: String,
-    background: String,
-    foreground: String,
-    cursor_color: Option<String>,
-    selection_background: Option<String>,
-    black: String,
-    red: String,
-    green: String,
-    yellow: String,
-    blue: String,
-    purple: String,
-    cyan: String,
-    white: String,
-    bright_black: String,
-    bright_red: String,
-    bright_green: String,
-    bright_yellow: String,
-    bright_blue: String,
-    bright_purple: String,
-    bright_cyan: String,
-    bright_white: String,
-}
-
-/// Parses `#rgb` or `#rrggbb`.
-pub fn parse_hex_color(s: &str) -> Option<Rgb> {
-    let hex = s.trim().strip_prefix('#')?;
-    let digit = |i: usize, n: usize| u8::from_str_radix(hex.get(i..i + n)?, 16).ok();
-    match hex.len() {
-        3 => Some((digit(0, 1)? * 17, digit(1, 1)? * 17, digit(2, 1)? * 17)),
-        6 => Some((digit(0, 2)?, digit(2, 2)?, digit(4, 2)?)),
-        _ => None,
-    }
-}
-
 impl Theme {
+    fn from_scheme(name: &str, colors: SchemeColors) -> Theme {
+        Theme {
+            name: name.to_owned(),
+            background: colors.background,
+            foreground: colors.foreground,
+            cursor: colors.cursor,
+            selection_background: colors.selection_background,
+            ansi: colors.ansi,
+        }
+    }
+
     /// Parses a scheme in the Windows Terminal format.
+    #[cfg(feature = "serde")]
     pub fn from_json(json: &str) -> Result<Theme, String> {
-        let f: SchemeFile = serde_json::from_str(json).map_err(|e| e.to_string())?;
-        let color = |field: &str, value: &str| {
-            parse_hex_color(value)
-                .ok_or_else(|| format!("{field}: {value:?} is not a #rrggbb colour"))
-        };
-        let foreground = color("foreground", &f.foreground)?;
-        let background = color("background", &f.background)?;
-        let ansi = [
-            color("black", &f.black)?,
-            color("red", &f.red)?,
-            color("green", &f.green)?,
-            color("yellow", &f.yellow)?,
-            color("blue", &f.blue)?,
-            color("purple", &f.purple)?,
-            color("cyan", &f.cyan)?,
-            color("white", &f.white)?,
-            color("brightBlack", &f.bright_black)?,
-            color("brightRed", &f.bright_red)?,
-            color("brightGreen", &f.bright_green)?,
-            color("brightYellow", &f.bright_yellow)?,
-            color("brightBlue", &f.bright_blue)?,
-            color("brightPurple", &f.bright_purple)?,
-            color("brightCyan", &f.bright_cyan)?,
-            color("brightWhite", &f.bright_white)?,
-        ];
-        Ok(Theme {
-            name: f.name,
-            background,
-            foreground,
-            cursor: match &f.cursor_color {
-                Some(c) => color("cursorColor", c)?,
-                None => foreground,
-            },
-            selection_background: match &f.selection_background {
-                Some(c) => color("selectionBackground", c)?,
-                None => foreground,
-            },
-            ansi,
-        })
+        use serde_json::{Map, Value};
+        let map: Map<String, Value> = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        let (name, colors) = super::scheme::read_scheme(|key| match map.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(_) => Err(format!("{key}: not a string")),
+        })?;
+        Ok(Theme::from_scheme(name, colors))
+    }
+
+    /// The built-in themes as (id, theme), sorted by id (the files of `themes/`, read when
+    /// shotty was built).
+    pub fn builtins() -> impl Iterator<Item = (&'static str, Theme)> {
+        BUILTIN_THEMES
+            .iter()
+            .map(|(id, name, colors)| (*id, Theme::from_scheme(name, *colors)))
+    }
+
+    /// Whether the background is dark (its luminance below half).
+    pub fn is_dark(&self) -> bool {
+        let (r, g, b) = self.background;
+        let luminance = 0.2126 * f64::from(r) + 0.7152 * f64::from(g) + 0.0722 * f64::from(b);
+        luminance < 128.0
     }
 
     /// A built-in theme by id (`shotty themes` lists them).
     pub fn builtin(id: &str) -> Option<Theme> {
-        let (_, json) = BUILTIN_THEMES.iter().find(|(i, _)| *i == id)?;
-        Theme::from_json(json).ok()
+        let (_, name, colors) = BUILTIN_THEMES.iter().find(|(i, _, _)| *i == id)?;
+        Some(Theme::from_scheme(name, *colors))
     }
 
     /// A built-in theme by id, or a theme file by path (anything containing `/` or ending
     /// in `.json`).
     pub fn load(name_or_path: &str) -> Result<Theme, RenderError> {
         if name_or_path.contains('/') || name_or_path.ends_with(".json") {
-            let json = std::fs::read_to_string(name_or_path)
-                .map_err(|e| RenderError::new(format!("cannot read theme {name_or_path}: {e}")))?;
-            return Theme::from_json(&json)
-                .map_err(|e| RenderError::new(format!("theme {name_or_path}: {e}")));
+            #[cfg(feature = "serde")]
+            {
+                let json = std::fs::read_to_string(name_or_path).map_err(|e| {
+                    RenderError::new(format!("cannot read theme {name_or_path}: {e}"))
+                })?;
+                return Theme::from_json(&json)
+                    .map_err(|e| RenderError::new(format!("theme {name_or_path}: {e}")));
+            }
+            #[cfg(not(feature = "serde"))]
+            return Err(RenderError::new(format!(
+                "cannot read theme {name_or_path}: theme files need shotty's `serde` feature"
+            )));
         }
         Theme::builtin(name_or_path).ok_or_else(|| {
             RenderError::new(format!(
@@ -153,11 +119,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_builtin_theme_parses_and_the_default_exists() {
+    #[cfg(feature = "serde")]
+    fn builtin_themes_are_their_files_and_the_default_exists() {
         assert!(BUILTIN_THEMES.len() >= 20);
-        for (id, json) in BUILTIN_THEMES {
-            let theme = Theme::from_json(json).unwrap_or_else(|e| panic!("{id}: {e}"));
-            assert!(!theme.name.is_empty(), "{id}");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("themes");
+        for (id, theme) in Theme::builtins() {
+            let path = dir.join(format!("{id}.json"));
+            assert_eq!(Theme::load(&path.display().to_string()), Ok(theme), "{id}");
         }
         assert!(Theme::builtin(DEFAULT_THEME).is_some());
     }
@@ -173,10 +141,13 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "serde")]
     fn bad_theme_files_name_the_problem() {
         let err = Theme::from_json("{\"name\":\"x\"}").unwrap_err();
         assert!(err.contains("missing field"), "{err}");
-        let json = BUILTIN_THEMES[0].1.replacen("#", "#zz", 1);
+        let file = format!("{}/themes/{DEFAULT_THEME}.json", env!("CARGO_MANIFEST_DIR"));
+        let json = std::fs::read_to_string(file).expect("theme file");
+        let json = json.replacen("#", "#zz", 1);
         assert!(
             Theme::from_json(&json)
                 .unwrap_err()

@@ -2,6 +2,7 @@
 //! (`docs/host-protocol.md`). Method names are the `shotty session` subcommands; params and
 //! results are the types below, whose JSON is also what the CLI prints inside its envelope.
 
+#[cfg(feature = "mcp")]
 use rmcp::schemars::{self, JsonSchema};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -170,7 +171,8 @@ pub struct StartParams {
 }
 
 /// Methods that address one session (also the arguments of the MCP tools that do).
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "mcp", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IdParams {
     /// The session id returned by `start`/`spawn` or `list` (`s_` + 32 hex digits).
@@ -178,7 +180,8 @@ pub struct IdParams {
 }
 
 /// `list` (also the MCP `list` tool's arguments).
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "mcp", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ListParams {
     /// Include ended, retained sessions.
@@ -246,7 +249,8 @@ pub struct ListReply {
 }
 
 /// `read` (also the MCP `read` tool's arguments).
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "mcp", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReadParams {
     /// The session id.
@@ -334,7 +338,8 @@ pub struct ResizeParams {
 }
 
 /// `history` (also the MCP `history` tool's arguments).
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "mcp", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HistoryParams {
     /// Session id.

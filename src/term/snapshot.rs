@@ -2,6 +2,7 @@
 //! a public contract shared by `render --format json`, `session read --structured` and the SVG
 //! metadata. These serde types are its single definition.
 
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 use super::grid::Row;
@@ -13,8 +14,9 @@ use super::style::{Attrs, Color, Style, StyleId, StyleTable, Underline};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// A colour in a snapshot: a palette index or a `#rrggbb` string. Absent means default.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
 pub enum ColorValue {
     /// Palette entry 0–255.
     Index(u8),
@@ -50,49 +52,66 @@ impl ColorValue {
     }
 }
 
+#[cfg(feature = "serde")]
 fn is_false(b: &bool) -> bool {
     !*b
 }
 
 /// One style of the snapshot's style table. Flags appear only when true.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
 pub struct StyleSnapshot {
     /// Foreground colour.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub fg: Option<ColorValue>,
     /// Background colour.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub bg: Option<ColorValue>,
     /// Bold.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
     pub bold: bool,
     /// Dim (faint).
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
     pub dim: bool,
     /// Italic.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
     pub italic: bool,
     /// Underline style: `single`, `double`, `curly`, `dotted` or `dashed`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub underline: Option<String>,
     /// Underline colour.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub underline_color: Option<ColorValue>,
     /// Blink.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
     pub blink: bool,
     /// Inverse video.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
     pub inverse: bool,
     /// Hidden (concealed).
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
     pub hidden: bool,
     /// Strikethrough.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
     pub strike: bool,
     /// Overline.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
     pub overline: bool,
 }
 
@@ -143,49 +162,64 @@ impl StyleSnapshot {
 }
 
 /// One hyperlink of the snapshot's link table.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct LinkSnapshot {
     /// Target URI.
     pub uri: String,
     /// The OSC 8 `id=` parameter.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub id: Option<String>,
 }
 
+#[cfg(feature = "serde")]
 fn is_one(w: &u8) -> bool {
     *w == 1
 }
 
+#[cfg(feature = "serde")]
 fn one() -> u8 {
     1
 }
 
+#[cfg(feature = "serde")]
 fn is_zero(s: &u32) -> bool {
     *s == 0
 }
 
 /// One cell. `w` is omitted when 1, `s` when 0, `l` when the cell has no link.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct CellSnapshot {
     /// The character and any zero-width characters after it; `" "` when empty, `""` for the
     /// right half of a wide character.
     pub t: String,
     /// Width in columns: 2 for wide, 0 for a wide character's spacer.
-    #[serde(default = "one", skip_serializing_if = "is_one")]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default = "one", skip_serializing_if = "is_one")
+    )]
     pub w: u8,
     /// Index into `styles`.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero"))]
     pub s: u32,
     /// Index into `links`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub l: Option<u32>,
 }
 
 /// One row: exactly `width` cells.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct RowSnapshot {
     /// The row continues on the next one (soft wrap).
     pub wrapped: bool,
@@ -194,8 +228,9 @@ pub struct RowSnapshot {
 }
 
 /// The cursor.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct CursorSnapshot {
     /// 0-based row.
     pub row: u32,
@@ -208,8 +243,12 @@ pub struct CursorSnapshot {
 }
 
 /// The structured snapshot, schema version 1.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
 pub struct Snapshot {
     /// Always [`SCHEMA_VERSION`].
     pub schema_version: u32,
