@@ -6,10 +6,8 @@ mod procs;
 
 use std::time::{Duration, Instant};
 
-use shotty::pty::{
-    ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess, RunEnd, RunOutcome, StopWhen,
-    run_to_completion,
-};
+use shotty::pty::{ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess};
+use shotty::session::run::{RunEnd, RunOutcome, StopWhen, run_to_completion};
 use shotty::term::{ColorValue, Terminal};
 
 /// A generous safety net so that a broken implementation fails instead of hanging.
@@ -366,8 +364,9 @@ fn burst_through_the_terminal_ends_with_the_marker() {
 
 #[test]
 fn straggler_holding_the_terminal_does_not_stall_the_run() {
-    // The background sleep ignores SIGHUP and keeps the slave open, so no EOF comes.
-    let cmd = sh("(trap '' HUP; exec sleep 300) & echo done");
+    // The background sleep ignores SIGHUP and keeps the slave open, so no EOF comes (the
+    // pause lets it ignore the hang-up before the program exits).
+    let cmd = sh("(trap '' HUP; exec sleep 300) & sleep 0.2; echo done");
     let start = Instant::now();
     let (outcome, term) = run(&cmd);
     assert!(

@@ -200,3 +200,30 @@ fn a_missing_program_is_session_not_started() {
         err.message
     );
 }
+
+/// A program that exits while a background process it started still holds the terminal (and
+/// ignores the hang-up) ends the session as a terminal closing its side would: its own output
+/// is on the screen, the session ends as exited with the program's status within a moment of
+/// the output going quiet, and the straggler is gone.
+#[test]
+fn a_straggler_holding_the_terminal_does_not_keep_the_session_running() {
+    let s = start(&[
+        "sh",
+        "-c",
+        // The pause lets the background process ignore the hang-up before the program exits.
+        "(trap '' HUP; exec sleep 300) & sleep 0.2; echo done; exit 3",
+    ]);
+    let started = Instant::now();
+    assert_eq!(wait_ended(&s), State::Exited);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    let live = s.lock();
+    assert_eq!(live.exit_code, Some(3));
+    assert_eq!(live.outcome, Some(Outcome::Failed));
+    assert!(live.term.text().starts_with("done"), "{}", live.term.text());
+    drop(live);
+    procs::assert_gone(s.pid(), procs::ticks_now());
+}

@@ -7,8 +7,9 @@ use std::time::Duration;
 use clap::Args;
 
 use shotty::duration::parse_duration;
-use shotty::pty::{ColorEnvFlags, PtyCommand, PtyError, RunEnd, StopWhen, run_to_completion};
+use shotty::pty::{ColorEnvFlags, PtyCommand, PtyError};
 use shotty::render::Format;
+use shotty::session::run::{RunEnd, StopWhen, run_to_completion};
 use shotty::term::{Terminal, TerminalOptions};
 
 use super::appearance::AppearanceArgs;

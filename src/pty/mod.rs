@@ -2,8 +2,8 @@
 //!
 //! [`PtyCommand`] describes what to run (program, arguments, directory, environment, size);
 //! [`PtyProcess::spawn`] starts it in a fresh PTY and session and turns the PTY into a stream
-//! of [`PtyEvent`]s; [`run_to_completion`] drives a [`Terminal`] from that stream for the
-//! one-shot `shotty capture`. The session host builds on [`PtyProcess`] directly.
+//! of [`PtyEvent`]s. It knows nothing of terminals: `session::Session` feeds those events into
+//! one, for every front end and for the one-shot `shotty capture` alike.
 //!
 //! No threads of its own (`fdio.rs`): the master is non-blocking and the child's exit is a
 //! process descriptor, so whoever consumes the events drives output, queued input and the exit
@@ -22,15 +22,12 @@ use std::fmt;
 use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use portable_pty::{PtySize, native_pty_system};
 use rustix::process::{Pid, Signal};
-
-use crate::term::Terminal;
 
 mod fdio;
 mod procfs;
@@ -59,17 +56,6 @@ pub const DELETED_ENVS: [&str; 2] = ["CI", "TF_BUILD"];
 
 /// Largest chunk the reader hands over at once.
 pub const READ_CHUNK: usize = 64 * 1024;
-
-/// Output events [`PtyProcess::run`] takes in one go before it looks at the screen again.
-const RUN_BATCH: usize = 16;
-
-/// After the program exited without end-of-file (a background process still holds the
-/// terminal), output is awaited until it has been quiet this long. The exited program's own
-/// output is already in the kernel buffer by then and arrives at once.
-const EXIT_DRAIN_IDLE: Duration = Duration::from_millis(250);
-
-/// Upper bound on that post-exit draining, for stragglers that keep printing.
-const EXIT_DRAIN_MAX: Duration = Duration::from_secs(2);
 
 /// How long [`PtyProcess::terminate_group`] waits for the reaper after SIGKILL. Only a process
 /// stuck in uninterruptible sleep can take longer.
@@ -445,7 +431,7 @@ impl ExitStatus {
     }
 
     /// The status of a process that was reaped by someone else (e.g. `SIGCHLD` ignored).
-    fn unknown() -> ExitStatus {
+    pub(crate) fn unknown() -> ExitStatus {
         ExitStatus {
             code: None,
             signal: None,
@@ -830,132 +816,6 @@ impl PtyProcess {
             .pop()
             .unwrap_or(Err(PtyError::Closed))
     }
-
-    /// Feeds the program's output into `term` until it exits and its output is drained, or
-    /// `stop` says otherwise (then the whole process group is terminated). Terminal replies
-    /// (cursor reports, device attributes …) are written back after each chunk.
-    pub fn run(&self, term: &mut Terminal, stop: &StopWhen) -> Result<RunOutcome, PtyError> {
-        let deadline = stop.timeout.map(|t| Instant::now() + t);
-        let matched = |term: &Terminal| {
-            stop.until_text
-                .as_deref()
-                .is_some_and(|text| term.contains_text(text))
-        };
-        let mut events = self.events();
-        let input = self.input();
-        let mut status: Option<ExitStatus> = None;
-        let mut eof = false;
-        // Set once the child exited: when to give up waiting for end-of-file.
-        let mut drain_until: Option<Instant> = None;
-        let mut drain_cap: Option<Instant> = None;
-        let mut last_output = Instant::now();
-        let mut consumed: u64 = 0;
-        // The text is on screen: the screen must then stay unchanged for `stable_for`.
-        let mut text_seen = matched(term);
-        // When to look again whether the program waits for input.
-        let mut input_check = stop.awaiting_input.map(|quiet| last_output + quiet);
-
-        loop {
-            if eof && let Some(status) = status {
-                return Ok(RunOutcome::new(self.pid(), status, RunEnd::Exited));
-            }
-            let now = Instant::now();
-            if text_seen && now >= last_output + stop.stable_for {
-                return self.stop_early(RunEnd::UntilText, stop.grace);
-            }
-            if status.is_none()
-                && let (Some(quiet), Some(check)) = (stop.awaiting_input, input_check)
-                && now >= check
-            {
-                let waiting = self.foreground_activity() == Some(Activity::AwaitingInput)
-                    && !self.output_pending(consumed);
-                if waiting && now >= last_output + quiet {
-                    return self.stop_early(RunEnd::AwaitingInput, stop.grace);
-                }
-                input_check = Some((last_output + quiet).max(now + AWAITING_INPUT_RECHECK));
-            }
-            let wake = [
-                deadline,
-                drain_until,
-                input_check.filter(|_| status.is_none()),
-                text_seen.then(|| last_output + stop.stable_for),
-            ]
-            .into_iter()
-            .flatten()
-            .min();
-            let first = match wake {
-                None => events.recv().map_err(|_| RecvTimeoutError::Disconnected),
-                Some(wake) => events.recv_timeout(wake.saturating_duration_since(Instant::now())),
-            };
-            let mut event = match first {
-                Ok(event) => event,
-                Err(RecvTimeoutError::Timeout) => {
-                    if deadline.is_some_and(|d| Instant::now() >= d) {
-                        return self.stop_early(RunEnd::Timeout, stop.grace);
-                    }
-                    if drain_until.is_some_and(|d| Instant::now() >= d) {
-                        // Drain expired: the child is gone but something still holds the
-                        // terminal. Its output is not the program's; end it like a hang-up
-                        // would.
-                        let status = status.unwrap_or_else(ExitStatus::unknown);
-                        self.terminate(stop.grace)?;
-                        return Ok(RunOutcome::new(self.pid(), status, RunEnd::Exited));
-                    }
-                    continue;
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    // Both the reader and the reaper finished, so both events were seen;
-                    // kept for robustness.
-                    eof = true;
-                    status = status
-                        .or_else(|| self.try_wait())
-                        .or(Some(ExitStatus::unknown()));
-                    continue;
-                }
-            };
-            // Take what is already queued before the (whole-screen) text check, but not
-            // unboundedly: a fast producer must not starve the deadline.
-            let mut fed = false;
-            for taken in 1.. {
-                match event {
-                    PtyEvent::Output(bytes) => {
-                        term.advance(&bytes);
-                        consumed += bytes.len() as u64;
-                        // Best effort: a full queue means the program is not reading them.
-                        let _ = input.try_write(term.take_replies());
-                        fed = true;
-                    }
-                    PtyEvent::Eof => eof = true,
-                    PtyEvent::Exited(s) => {
-                        status = Some(s);
-                        drain_cap = Some(Instant::now() + EXIT_DRAIN_MAX);
-                    }
-                }
-                if taken == RUN_BATCH {
-                    break;
-                }
-                match events.try_recv() {
-                    Ok(next) => event = next,
-                    Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
-                }
-            }
-            if fed {
-                last_output = Instant::now();
-                text_seen = matched(term);
-            }
-            if let Some(cap) = drain_cap {
-                drain_until = Some((Instant::now() + EXIT_DRAIN_IDLE).min(cap));
-            }
-            if !(eof && status.is_some()) && deadline.is_some_and(|d| Instant::now() >= d) {
-                return self.stop_early(RunEnd::Timeout, stop.grace);
-            }
-        }
-    }
-
-    fn stop_early(&self, reason: RunEnd, grace: Duration) -> Result<RunOutcome, PtyError> {
-        let ended = self.terminate(grace)?;
-        Ok(RunOutcome::new(self.pid(), ended.status, reason))
-    }
 }
 
 /// Ends several process trees together (see [`PtyProcess::terminate`]): all are asked at once
@@ -1091,91 +951,4 @@ fn pty_size(width: u16, height: u16) -> PtySize {
         pixel_width: 0,
         pixel_height: 0,
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// One-shot runs
-
-/// How often [`PtyProcess::run`] looks whether a quiet program waits for input.
-const AWAITING_INPUT_RECHECK: Duration = Duration::from_millis(50);
-
-/// When [`run_to_completion`] stops before the program exits.
-#[derive(Clone, Debug)]
-pub struct StopWhen {
-    /// Stop after this long.
-    pub timeout: Option<Duration>,
-    /// Stop once this text is on the screen ([`Terminal::contains_text`]) and the screen has
-    /// then had no output for [`stable_for`](Self::stable_for).
-    pub until_text: Option<String>,
-    /// How long the screen must stay unchanged after [`until_text`](Self::until_text) appeared
-    /// (zero: stop at once).
-    pub stable_for: Duration,
-    /// Stop once the program waits for input (reading the terminal, in `poll` or `select`)
-    /// and has written nothing for this long: it has drawn its screen and waits for a key.
-    pub awaiting_input: Option<Duration>,
-    /// Time between SIGTERM and SIGKILL when stopping.
-    pub grace: Duration,
-}
-
-impl Default for StopWhen {
-    fn default() -> StopWhen {
-        StopWhen {
-            timeout: None,
-            until_text: None,
-            stable_for: Duration::ZERO,
-            awaiting_input: None,
-            grace: DEFAULT_GRACE,
-        }
-    }
-}
-
-/// Why a [`run_to_completion`] ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RunEnd {
-    /// The program exited and its output was drained.
-    Exited,
-    /// [`StopWhen::timeout`] elapsed; the process group was terminated.
-    Timeout,
-    /// [`StopWhen::until_text`] appeared; the process group was terminated.
-    UntilText,
-    /// The program waited for input ([`StopWhen::awaiting_input`]); the process group was
-    /// terminated.
-    AwaitingInput,
-}
-
-/// The result of [`run_to_completion`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunOutcome {
-    /// The child's pid (also its process group and session id).
-    pub pid: u32,
-    /// Its exit code, if it exited by itself.
-    pub exit_code: Option<i32>,
-    /// The name (`"SIGTERM"`) of the signal that killed it.
-    pub signal: Option<String>,
-    /// The number of that signal.
-    pub signal_number: Option<i32>,
-    /// Why the run ended.
-    pub stopped_by: RunEnd,
-}
-
-impl RunOutcome {
-    fn new(pid: u32, status: ExitStatus, stopped_by: RunEnd) -> RunOutcome {
-        RunOutcome {
-            pid,
-            exit_code: status.code(),
-            signal: status.signal_name(),
-            signal_number: status.signal(),
-            stopped_by,
-        }
-    }
-}
-
-/// Runs `cmd` in a fresh PTY, feeding its output into `term` (which should be `cmd`'s size),
-/// until it exits and its output is drained or `stop` ends it early. See [`PtyProcess::run`].
-pub fn run_to_completion(
-    cmd: &PtyCommand,
-    term: &mut Terminal,
-    stop: &StopWhen,
-) -> Result<RunOutcome, PtyError> {
-    PtyProcess::spawn(cmd)?.run(term, stop)
 }

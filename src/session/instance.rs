@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use crate::pty::{
-    Activity, ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess, Termination,
+    Activity, ColorEnvFlags, ExitStatus, PtyCommand, PtyError, PtyEvent, PtyProcess, Termination,
 };
 use crate::term::{Terminal, TerminalOptions};
 
@@ -34,6 +34,15 @@ pub fn check_size(width: u16, height: u16) -> Result<(), SessionError> {
 
 /// Output processed per batch at most before waiters are woken.
 pub const BATCH_BYTES: usize = 1 << 20;
+
+/// After the program exited without end-of-file (a background process still holds the
+/// terminal), output is awaited until it has been quiet this long; then the rest of its process
+/// tree is ended, as a terminal closing its side hangs it up. The exited program's own output
+/// is already in the kernel buffer by then and arrives at once.
+const EXIT_DRAIN_IDLE: Duration = Duration::from_millis(250);
+
+/// Upper bound on that post-exit draining, for stragglers that keep printing.
+const EXIT_DRAIN_MAX: Duration = Duration::from_secs(2);
 
 /// Stack of a session's thread: it parses, snapshots and writes records, nothing deeply
 /// recursive.
@@ -171,14 +180,18 @@ pub struct Live {
     /// When input was last written to the program.
     pub input_at: Option<Instant>,
     /// Output bytes fed into the terminal so far (see [`PtyProcess::output_read`]).
-    fed: u64,
+    pub(super) fed: u64,
+    /// How the program ended, once it has.
+    pub(super) status: Option<ExitStatus>,
     content_fingerprint: u64,
-    exited: bool,
+    /// The program has exited (its output may still be draining).
+    pub(super) exited: bool,
     eof: bool,
 }
 
 impl Live {
-    fn is_settled(&self) -> bool {
+    /// The program has exited and all its output is in the terminal.
+    pub(super) fn is_settled(&self) -> bool {
         self.exited && self.eof
     }
 }
@@ -265,6 +278,17 @@ impl Session {
                 ..TerminalOptions::default()
             },
         );
+        Session::with_process(id, spec, process, term)
+    }
+
+    /// A session around a program already spawned, whose output drives `term` (which may
+    /// hold output already, e.g. a header line): [`start`](Self::start) without the spawn.
+    pub(super) fn with_process(
+        id: String,
+        spec: SessionSpec,
+        process: PtyProcess,
+        term: Terminal,
+    ) -> Result<Arc<Session>, SessionError> {
         let content_fingerprint = fingerprint(&term);
         let now = Instant::now();
         let session = Arc::new(Session {
@@ -287,6 +311,7 @@ impl Session {
                 output_at: now,
                 input_at: None,
                 fed: 0,
+                status: None,
                 content_fingerprint,
                 exited: false,
                 eof: false,
@@ -342,6 +367,11 @@ impl Session {
     /// The program's pid (also its process group).
     pub fn pid(&self) -> u32 {
         self.process.pid()
+    }
+
+    /// The program's process.
+    pub(super) fn process(&self) -> &PtyProcess {
+        &self.process
     }
 
     /// Locks the live state.
@@ -539,6 +569,7 @@ impl Session {
         if !live.state.is_ended() {
             live.exit_code = status.code();
             live.signal = status.signal_name();
+            live.status = Some(status);
             live.state = State::Stopped;
             live.outcome = Some(Outcome::Stopped);
             live.updated_at = SystemTime::now();
@@ -579,20 +610,27 @@ impl Session {
         let mut published_at: Option<Instant> = None;
         let mut unpublished = false;
         let mut stop_at = self.spec.timeout.map(|t| self.created + t);
+        // Set once the program exited: when to stop waiting for end-of-file.
+        let mut drain_cap: Option<Instant> = None;
+        let mut drain_until: Option<Instant> = None;
         loop {
             if stop_at.is_some_and(|at| Instant::now() >= at) {
                 stop_at = None;
                 let _ = self.stop(StopReason::Timeout, STOP_GRACE);
+            }
+            if drain_until.is_some_and(|at| Instant::now() >= at) {
+                // The program is gone but something still holds its terminal; that output is
+                // not the program's. End the rest of its tree and count the output as drained.
+                drain_until = None;
+                let _ = self.process.terminate(STOP_GRACE);
+                self.lock().eof = true;
             }
             let due = if unpublished {
                 Some(published_at.map_or_else(Instant::now, |t| t + PUBLISH_INTERVAL))
             } else {
                 None
             };
-            let wake = match (due, stop_at) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+            let wake = [due, stop_at, drain_until].into_iter().flatten().min();
             let first = match wake {
                 Some(at) => match events.recv_timeout(at.saturating_duration_since(Instant::now()))
                 {
@@ -605,6 +643,7 @@ impl Session {
                     Err(_) => break,
                 },
             };
+            let got_event = first.is_some();
             let mut live = self.lock();
             let mut fed = false;
             let mut ended_now = false;
@@ -624,7 +663,9 @@ impl Session {
                         if live.exit_code.is_none() && live.signal.is_none() {
                             live.exit_code = status.code();
                             live.signal = status.signal_name();
+                            live.status = Some(status);
                         }
+                        drain_cap.get_or_insert(Instant::now() + EXIT_DRAIN_MAX);
                     }
                 }
                 if budget > 0 {
@@ -632,6 +673,9 @@ impl Session {
                 }
             }
             let now = Instant::now();
+            if let Some(cap) = drain_cap.filter(|_| got_event && !live.eof) {
+                drain_until = Some((now + EXIT_DRAIN_IDLE).min(cap));
+            }
             if fed {
                 let replies = live.term.take_replies();
                 if !replies.is_empty() {

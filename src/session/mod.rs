@@ -10,6 +10,7 @@ pub mod instance;
 pub mod paths;
 pub mod protocol;
 pub mod rows;
+pub mod run;
 pub mod send;
 pub mod wait;
 
