@@ -16,12 +16,9 @@
 //! of that session (pipelines, background jobs, the job-control groups of interactive shells),
 //! and every descendant that left it (`setsid`, double forks).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
-use std::io;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -29,30 +26,25 @@ use std::time::{Duration, Instant};
 use portable_pty::{PtySize, native_pty_system};
 use rustix::process::{Pid, Signal};
 
+mod command;
+mod error;
 mod fdio;
 mod procfs;
 mod reactor;
 mod spawn;
+mod status;
 mod tree;
 
+pub use command::{COLOR_ENV, ColorEnvFlags, DELETED_ENVS, PtyCommand};
+pub use error::PtyError;
+use error::{os_message, pty_error};
 pub use fdio::{Events, PtyInput};
+pub use status::{ExitStatus, signal_name};
 
 use procfs::ProcStat;
 pub use procfs::ProcessId;
 pub use tree::TREE_ENV;
 use tree::{ProcessTable, ProcessTree};
-
-/// Variables set for the child by [`PtyCommand::color_env`] (SPEC §3), so that programs which
-/// probe their environment emit full colour into the PTY.
-pub const COLOR_ENV: [(&str, &str); 3] = [
-    ("TERM", "xterm-256color"),
-    ("COLORTERM", "truecolor"),
-    ("FORCE_COLOR", "3"),
-];
-
-/// Variables removed by [`PtyCommand::color_env`]: many tools disable colour or animation when
-/// they believe they run in CI.
-pub const DELETED_ENVS: [&str; 2] = ["CI", "TF_BUILD"];
 
 /// Largest chunk the reader hands over at once.
 pub const READ_CHUNK: usize = 64 * 1024;
@@ -68,457 +60,8 @@ const GROUP_POLL: Duration = Duration::from_millis(10);
 /// Default grace between SIGTERM and SIGKILL (SPEC §4 `stop`).
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(3);
 
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-/// Why a PTY operation failed.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum PtyError {
-    /// The program could not be started: not found, not executable, or exec failed.
-    CannotRun {
-        /// The program as the caller named it.
-        program: String,
-        /// `NotFound`, `PermissionDenied`, … — lets a CLI pick exit code 127 or 126.
-        kind: io::ErrorKind,
-        /// Human-readable reason, e.g. "No such file or directory".
-        reason: String,
-    },
-    /// The working directory is unusable.
-    Cwd {
-        /// The directory asked for.
-        path: PathBuf,
-        /// Human-readable reason.
-        reason: String,
-    },
-    /// Width or height was zero.
-    InvalidSize {
-        /// Columns asked for.
-        width: u16,
-        /// Rows asked for.
-        height: u16,
-    },
-    /// Opening, configuring or resizing the PTY failed.
-    Pty {
-        /// What was being done.
-        op: &'static str,
-        /// Human-readable reason.
-        reason: String,
-    },
-    /// The program's input is closed (its terminal is gone).
-    Closed,
-    /// The process survived SIGKILL for longer than is plausible.
-    Unkillable {
-        /// Its pid.
-        pid: u32,
-    },
-}
-
-impl fmt::Display for PtyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PtyError::CannotRun {
-                program, reason, ..
-            } => write!(f, "cannot run `{program}`: {reason}"),
-            PtyError::Cwd { path, reason } => {
-                write!(
-                    f,
-                    "cannot use working directory `{}`: {reason}",
-                    path.display()
-                )
-            }
-            PtyError::InvalidSize { width, height } => {
-                write!(
-                    f,
-                    "invalid terminal size {width}x{height}: both must be at least 1"
-                )
-            }
-            PtyError::Pty { op, reason } => write!(f, "pty {op} failed: {reason}"),
-            PtyError::Closed => f.write_str("the program's terminal is closed"),
-            PtyError::Unkillable { pid } => {
-                write!(f, "process {pid} did not exit after SIGKILL")
-            }
-        }
-    }
-}
-
-impl std::error::Error for PtyError {}
-
-/// An I/O error's message without the " (os error N)" suffix, for user-facing text.
-fn os_message(err: &io::Error) -> String {
-    let text = err.to_string();
-    match text.rfind(" (os error ") {
-        Some(i) if text.ends_with(')') => text[..i].to_string(),
-        _ => text,
-    }
-}
-
-/// An `anyhow` error from portable-pty (its `Display` chain) as plain text.
-fn pty_error(op: &'static str, err: impl fmt::Display) -> PtyError {
-    PtyError::Pty {
-        op,
-        reason: err.to_string(),
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The command
-
-/// One step of the environment recipe; applied in order on top of the inherited environment.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum EnvOp {
-    Set(OsString, OsString),
-    Remove(OsString),
-    Clear,
-}
-
-/// The `--no-colorenv` / `--no-delete-envs` switches of SPEC §3 and §4.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ColorEnvFlags {
-    /// Do not set [`COLOR_ENV`].
-    pub no_colorenv: bool,
-    /// Do not remove [`DELETED_ENVS`].
-    pub no_delete_envs: bool,
-}
-
-/// What to run in a PTY. The program is executed directly — no shell is involved unless the
-/// program is one.
-#[derive(Clone, Debug)]
-pub struct PtyCommand {
-    program: OsString,
-    args: Vec<OsString>,
-    cwd: Option<PathBuf>,
-    env: Vec<EnvOp>,
-    width: u16,
-    height: u16,
-}
-
-impl PtyCommand {
-    /// Runs `program` (looked up on the child's `PATH` unless it contains a `/`) at 100×24,
-    /// in the caller's working directory, with the caller's environment.
-    pub fn new(program: impl Into<OsString>) -> PtyCommand {
-        PtyCommand {
-            program: program.into(),
-            args: Vec::new(),
-            cwd: None,
-            env: Vec::new(),
-            width: 100,
-            height: 24,
-        }
-    }
-
-    /// Appends one argument.
-    pub fn arg(&mut self, arg: impl Into<OsString>) -> &mut Self {
-        self.args.push(arg.into());
-        self
-    }
-
-    /// Appends arguments.
-    pub fn args<I, S>(&mut self, args: I) -> &mut Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<OsString>,
-    {
-        self.args.extend(args.into_iter().map(Into::into));
-        self
-    }
-
-    /// Sets the working directory (default: the caller's).
-    pub fn cwd(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
-        self.cwd = Some(dir.into());
-        self
-    }
-
-    /// Sets a variable. Environment changes apply in call order, so a later call wins.
-    pub fn env(&mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> &mut Self {
-        self.env.push(EnvOp::Set(key.into(), value.into()));
-        self
-    }
-
-    /// Removes a variable (inherited or set earlier).
-    pub fn env_remove(&mut self, key: impl Into<OsString>) -> &mut Self {
-        self.env.push(EnvOp::Remove(key.into()));
-        self
-    }
-
-    /// Drops the inherited environment and everything set so far.
-    pub fn env_clear(&mut self) -> &mut Self {
-        self.env.push(EnvOp::Clear);
-        self
-    }
-
-    /// Sets the terminal size in cells.
-    pub fn size(&mut self, width: u16, height: u16) -> &mut Self {
-        self.width = width;
-        self.height = height;
-        self
-    }
-
-    /// Applies the colour environment of SPEC §3: sets [`COLOR_ENV`] and removes
-    /// [`DELETED_ENVS`]. Call it before applying the user's own `--env` values so that those
-    /// win.
-    pub fn color_env(&mut self) -> &mut Self {
-        self.color_env_with(ColorEnvFlags::default())
-    }
-
-    /// [`color_env`](Self::color_env) with the `--no-colorenv` / `--no-delete-envs` switches.
-    pub fn color_env_with(&mut self, flags: ColorEnvFlags) -> &mut Self {
-        if !flags.no_colorenv {
-            for (key, value) in COLOR_ENV {
-                self.env(key, value);
-            }
-        }
-        if !flags.no_delete_envs {
-            for key in DELETED_ENVS {
-                self.env_remove(key);
-            }
-        }
-        self
-    }
-
-    /// The program as given.
-    pub fn program(&self) -> &OsStr {
-        &self.program
-    }
-
-    /// The arguments (without the program).
-    pub fn get_args(&self) -> &[OsString] {
-        &self.args
-    }
-
-    /// The working directory, if one was set.
-    pub fn get_cwd(&self) -> Option<&Path> {
-        self.cwd.as_deref()
-    }
-
-    /// Columns.
-    pub fn width(&self) -> u16 {
-        self.width
-    }
-
-    /// Rows.
-    pub fn height(&self) -> u16 {
-        self.height
-    }
-
-    /// The environment the child will get: the caller's, with the recorded changes applied,
-    /// and `SHELL` from the password database if it is not set.
-    pub fn effective_env(&self) -> BTreeMap<OsString, OsString> {
-        let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
-        for op in &self.env {
-            match op {
-                EnvOp::Set(k, v) => {
-                    env.insert(k.clone(), v.clone());
-                }
-                EnvOp::Remove(k) => {
-                    env.remove(k);
-                }
-                EnvOp::Clear => env.clear(),
-            }
-        }
-        // Programs that start a shell (an editor's `:!`, tmux) look here.
-        env.entry("SHELL".into()).or_insert_with(spawn::login_shell);
-        env
-    }
-
-    /// The working directory the child will get, checked to exist.
-    fn resolved_cwd(&self) -> Result<PathBuf, PtyError> {
-        let dir = match &self.cwd {
-            Some(dir) => dir.clone(),
-            None => std::env::current_dir().map_err(|e| PtyError::Cwd {
-                path: PathBuf::from("."),
-                reason: os_message(&e),
-            })?,
-        };
-        match std::fs::metadata(&dir) {
-            Ok(meta) if meta.is_dir() => Ok(dir),
-            Ok(_) => Err(PtyError::Cwd {
-                path: dir,
-                reason: "Not a directory".into(),
-            }),
-            Err(e) => Err(PtyError::Cwd {
-                path: dir,
-                reason: os_message(&e),
-            }),
-        }
-    }
-
-    /// Finds the program the way `execvp` would, in the child's `PATH` and relative to its
-    /// working directory, so that a missing program is reported cleanly before anything is
-    /// spawned. Returns the executable's path.
-    fn resolve_program(
-        &self,
-        cwd: &Path,
-        env: &BTreeMap<OsString, OsString>,
-    ) -> Result<PathBuf, PtyError> {
-        let name = self.program.to_string_lossy().into_owned();
-        let fail = |kind: io::ErrorKind, reason: &str| PtyError::CannotRun {
-            program: name.clone(),
-            kind,
-            reason: reason.to_string(),
-        };
-        if self.program.is_empty() {
-            return Err(fail(io::ErrorKind::NotFound, "No such file or directory"));
-        }
-        let path = Path::new(&self.program);
-        if self.program.as_encoded_bytes().contains(&b'/') {
-            let executable = cwd.join(path);
-            check_executable(&executable).map_err(|(kind, reason)| fail(kind, reason))?;
-            return Ok(executable);
-        }
-        let Some(search) = env.get(OsStr::new("PATH")) else {
-            return Err(fail(io::ErrorKind::NotFound, "PATH is not set"));
-        };
-        let mut denied = None;
-        for dir in std::env::split_paths(search) {
-            let executable = cwd.join(dir).join(path);
-            match check_executable(&executable) {
-                Ok(()) => return Ok(executable),
-                Err((io::ErrorKind::NotFound, _)) => {}
-                Err(other) => denied = denied.or(Some(other)),
-            }
-        }
-        let (kind, reason) =
-            denied.unwrap_or((io::ErrorKind::NotFound, "No such file or directory"));
-        Err(fail(kind, reason))
-    }
-}
-
-/// Whether `path` is an executable regular file; the error mirrors `execve`'s.
-fn check_executable(path: &Path) -> Result<(), (io::ErrorKind, &'static str)> {
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
-            Err((io::ErrorKind::PermissionDenied, "Permission denied"))
-        }
-        Err(_) => Err((io::ErrorKind::NotFound, "No such file or directory")),
-        Ok(meta) if meta.is_dir() => Err((io::ErrorKind::PermissionDenied, "Is a directory")),
-        Ok(meta) if meta.permissions().mode() & 0o111 == 0 => {
-            Err((io::ErrorKind::PermissionDenied, "Permission denied"))
-        }
-        Ok(_) => Ok(()),
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Exit status
-
-/// How the child ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ExitStatus {
-    code: Option<i32>,
-    signal: Option<i32>,
-}
-
-impl ExitStatus {
-    /// The exit code, when the program exited by itself.
-    pub fn code(&self) -> Option<i32> {
-        self.code
-    }
-
-    /// The signal number, when a signal killed it.
-    pub fn signal(&self) -> Option<i32> {
-        self.signal
-    }
-
-    /// The signal's name (`"SIGTERM"`), when a signal killed it.
-    pub fn signal_name(&self) -> Option<String> {
-        self.signal.map(signal_name)
-    }
-
-    /// Exit code 0.
-    pub fn success(&self) -> bool {
-        self.code == Some(0)
-    }
-
-    /// The status of a process that was reaped by someone else (e.g. `SIGCHLD` ignored).
-    pub(crate) fn unknown() -> ExitStatus {
-        ExitStatus {
-            code: None,
-            signal: None,
-        }
-    }
-}
-
-impl fmt::Display for ExitStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.code, self.signal) {
-            (Some(code), _) => write!(f, "exit code {code}"),
-            (None, Some(sig)) => write!(f, "killed by {}", signal_name(sig)),
-            (None, None) => f.write_str("unknown exit status"),
-        }
-    }
-}
-
-/// `"SIGTERM"` for 15, `"SIG42"` for signals without a portable name.
-pub fn signal_name(sig: i32) -> String {
-    const NAMES: [(Signal, &str); 28] = [
-        (Signal::HUP, "SIGHUP"),
-        (Signal::INT, "SIGINT"),
-        (Signal::QUIT, "SIGQUIT"),
-        (Signal::ILL, "SIGILL"),
-        (Signal::TRAP, "SIGTRAP"),
-        (Signal::ABORT, "SIGABRT"),
-        (Signal::BUS, "SIGBUS"),
-        (Signal::FPE, "SIGFPE"),
-        (Signal::KILL, "SIGKILL"),
-        (Signal::USR1, "SIGUSR1"),
-        (Signal::SEGV, "SIGSEGV"),
-        (Signal::USR2, "SIGUSR2"),
-        (Signal::PIPE, "SIGPIPE"),
-        (Signal::ALARM, "SIGALRM"),
-        (Signal::TERM, "SIGTERM"),
-        (Signal::CHILD, "SIGCHLD"),
-        (Signal::CONT, "SIGCONT"),
-        (Signal::STOP, "SIGSTOP"),
-        (Signal::TSTP, "SIGTSTP"),
-        (Signal::TTIN, "SIGTTIN"),
-        (Signal::TTOU, "SIGTTOU"),
-        (Signal::URG, "SIGURG"),
-        (Signal::XCPU, "SIGXCPU"),
-        (Signal::XFSZ, "SIGXFSZ"),
-        (Signal::VTALARM, "SIGVTALRM"),
-        (Signal::PROF, "SIGPROF"),
-        (Signal::WINCH, "SIGWINCH"),
-        (Signal::SYS, "SIGSYS"),
-    ];
-    NAMES
-        .iter()
-        .find(|(s, _)| s.as_raw() == sig)
-        .map_or_else(|| format!("SIG{sig}"), |(_, name)| (*name).to_string())
-}
-
-/// What [`PtyProcess::terminate`] ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Termination {
-    /// The child's exit status.
-    pub status: ExitStatus,
-    /// Every process of the tree that was alive during the stop (pids, ascending).
-    pub ended: Vec<u32>,
-    /// Those that were still alive after the grace period and were killed (SIGKILL).
-    pub killed: Vec<u32>,
-}
-
-impl Termination {
-    fn new(status: ExitStatus, tree: &ProcessTree, killed: BTreeSet<ProcessId>) -> Termination {
-        let pids = |ids: &mut dyn Iterator<Item = ProcessId>| -> Vec<u32> {
-            let mut pids: Vec<u32> = ids.map(|p| p.pid.unsigned_abs()).collect();
-            pids.sort_unstable();
-            pids.dedup();
-            pids
-        };
-        Termination {
-            status,
-            ended: pids(&mut tree.seen()),
-            killed: pids(&mut killed.into_iter()),
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The process
-
-/// Something that happened on the PTY, in the order the threads observed it. `Exited` may
-/// arrive before the last `Output`; end-of-output is `Eof`.
+/// Something that happened on the PTY. `Exited` comes after all the output the program wrote
+/// before it exited (`fdio.rs` holds it back until then); end-of-output is `Eof`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PtyEvent {
     /// Bytes the program wrote (at most [`READ_CHUNK`]).
@@ -815,6 +358,33 @@ impl PtyProcess {
         terminate_all(&[self], grace)
             .pop()
             .unwrap_or(Err(PtyError::Closed))
+    }
+}
+
+/// What [`PtyProcess::terminate`] ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Termination {
+    /// The child's exit status.
+    pub status: ExitStatus,
+    /// Every process of the tree that was alive during the stop (pids, ascending).
+    pub ended: Vec<u32>,
+    /// Those that were still alive after the grace period and were killed (SIGKILL).
+    pub killed: Vec<u32>,
+}
+
+impl Termination {
+    fn new(status: ExitStatus, tree: &ProcessTree, killed: BTreeSet<ProcessId>) -> Termination {
+        let pids = |ids: &mut dyn Iterator<Item = ProcessId>| -> Vec<u32> {
+            let mut pids: Vec<u32> = ids.map(|p| p.pid.unsigned_abs()).collect();
+            pids.sort_unstable();
+            pids.dedup();
+            pids
+        };
+        Termination {
+            status,
+            ended: pids(&mut tree.seen()),
+            killed: pids(&mut killed.into_iter()),
+        }
     }
 }
 
