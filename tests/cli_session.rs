@@ -1981,3 +1981,54 @@ fn session_capture_writes_an_svg_of_the_screen() {
     let svg = std::fs::read_to_string(&after).expect("capture written");
     assert!(text_of(&svg).contains("ended-output"), "{svg}");
 }
+
+/// `session capture` and `session inspect` take the appearance defaults of the config file
+/// (the user's, or `-C PATH`), the command line's flags win, and a bad file is a clear
+/// `invalid_request` naming it.
+#[test]
+fn session_capture_takes_the_config_file_appearance() {
+    let env = Env::new();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let id = env.start(&["--", "sh", "-c", "echo configured; exec sleep 30"]);
+    env.ok(&["wait", &id, "--text", "configured", "--timeout", "10s"]);
+    let capture = |name: &str, extra: &[&str]| -> String {
+        let path = dir.path().join(name);
+        let path = path.to_str().expect("UTF-8");
+        let mut args = vec!["capture", id.as_str(), "-o", path];
+        args.extend_from_slice(extra);
+        env.ok(&args);
+        std::fs::read_to_string(path).expect("capture written")
+    };
+    let dracula = "fill=\"#282a36\"";
+    let xterm = "fill=\"#000000\"";
+    assert!(!capture("none.svg", &[]).contains(dracula));
+
+    let config_dir = env.home.join(".config/shotty");
+    std::fs::create_dir_all(&config_dir).expect("config dir");
+    std::fs::write(config_dir.join("config.toml"), "theme = \"dracula\"\n").expect("config");
+    assert!(capture("user.svg", &[]).contains(dracula));
+    let flag_wins = capture("flag.svg", &["--theme", "xterm"]);
+    assert!(flag_wins.contains(xterm) && !flag_wins.contains(dracula));
+
+    let explicit = dir.path().join("other.toml");
+    std::fs::write(&explicit, "theme = \"xterm\"\n").expect("config");
+    let explicit = explicit.to_str().expect("UTF-8");
+    let chosen = capture("explicit.svg", &["-C", explicit]);
+    assert!(chosen.contains(xterm) && !chosen.contains(dracula));
+
+    let inspected = env.ok(&["inspect", &id]);
+    let path = inspected["path"].as_str().expect("inspect path");
+    assert!(
+        std::fs::read_to_string(path)
+            .expect("inspect file")
+            .contains(dracula)
+    );
+
+    std::fs::write(config_dir.join("config.toml"), "colour = \"red\"\n").expect("config");
+    let doc = env.error(&["capture", &id, "-o", "/dev/null"], "invalid_request");
+    let message = doc["error"]["message"].as_str().expect("message");
+    assert!(
+        message.contains("config.toml") && message.contains("colour"),
+        "{doc}"
+    );
+}

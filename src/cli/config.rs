@@ -1,14 +1,15 @@
 //! Defaults from a config file. `-C/--config PATH` names it; otherwise `./shotty.toml`, then
 //! `$XDG_CONFIG_HOME/shotty/config.toml` (`~/.config/shotty/config.toml`), the first that
 //! exists. Top-level keys are appearance options — the long names `shotty render --help`
-//! lists, such as `theme = "dracula"` or `window = "macos"` — and apply to `capture` and
-//! `render`; a `[capture]` table holds capture options (`width = 120`, `timeout = "5s"`).
+//! lists, such as `theme = "dracula"` or `window = "macos"` — and apply to `capture`,
+//! `render`, `session capture` and `session inspect`; a `[capture]` table holds capture
+//! options (`width = 120`, `timeout = "5s"`).
 //!
 //! The keys become command-line arguments placed before the user's, and every command they
 //! reach overrides an argument given twice with the later one: flags on the command line win,
 //! and clap checks each value exactly as if it had been typed.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use clap::CommandFactory;
@@ -39,11 +40,32 @@ pub fn apply(mut args: Vec<OsString>) -> Result<Vec<OsString>, String> {
     Ok(args)
 }
 
-/// Removes `-C PATH`, `--config PATH` or `--config=PATH` (before any `--`) and returns PATH.
-fn take_config_flag(args: &mut Vec<OsString>) -> Result<Option<PathBuf>, String> {
-    let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+/// The appearance defaults of the config file for a session command that renders (`session
+/// capture`, `session inspect`), taking `-C/--config` out of `args` (the arguments after
+/// `session`). A `[capture]` table is for `shotty capture` and does not apply here.
+pub fn session_defaults(args: &mut Vec<String>) -> Result<Vec<String>, String> {
+    let explicit = take_config_flag(args)?;
+    let Some(path) = explicit.or_else(default_path) else {
+        return Ok(Vec::new());
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read the config file {}: {e}", path.display()))?;
+    let defaults = arguments(&path, &text, "session")?;
+    Ok(defaults
+        .into_iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect())
+}
+
+/// Removes `-C PATH`, `--config PATH` or `--config=PATH` (after the first argument, before
+/// any `--`) and returns PATH.
+fn take_config_flag<T: AsRef<OsStr>>(args: &mut Vec<T>) -> Result<Option<PathBuf>, String> {
+    let end = args
+        .iter()
+        .position(|a| a.as_ref() == "--")
+        .unwrap_or(args.len());
     for i in 1..end {
-        let Some(arg) = args[i].to_str() else {
+        let Some(arg) = args[i].as_ref().to_str() else {
             continue;
         };
         if let Some(path) = arg.strip_prefix("--config=") {
@@ -55,7 +77,7 @@ fn take_config_flag(args: &mut Vec<OsString>) -> Result<Option<PathBuf>, String>
             if i + 1 >= end {
                 return Err(format!("{arg} needs a path"));
             }
-            let path = PathBuf::from(args.remove(i + 1));
+            let path = PathBuf::from(args.remove(i + 1).as_ref());
             args.remove(i);
             return Ok(Some(path));
         }

@@ -178,6 +178,7 @@ struct ResizeArgs {
 
 /// Render the screen to a file.
 #[derive(Debug, Parser)]
+#[command(args_override_self = true)]
 struct CaptureArgs {
     /// The session's id.
     id: String,
@@ -193,6 +194,7 @@ struct CaptureArgs {
 
 /// Render the screen to a private temporary file and print its path.
 #[derive(Debug, Parser)]
+#[command(args_override_self = true)]
 struct InspectArgs {
     /// The session's id.
     id: String,
@@ -299,7 +301,18 @@ pub(super) fn command() -> clap::Command {
     SessionCli::command().name("session")
 }
 
-pub fn main(args: Vec<String>) -> i32 {
+pub fn main(mut args: Vec<String>) -> i32 {
+    // The commands that render take the config file's appearance defaults, before the user's
+    // own flags (which win: both parsers override an option given twice).
+    if matches!(
+        args.first().map(String::as_str),
+        Some("capture" | "inspect")
+    ) {
+        match super::config::session_defaults(&mut args) {
+            Ok(defaults) => drop(args.splice(1..1, defaults)),
+            Err(e) => return emit(Err(SessionError::invalid_request(e))),
+        }
+    }
     let command = match parse(args) {
         Ok(command) => command,
         Err(e) if !e.use_stderr() => {
