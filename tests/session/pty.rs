@@ -1,9 +1,6 @@
 //! The PTY layer against real programs. Every wait is bounded: runs carry a timeout, event
 //! loops a deadline.
 
-#[path = "support/procs.rs"]
-mod procs;
-
 use std::time::{Duration, Instant};
 
 use shotty::pty::{
@@ -11,6 +8,8 @@ use shotty::pty::{
     run_to_completion,
 };
 use shotty::term::{ColorValue, Terminal};
+
+use crate::procs;
 
 /// A generous safety net so that a broken implementation fails instead of hanging.
 const SAFETY: Duration = Duration::from_secs(20);
