@@ -1,4 +1,4 @@
-// Measures an inlined shotty SVG in a real browser: tests/browser.rs loads this into a page
+// Measures an inlined shotty SVG in a real browser: tests/render/browser.rs loads this into a page
 // next to the SVG and evaluates `shottyMeasure()` over the DevTools protocol.
 //
 // Checks, after every web font has loaded:

@@ -1,4 +1,4 @@
-"""MCP client for tests/mcp.rs: drives `shotty mcp` with the official Python SDK.
+"""MCP client for tests/frontends/mcp.rs: drives `shotty mcp` with the official Python SDK.
 
 Usage: python3 tests/mcp_client.py SHOTTY_BINARY WORKDIR HOME
 (HOME: the home directory for the server and the programs it starts.)

@@ -1,4 +1,8 @@
 //! Memory bounds measured on the real process (its own test binary, so nothing else runs).
+//!
+//! Keep it out of the grouped test binaries (`tests/term/` and the others): it measures the
+//! resident set of the whole test process, which any test running beside it in the same
+//! process would inflate.
 
 use shotty::term::{Terminal, TerminalOptions};
 

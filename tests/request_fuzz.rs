@@ -15,6 +15,10 @@
 //! Dangerous requests are kept bounded: nothing stops or kills the sessions the test needs,
 //! `start`/`spawn` run only `cat` or `true` and only a few times, captures stay inside the
 //! test's directory, and waits are short (a long one is sent by a client that then vanishes).
+//!
+//! A test binary of its own, outside the grouped ones (`tests/frontends/` and the others): at
+//! its end it asserts that the test process has no child process left, which any test running
+//! beside it in the same process would break with children of its own.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Read, Write};

@@ -1,5 +1,5 @@
-//! Terminal input for the golden cases (`tests/golden.rs`), shared with the browser check
-//! (`tests/browser.rs`) so both render exactly the same screens.
+//! Terminal input for the golden cases (`tests/render/golden.rs`), shared with the browser
+//! check (`tests/render/browser.rs`) so both render exactly the same screens.
 
 use std::path::Path;
 

@@ -1,7 +1,6 @@
 //! The alternate screen buffer: modes 47, 1047, 1048 and 1049.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn primary() -> shotty::term::Terminal {
     term(10, 3, b"main1\r\nmain2\x1b[2;3H")

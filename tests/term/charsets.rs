@@ -1,7 +1,6 @@
 //! Character set designation (`ESC ( F` …) and invocation (SO/SI, SS2/SS3).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn dec_special_graphics_in_g0_draws_lines() {

@@ -1,14 +1,13 @@
 //! The PTY layer against real programs. Every wait is bounded: runs carry a timeout, event
 //! loops a deadline.
 
-#[path = "support/procs.rs"]
-mod procs;
-
 use std::time::{Duration, Instant};
 
 use shotty::pty::{ColorEnvFlags, PtyCommand, PtyError, PtyEvent, PtyProcess};
 use shotty::session::run::{RunEnd, RunOutcome, StopWhen, run_to_completion};
 use shotty::term::{ColorValue, Terminal};
+
+use crate::procs;
 
 /// A generous safety net so that a broken implementation fails instead of hanging.
 const SAFETY: Duration = Duration::from_secs(20);

@@ -1,7 +1,6 @@
 //! DECSTBM, IND/RI/NEL/LF at the margins, SU/SD and what feeds the scrollback.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn five_lines() -> shotty::term::Terminal {
     term(4, 5, b"1\r\n2\r\n3\r\n4\r\n5")

@@ -1,7 +1,6 @@
 //! Autowrap: xterm's pending-wrap ("last column flag") and the snapshot `wrapped` flags.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn printing_in_last_column_keeps_cursor_there_with_pending_wrap() {

@@ -1,13 +1,12 @@
 //! The session core with real programs: output, input, replies, resize, exit, stop.
 
-#[path = "support/procs.rs"]
-mod procs;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use shotty::pty::ColorEnvFlags;
 use shotty::session::{Outcome, Session, SessionSpec, State, StopReason};
+
+use crate::procs;
 
 fn spec(command: &[&str]) -> SessionSpec {
     SessionSpec {

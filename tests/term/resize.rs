@@ -1,8 +1,7 @@
 //! Resizing: the cursor stays valid, soft-wrapped lines reflow, lines move between the screen
 //! and the scrollback, and every row always has exactly `width` cells.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn shrinking_width_rewraps_soft_wrapped_text() {

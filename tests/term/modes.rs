@@ -1,8 +1,8 @@
 //! SM/RM and DECSET/DECRST: IRM, LNM, DECAWM, DECTCEM, DECCKM, DECKPAM, mouse, paste, 2026.
 
-mod common;
-use common::*;
 use shotty::term::{MouseEncoding, MouseTracking};
+
+use crate::common::*;
 
 #[test]
 fn irm_inserts_and_pushes_text_right() {

@@ -1,8 +1,7 @@
 //! Answers the terminal sends back: DA1, DA2, DSR/CPR, DECRQM, colour queries, XTVERSION,
 //! XTWINOPS 18 — and requests that must get no answer.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// The numeric parameters of a reply `prefix … final`.
 fn params(reply: &str, prefix: &str, fin: char) -> Vec<u32> {

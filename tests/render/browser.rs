@@ -11,15 +11,14 @@
 //! binary, and `SHOTTY_BROWSER_ARTIFACTS=DIR` keeps the pages, the SVGs and both images of every
 //! case.
 
-#[path = "browser/devtools.rs"]
 mod devtools;
-mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use devtools::Browser;
-use support::golden_inputs::{Input, attributes, box_drawing, input_bytes, sample, unicode};
+
+use crate::support::golden_inputs::{Input, attributes, box_drawing, input_bytes, sample, unicode};
 
 /// One screen to check: golden-case input, terminal size and extra `render` options.
 struct Case {

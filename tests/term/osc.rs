@@ -1,9 +1,9 @@
 //! OSC: titles and the title stack, palette and dynamic colours, hyperlinks, clipboard,
 //! shell-integration marks.
 
-mod common;
-use common::*;
 use shotty::term::{DynamicColor, PromptMark};
+
+use crate::common::*;
 
 #[test]
 fn osc0_and_osc2_set_the_title() {

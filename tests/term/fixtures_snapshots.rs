@@ -6,17 +6,16 @@
 //! pinned just before their last alternate-screen exit (`<name>.alt.json` / `.txt`): that is
 //! the TUI screen worth looking at.
 //!
-//! `UPDATE_SNAPSHOTS=1 cargo test --test fixtures_snapshots` rewrites the files. Review the
-//! `.txt` diff by eye: a pin of a wrong screen is a bug.
-
-mod support;
+//! `UPDATE_SNAPSHOTS=1 cargo test --test term fixtures_snapshots::` rewrites the files. Review
+//! the `.txt` diff by eye: a pin of a wrong screen is a bug.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use shotty::term::{SCHEMA_VERSION, Snapshot, Terminal};
-use support::{Fixture, fixtures, last_alt_screen_exit};
+
+use crate::support::{self, Fixture, fixtures, last_alt_screen_exit};
 
 fn snapshots_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots")

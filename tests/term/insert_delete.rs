@@ -1,7 +1,6 @@
 //! ICH, DCH, ECH (character editing) and IL, DL (line editing).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn ich_inserts_blanks_and_drops_characters_off_the_right_edge() {

@@ -1,8 +1,7 @@
 //! Wide characters (CJK, emoji) and zero-width characters (combining marks, ZWJ, VS16).
 //! Widths follow wcwidth per code point, as xterm computes them.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn cjk_takes_two_cells() {

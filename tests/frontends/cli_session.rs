@@ -10,8 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-#[path = "support/procs.rs"]
-mod procs;
+use crate::procs;
 
 struct Env {
     _dir: tempfile::TempDir,

@@ -1,8 +1,7 @@
 //! Cursor movement: CUP/HVP, CUU/CUD/CUF/CUB, CHA/HPA/VPA/HPR/VPR, CNL/CPL, BS, DECOM,
 //! DECSC/DECRC.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn cup_without_parameters_homes() {

@@ -1,7 +1,6 @@
 //! HT, HTS, TBC, CHT and CBT.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn default_stops_every_eight_columns() {

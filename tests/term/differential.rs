@@ -21,8 +21,6 @@
 //!
 //! `DIFF_CASES=n` changes the number of generated programs, `DIFF_SEED=s` runs only one.
 
-mod support;
-
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -40,8 +38,9 @@ use alacritty_terminal::vte::ansi::{
 use shotty::term::{
     Attrs, Color, MouseEncoding, MouseTracking, RowSnapshot, Snapshot, Terminal, Underline,
 };
-use support::escape_bytes;
 use unicode_width::UnicodeWidthChar;
+
+use crate::support::{self, escape_bytes};
 
 // ----- the common representation ------------------------------------------------------------
 

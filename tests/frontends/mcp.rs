@@ -21,7 +21,7 @@ fn require_python_mcp() -> bool {
         .output();
     match probe {
         Err(e) => panic!(
-            "python3 is needed for tests/mcp.rs ({e}); install it, or set SHOTTY_SKIP_MCP=1 to skip"
+            "python3 is needed for tests/frontends/mcp.rs ({e}); install it, or set SHOTTY_SKIP_MCP=1 to skip"
         ),
         Ok(out) if !out.status.success() => panic!(
             "the Python MCP SDK is missing (pip install mcp, see .ci/run), or set \

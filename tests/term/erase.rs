@@ -1,7 +1,6 @@
 //! ED, EL and ECH, with back-colour erase and wide characters.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// Three rows of ten characters, cursor at row 1 (0-based), column 4.
 fn filled() -> shotty::term::Terminal {

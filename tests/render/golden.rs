@@ -2,15 +2,14 @@
 //!
 //! Every case renders through the real binary. A normal run fails on any byte difference and
 //! prints the cell-level `diff` report, and on a reference no case makes any more;
-//! `UPDATE_GOLDEN=1 cargo test --test golden` rewrites the references and removes stale ones
-//! (review them before committing; `UPDATE_GOLDEN=0` or empty compares).
-
-mod support;
+//! `UPDATE_GOLDEN=1 cargo test --test render golden::` rewrites the references and removes
+//! stale ones (review them before committing; `UPDATE_GOLDEN=0` or empty compares).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::golden_inputs::{
+use crate::support;
+use crate::support::golden_inputs::{
     Input, attributes, box_drawing, cursor, input_bytes, links, palette, powerline, sample, tall,
     unicode,
 };

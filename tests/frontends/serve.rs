@@ -2,9 +2,6 @@
 //! sockets. Every read on a socket or pipe has a timeout and every wait for a process has a
 //! deadline, so a broken server fails a test instead of hanging it.
 
-#[path = "support/procs.rs"]
-mod procs;
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::os::unix::fs::PermissionsExt;
@@ -15,6 +12,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+use crate::procs;
 
 /// Longest time any single reply or state change may take.
 const PATIENCE: Duration = Duration::from_secs(20);

@@ -1,4 +1,4 @@
-//! Shared helpers for the `term_*` integration tests.
+//! Shared helpers for the escape-sequence tests of the emulator (`tests/term/`).
 #![allow(dead_code)]
 
 use shotty::term::{CellSnapshot, ColorValue, Snapshot, StyleSnapshot, Terminal};

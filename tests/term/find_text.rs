@@ -1,7 +1,6 @@
 //! `Terminal::contains_text`: what `wait --text` and `--until-text` look for on the screen.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn blanks_on_screen_are_spaces() {

@@ -1,9 +1,9 @@
 //! SGR: every attribute, the reset codes, 16/256/true colour in `;` and `:` forms, underline
 //! styles and underline colour.
 
-mod common;
-use common::*;
 use shotty::term::StyleSnapshot;
+
+use crate::common::*;
 
 /// The style of a character printed after `sgr`.
 fn sgr(seq: &str) -> StyleSnapshot {

@@ -1,0 +1,14 @@
+//! Screenshots: the renderer and the one-shot commands through the real binary (`shotty
+//! render`, `shotty capture`), XML validity of every SVG, the golden images, and the SVGs in
+//! a real browser.
+//!
+//! Run one part with a filter, e.g. `cargo test --test render golden::`.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod browser;
+mod cli_capture;
+mod cli_render;
+mod golden;
+mod xml;

@@ -1,0 +1,12 @@
+//! Programs in PTYs, in process: the PTY layer, the key table against a real program, the
+//! session core and its wait conditions.
+//!
+//! Run one part with a filter, e.g. `cargo test --test session pty::`.
+
+#[path = "../support/procs.rs"]
+mod procs;
+
+mod instance;
+mod keys_hex;
+mod pty;
+mod wait;
