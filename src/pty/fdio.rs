@@ -17,7 +17,7 @@ use rustix::event::{EventfdFlags, PollFd, PollFlags, Timespec, eventfd, poll};
 use rustix::io::Errno;
 use rustix::process::{Pid, PidfdFlags, WaitId, WaitIdOptions, pidfd_open, waitid};
 
-use super::reactor::{self, Output};
+use super::reactor::{self, Output, Source};
 use super::{ExitStatus, PtyError, PtyEvent};
 
 /// Input queued for the program at most, in bytes. [`PtyInput::write`] waits for room beyond
@@ -57,6 +57,25 @@ struct Input {
     closed: bool,
 }
 
+impl Source for Shared {
+    /// The master's descriptor.
+    fn master_fd(&self) -> BorrowedFd<'_> {
+        // SAFETY: `master_fd` is the descriptor that `self.master` owns. `self.master` is
+        // never replaced and is dropped only with `self`, so the descriptor stays open for as
+        // long as this borrow of `self` lasts.
+        unsafe { BorrowedFd::borrow_raw(self.master_fd) }
+    }
+
+    /// The output queue.
+    fn output(&self) -> MutexGuard<'_, Output> {
+        self.output.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wake_consumer(&self) {
+        let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
+    }
+}
+
 impl Shared {
     /// Makes the master non-blocking and opens the child's process descriptor.
     pub fn new(master: Box<dyn MasterPty + Send>, pid: Pid) -> Result<Shared, PtyError> {
@@ -89,19 +108,6 @@ impl Shared {
         let token = reactor::register(self)?;
         self.token.store(token, Ordering::Relaxed);
         Ok(())
-    }
-
-    /// The output queue.
-    pub(super) fn output(&self) -> MutexGuard<'_, Output> {
-        self.output.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The master's descriptor.
-    pub(super) fn master_fd(&self) -> BorrowedFd<'_> {
-        // SAFETY: `master_fd` is the descriptor that `self.master` owns. `self.master` is
-        // never replaced and is dropped only with `self`, so the descriptor stays open for as
-        // long as this borrow of `self` lasts.
-        unsafe { BorrowedFd::borrow_raw(self.master_fd) }
     }
 
     /// The master, for resizing and asking for the foreground process group.
@@ -169,10 +175,6 @@ impl Shared {
             self.wake_consumer();
         }
         Ok(true)
-    }
-
-    pub(super) fn wake_consumer(&self) {
-        let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
     }
 
     fn drain_wake(&self) {

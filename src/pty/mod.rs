@@ -43,6 +43,7 @@ pub use status::{ExitStatus, signal_name};
 
 use procfs::ProcStat;
 pub use procfs::ProcessId;
+use reactor::Source;
 pub use tree::TREE_ENV;
 use tree::{ProcessTable, ProcessTree};
 

@@ -7,14 +7,13 @@
 //! has taken enough.
 
 use std::collections::{HashMap, VecDeque};
-use std::os::fd::OwnedFd;
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
 use rustix::event::epoll;
 use rustix::io::Errno;
 
-use super::fdio::Shared;
 use super::{PtyError, READ_CHUNK};
 
 /// Output queued for a consumer at most, in bytes, before its PTY is no longer read.
@@ -33,9 +32,19 @@ pub(super) struct Output {
     paused: bool,
 }
 
+/// What the reactor reads for: a PTY's master and the queue its consumer takes output from.
+pub(super) trait Source: Send + Sync {
+    /// The master's descriptor, open as long as the source lives.
+    fn master_fd(&self) -> BorrowedFd<'_>;
+    /// The output queue, locked.
+    fn output(&self) -> MutexGuard<'_, Output>;
+    /// Tells the consumer there is output (or its end) to take.
+    fn wake_consumer(&self);
+}
+
 struct Reactor {
     epoll: OwnedFd,
-    sources: Mutex<HashMap<u64, Weak<Shared>>>,
+    sources: Mutex<HashMap<u64, Weak<dyn Source>>>,
     next_token: AtomicU64,
 }
 
@@ -63,16 +72,17 @@ fn reactor() -> Result<&'static Reactor, PtyError> {
 }
 
 /// Starts reading `shared`'s master; returns its token for [`deregister`].
-pub(super) fn register(shared: &Arc<Shared>) -> Result<u64, PtyError> {
+pub(super) fn register<S: Source + 'static>(shared: &Arc<S>) -> Result<u64, PtyError> {
     let reactor = reactor()?;
     let token = reactor.next_token.fetch_add(1, Ordering::Relaxed);
-    reactor.sources().insert(token, Arc::downgrade(shared));
-    reactor.watch(shared, token)?;
+    let source = Arc::downgrade(shared);
+    reactor.sources().insert(token, source);
+    reactor.watch(shared.as_ref(), token)?;
     Ok(token)
 }
 
 /// Stops reading a master (before its descriptor is closed).
-pub(super) fn deregister(shared: &Shared, token: u64) {
+pub(super) fn deregister(shared: &dyn Source, token: u64) {
     if let Ok(reactor) = reactor() {
         reactor.sources().remove(&token);
         let _ = epoll::delete(&reactor.epoll, shared.master_fd());
@@ -81,7 +91,7 @@ pub(super) fn deregister(shared: &Shared, token: u64) {
 
 /// Puts a paused master back into the `epoll` set once its consumer has taken enough of its
 /// queue.
-pub(super) fn resume_if_drained(shared: &Shared, token: u64, output: &mut Output) {
+pub(super) fn resume_if_drained(shared: &dyn Source, token: u64, output: &mut Output) {
     if output.paused
         && output.bytes < OUTPUT_QUEUE_BYTES / 2
         && !output.eof
@@ -93,11 +103,11 @@ pub(super) fn resume_if_drained(shared: &Shared, token: u64, output: &mut Output
 }
 
 impl Reactor {
-    fn sources(&self) -> MutexGuard<'_, HashMap<u64, Weak<Shared>>> {
+    fn sources(&self) -> MutexGuard<'_, HashMap<u64, Weak<dyn Source>>> {
         self.sources.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn watch(&self, shared: &Shared, token: u64) -> Result<(), PtyError> {
+    fn watch(&self, shared: &dyn Source, token: u64) -> Result<(), PtyError> {
         epoll::add(
             &self.epoll,
             shared.master_fd(),
@@ -124,7 +134,7 @@ impl Reactor {
                 let token = event.data.u64();
                 let source = self.sources().get(&token).and_then(Weak::upgrade);
                 if let Some(shared) = source {
-                    self.read(&shared, &mut buf);
+                    self.read(shared.as_ref(), &mut buf);
                 }
             }
         }
@@ -132,7 +142,7 @@ impl Reactor {
 
     /// Reads what the master has into its queue, until it would block, the queue is full or
     /// the terminal has ended; then wakes the consumer.
-    fn read(&self, shared: &Shared, buf: &mut [u8]) {
+    fn read(&self, shared: &dyn Source, buf: &mut [u8]) {
         let mut output = shared.output();
         if output.eof || output.paused {
             return;

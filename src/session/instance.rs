@@ -15,8 +15,7 @@ use crate::pty::{
 use crate::term::{Terminal, TerminalOptions};
 
 use super::error::{ErrorCode, SessionError};
-use super::protocol::SendStep;
-use super::send::encode_steps;
+use super::send::{SendStep, encode_steps};
 
 /// The largest terminal a session may have, in columns and in rows.
 pub const MAX_SIZE: u16 = 500;

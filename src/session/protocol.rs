@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 
 use super::error::{ErrorCode, SessionError};
 use super::instance::{Outcome, State, StopReason};
+pub use super::send::SendStep;
 use super::wait::{Until, WaitResult};
 use crate::rpc::{RpcError, code};
 
@@ -299,20 +300,6 @@ pub struct WaitParams {
     /// Wait until the program ends.
     #[serde(default)]
     pub exit: bool,
-}
-
-/// One step of `send`.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub enum SendStep {
-    /// Literal text.
-    Text(String),
-    /// Text pasted (bracketed when the application asked for it).
-    Paste(String),
-    /// A key combination name.
-    Keys(String),
-    /// Bytes as hex digit pairs.
-    RawHex(String),
 }
 
 /// `send`.

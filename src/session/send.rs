@@ -2,10 +2,25 @@
 //! the program reads, keys encoded for the modes the program has set. One encoder for every
 //! front end (the host, `shotty serve`, MCP through the host).
 
+use serde::{Deserialize, Serialize};
+
 use super::error::{ErrorCode, SessionError};
-use super::protocol::SendStep;
 use crate::term::Modes;
 use crate::term::keys::{self, KeyModes};
+
+/// One step of `send` (its JSON form is part of the host protocol).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub enum SendStep {
+    /// Literal text.
+    Text(String),
+    /// Text pasted (bracketed when the application asked for it).
+    Paste(String),
+    /// A key combination name.
+    Keys(String),
+    /// Bytes as hex digit pairs.
+    RawHex(String),
+}
 
 /// The bytes of `steps`, in order, for a terminal in `modes`. Every step is encoded before
 /// anything is returned, so one bad key or hex digit sends nothing.
