@@ -46,6 +46,7 @@ mod socket;
 #[cfg(test)]
 mod tests;
 
+#[cfg(feature = "mcp")]
 pub(crate) use catch_panic::catch_panic;
 pub use results::{
     EmptyResult, Position, ScreenResult, Size, StatusResult, WaitReply, WriteResult,
