@@ -26,3 +26,4 @@ mod sgr;
 mod tabs;
 mod wide_grapheme;
 mod wrap;
+mod xterm;

@@ -1,0 +1,729 @@
+//! Differential test against real xterm, the reference the emulator follows.
+//!
+//! Each case's bytes go to shotty's `Terminal` and to a fresh xterm (Debian's `xterm` on a
+//! private Xvfb display, 80×24, UTF-8). xterm reports its own state: the cursor through a
+//! cursor position report, the screen through media copy (`CSI i` with `printAttributes: 2`:
+//! every row's line size, its text and the SGR attributes of each cell). Compared per cell:
+//! the text (a wide character's right half as a spacer), bold, dim, italic, underline (any
+//! style), blink, inverse, strike, foreground and background (default, palette entry or
+//! RGB); per row the line size; and the cursor.
+//!
+//! Media copy has limits the comparison follows: a blank's attributes are not printed (and
+//! trailing blanks not at all), concealed text is printed as blanks, and a plain character
+//! printed after an attributed one of the same colours gets no new SGR (xterm resets its
+//! "last attributes" for every cell), so it reads as having the previous one's. shotty's
+//! screen is read through the same rules ([`as_printed`]).
+//!
+//! Cases in [`KNOWN`] are features shotty does not have yet: each must still differ (so the
+//! entry goes when the feature lands) and is listed in `tests/KNOWN_DIFFERENCES.md`.
+//!
+//! CI installs `xterm` and `xvfb` (`.ci/run`); without them the test fails, unless
+//! `SHOTTY_SKIP_XTERM=1` is set (CI refuses that). `XTERM_CASE=name` runs one case.
+
+use std::fmt;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use shotty::term::{ColorValue, Snapshot, StyleSnapshot, Terminal};
+
+use crate::support::escape_bytes;
+
+const WIDTH: usize = 80;
+const HEIGHT: usize = 24;
+
+/// The cases: a name and the bytes, grouped by sequence family.
+const CASES: &[(&str, &str)] = &[
+    // Text, wrapping, autowrap.
+    ("text and CRLF", "hello\r\nworld\r\n\tTab"),
+    (
+        "wrap at the margin",
+        concat!(
+            "0123456789012345678901234567890123456789",
+            "0123456789012345678901234567890123456789",
+            "wrapped"
+        ),
+    ),
+    (
+        "pending wrap then CR",
+        concat!(
+            "0123456789012345678901234567890123456789",
+            "0123456789012345678901234567890123456789",
+            "\rX"
+        ),
+    ),
+    (
+        "autowrap off overwrites the last column",
+        concat!(
+            "\x1b[?7l",
+            "0123456789012345678901234567890123456789",
+            "0123456789012345678901234567890123456789",
+            "ABC"
+        ),
+    ),
+    ("bare LF keeps the column", "abc\ndef\nghi"),
+    ("backspace and overwrite", "abcdef\x08\x08XY"),
+    // Cursor movement.
+    ("CUP HVP CHA VPA", "\x1b[5;10Ha\x1b[2;3fb\x1b[20Gc\x1b[8dd"),
+    (
+        "CUU CUD CUF CUB stop at the edges",
+        "\x1b[12;40H\x1b[99Au\x1b[99Bd\x1b[99Cr\x1b[99Dl",
+    ),
+    ("CNL CPL", "\x1b[10;10Hx\x1b[3Ey\x1b[2Fz"),
+    ("HPR VPR HPA", "\x1b[3;3H\x1b[5aa\x1b[4eb\x1b[60`c"),
+    (
+        "save and restore the cursor (DECSC/DECRC)",
+        "\x1b[5;5H\x1b[1;31m\x1b7\x1b[10;10H\x1b[0mplain\x1b8restored",
+    ),
+    (
+        "save and restore (CSI s/u)",
+        "\x1b[7;7H\x1b[s\x1b[1;1Hhome\x1b[uback",
+    ),
+    (
+        "IND RI NEL",
+        "\x1b[24;1Hbottom\x1bDnext\x1b[1;1H\x1bMtop\x1bEnel",
+    ),
+    // Erasing.
+    (
+        "ED 0 1 2",
+        "\x1b[2J\x1b[1;1HAAAAAAAAAA\r\nBBBBBBBBBB\r\nCCCCCCCCCC\x1b[2;5H\x1b[0J\x1b[1;3H\x1b[1J",
+    ),
+    (
+        "EL 0 1 2",
+        "0123456789\r\n0123456789\r\n0123456789\x1b[1;5H\x1b[K\x1b[2;5H\x1b[1K\x1b[3;5H\x1b[2K",
+    ),
+    ("ECH", "0123456789\x1b[1;3H\x1b[4X"),
+    (
+        "erase with a background colour (BCE)",
+        "\x1b[44m\x1b[2;1H\x1b[K\x1b[5;5H\x1b[3X\x1b[0m",
+    ),
+    // Insert and delete.
+    ("ICH DCH", "0123456789\x1b[1;3H\x1b[2@\x1b[1;8H\x1b[3P"),
+    (
+        "IL DL",
+        "1\r\n2\r\n3\r\n4\r\n5\x1b[2;1H\x1b[2L\x1b[5;1H\x1b[1M",
+    ),
+    ("insert mode (IRM)", "abcdef\x1b[1;3H\x1b[4hXY\x1b[4l"),
+    ("REP", "x\x1b[5b\r\n\x1b[1;32my\x1b[3b"),
+    // Scrolling regions.
+    (
+        "DECSTBM and LF at the bottom margin",
+        "\x1b[5;10r\x1b[10;1Hbottom\n\nafter\x1b[r",
+    ),
+    (
+        "SU SD inside the region",
+        "1\r\n2\r\n3\r\n4\r\n5\r\n6\x1b[2;5r\x1b[2S\x1b[1T\x1b[r",
+    ),
+    (
+        "RI at the top margin",
+        "1\r\n2\r\n3\r\n4\x1b[2;4r\x1b[2;1H\x1bM\x1bM\x1b[r",
+    ),
+    (
+        "origin mode",
+        "\x1b[5;15r\x1b[?6h\x1b[1;1Horigin\x1b[99;1Hlast\x1b[?6l\x1b[r\x1b[20;1H",
+    ),
+    // Tabs.
+    ("HT CHT CBT", "a\tb\x1b[2Ic\x1b[3Zd"),
+    (
+        "HTS and TBC",
+        "\x1b[3g\x1b[1;5H\x1bH\x1b[1;13H\x1bH\r\tx\ty\tz\x1b[1;5H\x1b[0g\r\tw",
+    ),
+    // SGR.
+    (
+        "SGR attributes",
+        "\x1b[1mB\x1b[22;2mD\x1b[22;3mI\x1b[23;4mU\x1b[24;5mK\x1b[25;7mR\x1b[27;9mS\x1b[0mN",
+    ),
+    (
+        "SGR 16 colours",
+        "\x1b[31mr\x1b[42mg\x1b[93my\x1b[104mb\x1b[39mx\x1b[49mz",
+    ),
+    (
+        "SGR 256 and true colour",
+        "\x1b[38;5;196ma\x1b[48;5;21mb\x1b[0m\x1b[38;2;1;2;3mc\x1b[48:2::10:20:30md",
+    ),
+    ("SGR concealed", "\x1b[8mhidden\x1b[28mshown"),
+    (
+        "SGR resets",
+        "\x1b[1;3;4;7mx\x1b[mplain\x1b[1;31my\x1b[0;4mz",
+    ),
+    // Character sets.
+    (
+        "DEC special graphics",
+        "\x1b(0lqqk\r\nx  x\r\nmqqj\x1b(B ascii",
+    ),
+    ("SO SI with G1 graphics", "\x1b)0a\x0eqq\x0fb"),
+    // Wide characters.
+    ("wide characters", "日本語 ok\r\n\x1b[1;79H語"),
+    (
+        "overwriting half of a wide character",
+        "日本\x1b[1;2Hx\x1b[2;1H日本\x1b[2;3Hy",
+    ),
+    // Modes and screens.
+    ("alternate screen 1049", "main\x1b[?1049halt\x1b[?1049l"),
+    (
+        "alternate screen 47 keeps the cursor",
+        "main\x1b[?47h\x1b[5;5Halt\x1b[?47l",
+    ),
+    ("DECSTR soft reset", "\x1b[1;31m\x1b[?6h\x1b[4h\x1b[!pafter"),
+    ("cursor hidden", "\x1b[?25lx"),
+    ("DECALN fills the screen with E", "\x1b[1;31m\x1b#8"),
+    ("RIS resets everything", "\x1b[1;31mtext\x1b[5;5r\x1bc"),
+    // Not yet implemented (see KNOWN).
+    (
+        "DECSCA with DECSED and DECSEL",
+        "\x1b[1\"qPROT\x1b[0\"qfree\x1b[1;1H\x1b[?2K\r\n\x1b[1\"qP\x1b[0\"qf\x1b[?0J",
+    ),
+    ("DECDWL double-width line", "\x1b#6wide\r\nnormal"),
+    ("DECDHL double-height lines", "\x1b#3top\r\n\x1b#4top"),
+    (
+        "DECLRMM and DECSLRM",
+        "\x1b[?69h\x1b[10;20s\x1b[1;10H0123456789abcdef\x1b[?69l",
+    ),
+];
+
+/// Cases that differ because shotty lacks the feature yet, with what is missing.
+const KNOWN: &[(&str, &str)] = &[
+    (
+        "DECSCA with DECSED and DECSEL",
+        "selective erase (DECSCA, DECSED, DECSEL) is not implemented",
+    ),
+    (
+        "DECDWL double-width line",
+        "line sizes (DECDWL) are not implemented",
+    ),
+    (
+        "DECDHL double-height lines",
+        "line sizes (DECDHL) are not implemented",
+    ),
+    (
+        "DECLRMM and DECSLRM",
+        "left/right margins (DECLRMM, DECSLRM) are not implemented",
+    ),
+];
+
+// ----- the common representation ------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Colour {
+    #[default]
+    Default,
+    Index(u8),
+    Rgb(u8, u8, u8),
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Attrs {
+    bold: bool,
+    dim: bool,
+    italic: bool,
+    underline: bool,
+    blink: bool,
+    inverse: bool,
+    strike: bool,
+    fg: Colour,
+    bg: Colour,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Cell {
+    /// The character; empty for a wide character's right half.
+    text: String,
+    attrs: Attrs,
+}
+
+impl Cell {
+    fn is_blank(&self) -> bool {
+        self.text == " "
+    }
+}
+
+impl Attrs {
+    fn has_flags(&self) -> bool {
+        let plain = Attrs {
+            fg: self.fg,
+            bg: self.bg,
+            ..Attrs::default()
+        };
+        *self != plain
+    }
+}
+
+/// The `ESC #` line size xterm prints before a row (5: single width).
+type LineSize = u8;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Row {
+    size: LineSize,
+    /// Up to the last cell that is not a blank with default attributes.
+    cells: Vec<Cell>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Screen {
+    rows: Vec<Row>,
+    /// 1-based, as a cursor position report gives it.
+    cursor: (usize, usize),
+}
+
+impl fmt::Display for Row {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text: String = self.cells.iter().map(|c| c.text.as_str()).collect();
+        write!(f, "#{} {text:?}", self.size)
+    }
+}
+
+/// The cells as media copy can tell them: blanks without attributes, none at the end.
+fn trimmed(mut cells: Vec<Cell>) -> Vec<Cell> {
+    while cells.last().is_some_and(Cell::is_blank) {
+        cells.pop();
+    }
+    for cell in &mut cells {
+        if cell.is_blank() {
+            cell.attrs = Attrs::default();
+        }
+    }
+    cells
+}
+
+/// shotty's cells as xterm's media copy would print them: a character gets a new SGR when it
+/// has attributes or its colours differ from the last SGR printed; otherwise it keeps the
+/// last one. Blanks print no SGR.
+fn as_printed(mut cells: Vec<Cell>) -> Vec<Cell> {
+    let mut last = Attrs::default();
+    for cell in &mut cells {
+        if cell.is_blank() {
+            continue;
+        }
+        let colours_differ = (cell.attrs.fg, cell.attrs.bg) != (last.fg, last.bg);
+        if cell.attrs.has_flags() || colours_differ {
+            last = cell.attrs;
+        } else {
+            cell.attrs = last;
+        }
+    }
+    cells
+}
+
+// ----- shotty's side ------------------------------------------------------------------------
+
+fn colour(value: &Option<ColorValue>) -> Colour {
+    match value {
+        None => Colour::Default,
+        Some(ColorValue::Index(i)) => Colour::Index(*i),
+        Some(ColorValue::Rgb(hex)) => {
+            let byte = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).expect("#rrggbb");
+            Colour::Rgb(byte(1), byte(3), byte(5))
+        }
+    }
+}
+
+fn attrs(style: &StyleSnapshot) -> Attrs {
+    Attrs {
+        bold: style.bold,
+        dim: style.dim,
+        italic: style.italic,
+        underline: style.underline.is_some(),
+        blink: style.blink,
+        inverse: style.inverse,
+        strike: style.strike,
+        fg: colour(&style.fg),
+        bg: colour(&style.bg),
+    }
+}
+
+/// What xterm prints for a concealed cell: a blank (a spacer stays one).
+fn concealed(width: u8, attrs: Attrs) -> (String, Attrs) {
+    let text = if width == 0 { "" } else { " " };
+    (text.to_owned(), attrs)
+}
+
+fn shotty_screen(bytes: &[u8]) -> Screen {
+    let mut term = Terminal::new(WIDTH, HEIGHT);
+    term.advance(bytes);
+    let snapshot: Snapshot = term.snapshot();
+    let rows = snapshot
+        .rows
+        .iter()
+        .map(|row| {
+            let cells = row
+                .cells
+                .iter()
+                .map(|cell| {
+                    let style = &snapshot.styles[cell.s as usize];
+                    let (text, attrs) = if style.hidden {
+                        concealed(cell.w, attrs(style))
+                    } else {
+                        (cell.t.clone(), attrs(style))
+                    };
+                    Cell { text, attrs }
+                })
+                .collect();
+            Row {
+                size: 5,
+                cells: trimmed(as_printed(cells)),
+            }
+        })
+        .collect();
+    let cursor = (
+        snapshot.cursor.row as usize + 1,
+        (snapshot.cursor.col as usize).min(WIDTH - 1) + 1,
+    );
+    Screen { rows, cursor }
+}
+
+// ----- xterm's side -------------------------------------------------------------------------
+
+/// Applies one SGR sequence as xterm's media copy writes it (`0;1;31`, `38:5:196`,
+/// `38:2::r:g:b`).
+fn apply_sgr(attrs: &mut Attrs, params: &str) {
+    for group in params.split(';') {
+        let parts: Vec<&str> = group.split(':').collect();
+        let code: u16 = parts[0].parse().unwrap_or(0);
+        match code {
+            0 => *attrs = Attrs::default(),
+            1 => attrs.bold = true,
+            2 => attrs.dim = true,
+            3 => attrs.italic = true,
+            4 | 21 => attrs.underline = true,
+            5 | 6 => attrs.blink = true,
+            7 => attrs.inverse = true,
+            9 => attrs.strike = true,
+            30..=37 => attrs.fg = Colour::Index((code - 30) as u8),
+            39 => attrs.fg = Colour::Default,
+            40..=47 => attrs.bg = Colour::Index((code - 40) as u8),
+            49 => attrs.bg = Colour::Default,
+            90..=97 => attrs.fg = Colour::Index((code - 90 + 8) as u8),
+            100..=107 => attrs.bg = Colour::Index((code - 100 + 8) as u8),
+            38 | 48 => {
+                let number = |i: usize| parts.get(i).and_then(|p| p.parse::<u8>().ok());
+                let value = match parts.get(1).copied() {
+                    Some("5") => number(2).map(Colour::Index),
+                    Some("2") => match (number(3), number(4), number(5)) {
+                        (Some(r), Some(g), Some(b)) => Some(Colour::Rgb(r, g, b)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let value = value.unwrap_or_else(|| panic!("xterm printed SGR {group:?}"));
+                if code == 38 {
+                    attrs.fg = value;
+                } else {
+                    attrs.bg = value;
+                }
+            }
+            other => panic!("xterm printed an SGR code this test does not know: {other}"),
+        }
+    }
+}
+
+/// Parses xterm's media copy: one line per row, `ESC # n` line sizes, SGR sequences, text,
+/// U+FFFF for the right half of a wide character.
+fn parse_print(output: &str) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for line in output.split("\r\n").take(HEIGHT) {
+        let mut size = 5;
+        let mut attrs = Attrs::default();
+        let mut cells = Vec::new();
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\x1b' => match chars.next() {
+                    Some('#') => {
+                        size = chars.next().and_then(|d| d.to_digit(10)).unwrap_or(5) as u8;
+                    }
+                    Some('[') => {
+                        let mut params = String::new();
+                        for p in chars.by_ref() {
+                            if p == 'm' {
+                                break;
+                            }
+                            params.push(p);
+                        }
+                        apply_sgr(&mut attrs, &params);
+                    }
+                    other => panic!("unexpected escape in xterm's print: {other:?}"),
+                },
+                '\u{ffff}' => cells.push(Cell {
+                    text: String::new(),
+                    attrs,
+                }),
+                _ => cells.push(Cell {
+                    text: c.to_string(),
+                    attrs,
+                }),
+            }
+        }
+        rows.push(Row {
+            size,
+            cells: trimmed(cells),
+        });
+    }
+    rows.resize(
+        HEIGHT,
+        Row {
+            size: 5,
+            cells: Vec::new(),
+        },
+    );
+    // xterm prints no line size for an empty row.
+    for row in &mut rows {
+        if row.cells.is_empty() {
+            row.size = 5;
+        }
+    }
+    rows
+}
+
+/// A private Xvfb display, ended when dropped.
+struct Display {
+    server: Child,
+    number: String,
+}
+
+impl Display {
+    fn start() -> Display {
+        let mut server = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-nolisten",
+                "tcp",
+                "-screen",
+                "0",
+                "1280x1024x24",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb starts (Debian package xvfb)");
+        let mut line = String::new();
+        BufReader::new(server.stdout.take().expect("Xvfb's stdout"))
+            .read_line(&mut line)
+            .expect("Xvfb says its display");
+        let number = line.trim().to_owned();
+        assert!(!number.is_empty(), "Xvfb gave no display number");
+        Display { server, number }
+    }
+}
+
+impl Drop for Display {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+/// Runs one case in a fresh xterm and reads back its screen.
+fn xterm_screen(display: &Display, dir: &Path, index: usize, bytes: &[u8]) -> Screen {
+    let case = dir.join(format!("case{index}.bin"));
+    let cursor_file = dir.join(format!("cursor{index}.txt"));
+    let print = dir.join(format!("print{index}.txt"));
+    std::fs::write(&case, bytes).expect("case written");
+    let helper = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/xterm_case.py");
+    let resource = |r: &str| ["-xrm".to_owned(), r.to_owned()];
+    let mut xterm = Command::new("xterm");
+    xterm
+        .args(["-display", &format!(":{}", display.number)])
+        .args(["-u8", "-geometry", &format!("{WIDTH}x{HEIGHT}")])
+        .args(resource(&format!(
+            "XTerm*printerCommand: cat > {}",
+            print.display()
+        )))
+        .args(resource("XTerm*printAttributes: 2"))
+        .args(resource("XTerm*printerAutoClose: true"))
+        // A soft-wrapped row would end without a line feed otherwise.
+        .args(resource("XTerm*printerNewLine: true"))
+        // Bold bright colours are printed as their normal colours otherwise.
+        .args(resource("XTerm*boldColors: false"))
+        .arg("-e")
+        .arg("python3")
+        .arg(&helper)
+        .arg(&case)
+        .arg(&cursor_file)
+        .env("LC_ALL", "C.UTF-8")
+        .env("HOME", dir)
+        .env_remove("XDG_CONFIG_HOME")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let status = xterm.status().expect("xterm runs (Debian package xterm)");
+    assert!(status.success(), "xterm failed: {status}");
+    // The printer is a pipe to `cat`, closed after the print: wait until every row is there.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let output = loop {
+        let text = std::fs::read_to_string(&print).unwrap_or_default();
+        if text.matches("\r\n").count() >= HEIGHT {
+            break text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "xterm printed no screen: {text:?}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let cursor = std::fs::read_to_string(&cursor_file).expect("cursor report");
+    let mut numbers = cursor
+        .split_whitespace()
+        .map(|n| n.parse::<usize>().expect("number"));
+    let cursor = (
+        numbers.next().expect("row"),
+        numbers.next().expect("column"),
+    );
+    Screen {
+        rows: parse_print(&output),
+        cursor,
+    }
+}
+
+/// The first difference between the two screens, described.
+fn difference(xterm: &Screen, shotty: &Screen) -> Option<String> {
+    if xterm.cursor != shotty.cursor {
+        return Some(format!(
+            "cursor: xterm {:?}, shotty {:?}",
+            xterm.cursor, shotty.cursor
+        ));
+    }
+    for (i, (x, s)) in xterm.rows.iter().zip(&shotty.rows).enumerate() {
+        if x == s {
+            continue;
+        }
+        let column = x
+            .cells
+            .iter()
+            .zip(&s.cells)
+            .position(|(a, b)| a != b)
+            .unwrap_or(x.cells.len().min(s.cells.len()));
+        return Some(format!(
+            "row {} col {}: xterm {:?}, shotty {:?}\n  xterm  {x}\n  shotty {s}",
+            i + 1,
+            column + 1,
+            x.cells.get(column),
+            s.cells.get(column)
+        ));
+    }
+    None
+}
+
+fn tools_present() -> bool {
+    if std::env::var("SHOTTY_SKIP_XTERM").is_ok_and(|v| v == "1") {
+        eprintln!("SHOTTY_SKIP_XTERM=1: the comparison with real xterm is skipped");
+        return false;
+    }
+    for tool in ["xterm", "Xvfb"] {
+        let found = std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(tool).is_file()));
+        assert!(
+            found,
+            "{tool} is needed to compare with real xterm (Debian packages xterm, xvfb; \
+             SHOTTY_SKIP_XTERM=1 skips)"
+        );
+    }
+    true
+}
+
+#[test]
+fn shotty_agrees_with_real_xterm() {
+    if !tools_present() {
+        return;
+    }
+    let only = std::env::var("XTERM_CASE").ok();
+    let display = Display::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases: Vec<(usize, &str, &str)> = CASES
+        .iter()
+        .enumerate()
+        .filter(|(_, (name, _))| only.as_deref().is_none_or(|o| o == *name))
+        .map(|(i, (name, bytes))| (i, *name, *bytes))
+        .collect();
+    assert!(!cases.is_empty(), "no case named {only:?}");
+    let failures = Mutex::new(Vec::new());
+    let next = Mutex::new(cases.iter());
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                loop {
+                    let Some(&(index, name, bytes)) = next.lock().expect("queue").next() else {
+                        break;
+                    };
+                    let xterm = xterm_screen(&display, dir.path(), index, bytes.as_bytes());
+                    let shotty = shotty_screen(bytes.as_bytes());
+                    let known = KNOWN.iter().find(|(n, _)| *n == name).map(|(_, why)| *why);
+                    let failure = match (difference(&xterm, &shotty), known) {
+                        (None, None) | (Some(_), Some(_)) => None,
+                        (Some(diff), None) => Some(format!(
+                            "{name}: {}\n  {diff}",
+                            escape_bytes(bytes.as_bytes())
+                        )),
+                        (None, Some(why)) => Some(format!(
+                            "{name}: now agrees with xterm; remove it from KNOWN ({why})"
+                        )),
+                    };
+                    if let Some(f) = failure {
+                        failures.lock().expect("failures").push(f);
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().expect("failures");
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ from xterm:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_known_difference_names_a_case() {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/KNOWN_DIFFERENCES.md"),
+    )
+    .expect("KNOWN_DIFFERENCES.md");
+    let (_, xterm_part) = doc
+        .split_once("# Known differences between shotty and real xterm")
+        .expect("the xterm part of KNOWN_DIFFERENCES.md");
+    let documented: Vec<&str> = xterm_part
+        .lines()
+        .filter_map(|l| l.strip_prefix("### "))
+        .collect();
+    for (name, _) in KNOWN {
+        assert!(
+            CASES.iter().any(|(n, _)| n == name),
+            "KNOWN names no case: {name}"
+        );
+        assert!(
+            documented.contains(name),
+            "not in KNOWN_DIFFERENCES.md: {name}"
+        );
+    }
+    for name in &documented {
+        assert!(
+            KNOWN.iter().any(|(n, _)| n == name),
+            "KNOWN_DIFFERENCES.md documents {name}, which the test does not know"
+        );
+    }
+}
+
+/// The parser reads what xterm prints (a recorded sample), so a failure above is about the
+/// screens, not the harness.
+#[test]
+fn xterm_print_format_parses() {
+    let sample = "\x1b#5\x1b[0mab\x1b[0;1;31mc\x1b[0;38:5:196;48:2::1:2:3md\x1b[0m\r\n\
+                  \x1b#6\x1b[0m\u{65e5}\u{ffff}x\x1b[0m\r\n\r\n";
+    let rows = parse_print(sample);
+    assert_eq!(rows.len(), HEIGHT);
+    let text = |row: &Row| -> String { row.cells.iter().map(|c| c.text.as_str()).collect() };
+    assert_eq!(text(&rows[0]), "abcd");
+    assert!(rows[0].cells[2].attrs.bold);
+    assert_eq!(rows[0].cells[2].attrs.fg, Colour::Index(1));
+    assert_eq!(rows[0].cells[3].attrs.fg, Colour::Index(196));
+    assert_eq!(rows[0].cells[3].attrs.bg, Colour::Rgb(1, 2, 3));
+    assert_eq!(rows[1].size, 6);
+    assert_eq!(rows[1].cells[1].text, "");
+    assert_eq!(text(&rows[1]), "\u{65e5}x");
+    assert!(rows[2].cells.is_empty());
+}
