@@ -17,6 +17,9 @@ impl CellFlags {
     /// Zero-width characters (combining marks, ZWJ, variation selectors) follow the character;
     /// they are kept in the row's side table.
     pub const EXTRA: CellFlags = CellFlags(1 << 3);
+    /// Protected from erasure (DECSCA, SPA): which erases spare it depends on the screen's
+    /// [`Protection`](super::handler::Protection).
+    pub const PROTECTED: CellFlags = CellFlags(1 << 4);
 
     /// No flag set.
     pub const fn empty() -> CellFlags {
@@ -33,6 +36,12 @@ impl CellFlags {
     #[inline]
     pub const fn intersects(self, other: CellFlags) -> bool {
         self.0 & other.0 != 0
+    }
+
+    /// These bits and those of `other`.
+    #[inline]
+    pub const fn with(self, other: CellFlags) -> CellFlags {
+        CellFlags(self.0 | other.0)
     }
 
     /// Sets or clears the bits of `other`.

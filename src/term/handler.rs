@@ -22,6 +22,19 @@ pub enum Erase {
     Scrollback,
 }
 
+/// Which erases spare protected characters, as the last DECSCA or SPA chose (xterm's
+/// `protected_mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Protection {
+    /// Nothing has been protected: every erase erases everything.
+    #[default]
+    Off,
+    /// DECSCA: DECSED, DECSEL and ECH spare protected characters; ED and EL do not.
+    Dec,
+    /// SPA/EPA (an ISO 6429 guarded area): every erase spares them.
+    Iso,
+}
+
 /// TBC extents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TabClear {
@@ -192,6 +205,13 @@ pub trait Handler {
     fn erase_display(&mut self, which: Erase);
     /// EL.
     fn erase_line(&mut self, which: Erase);
+    /// DECSED (`CSI ? Ps J`): ED sparing protected characters.
+    fn selective_erase_display(&mut self, which: Erase);
+    /// DECSEL (`CSI ? Ps K`): EL sparing protected characters.
+    fn selective_erase_line(&mut self, which: Erase);
+    /// DECSCA (`kind` [`Protection::Dec`]) and SPA/EPA ([`Protection::Iso`]): characters
+    /// printed from now on are protected (`on`) or not.
+    fn set_protection(&mut self, kind: Protection, on: bool);
     /// ICH.
     fn insert_blank(&mut self, n: u16);
     /// DCH.

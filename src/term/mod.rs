@@ -29,7 +29,7 @@ pub use cell::{Cell, CellFlags};
 pub use charset::{Charset, CharsetSlot};
 pub use grid::{Cursor, Grid, MAX_EXTRA_BYTES, PromptMark, Row, Scrollback};
 pub use handler::{
-    CursorShape, DynamicColor, Erase, Handler, OscTerminator, Report, Sgr, TabClear,
+    CursorShape, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr, TabClear,
 };
 pub use link::{Link, LinkId, LinkTable, MAX_LINKS, MAX_URI_LEN};
 pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};

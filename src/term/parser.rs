@@ -6,7 +6,7 @@ use vte::{Params, Perform};
 use super::charset::{Charset, CharsetSlot};
 use super::grid::PromptMark;
 use super::handler::{
-    CursorShape, DynamicColor, Erase, Handler, OscTerminator, Report, Sgr, TabClear,
+    CursorShape, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr, TabClear,
 };
 use super::modes::Mode;
 use super::style::{Color, Underline};
@@ -134,6 +134,8 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
             ([], b'7') => h.save_cursor(),
             ([], b'8') => h.restore_cursor(),
             ([], b'c') => h.full_reset(),
+            ([], b'V') => h.set_protection(Protection::Iso, true),
+            ([], b'W') => h.set_protection(Protection::Iso, false),
             ([], b'=') => h.set_keypad_application(true),
             ([], b'>') => h.set_keypad_application(false),
             ([], b'n') => h.invoke_charset(CharsetSlot::G2),
@@ -161,16 +163,32 @@ fn dispatch_csi<H: Handler>(h: &mut H, params: &Params, intermediates: &[u8], ac
         ([], 'G') | ([], '`') => h.goto_col(p1(1) - 1),
         ([], 'H') | ([], 'f') => h.goto(p1(1) - 1, param(params, 1, 1) - 1),
         ([], 'I') => h.tab_forward(p1(1)),
-        ([], 'J') | ([b'?'], 'J') => {
+        ([], 'J') => {
             if let Some(which) = erase_kind(raw_param(params, 0), true) {
                 h.erase_display(which);
             }
         }
-        ([], 'K') | ([b'?'], 'K') => {
+        ([], 'K') => {
             if let Some(which) = erase_kind(raw_param(params, 0), false) {
                 h.erase_line(which);
             }
         }
+        ([b'?'], 'J') => {
+            if let Some(which) = erase_kind(raw_param(params, 0), true) {
+                h.selective_erase_display(which);
+            }
+        }
+        ([b'?'], 'K') => {
+            if let Some(which) = erase_kind(raw_param(params, 0), false) {
+                h.selective_erase_line(which);
+            }
+        }
+        // DECSCA: 1 protects, 0 and 2 do not; other values change nothing.
+        ([b'"'], 'q') => match raw_param(params, 0) {
+            0 | 2 => h.set_protection(Protection::Dec, false),
+            1 => h.set_protection(Protection::Dec, true),
+            _ => {}
+        },
         ([], 'L') => h.insert_lines(p1(1)),
         ([], 'M') => h.delete_lines(p1(1)),
         ([], 'P') => h.delete_chars(p1(1)),

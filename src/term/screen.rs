@@ -6,7 +6,7 @@ use super::cell::{Cell, CellFlags};
 use super::charset::{Charset, CharsetSlot, Charsets};
 use super::grid::{Cursor, Grid, PromptMark, Row, Scrollback};
 use super::handler::{
-    CursorShape, DynamicColor, Erase, Handler, OscTerminator, Report, Sgr, TabClear,
+    CursorShape, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr, TabClear,
 };
 use super::link::{Link, LinkId, LinkTable, MAX_LINK_ID_LEN, MAX_URI_LEN};
 use super::modes::{Mode, Modes};
@@ -58,6 +58,8 @@ struct SavedCursor {
     /// DECAWM, which xterm saves with the cursor (`DECSC_FLAGS`).
     autowrap: bool,
     charsets: Charsets,
+    /// Whether characters are printed protected (DECSCA, SPA), saved like the attributes.
+    protect: CellFlags,
 }
 
 /// The complete emulator state behind a [`super::Terminal`].
@@ -77,6 +79,10 @@ pub struct Screen {
     erase_bg: Color,
     pen_dirty: bool,
     link: LinkId,
+    /// [`CellFlags::PROTECTED`] while characters are printed protected, else empty.
+    protect: CellFlags,
+    /// Which erases spare protected characters.
+    protection: Protection,
     styles: StyleTable,
     links: LinkTable,
     intern_failures: u32,
@@ -118,6 +124,8 @@ impl Screen {
             erase_bg: Color::Default,
             pen_dirty: false,
             link: LinkId::NONE,
+            protect: CellFlags::empty(),
+            protection: Protection::Off,
             styles: StyleTable::new(),
             links: LinkTable::default(),
             intern_failures: 0,
@@ -419,6 +427,109 @@ impl Screen {
         }
     }
 
+    /// Whether an erase spares protected characters: a selective one (DECSED, DECSEL) once
+    /// anything was protected, every one (ED, EL, ECH too) under SPA/EPA protection.
+    fn spares_protected(&self, selective: bool) -> bool {
+        match self.protection {
+            Protection::Off => false,
+            Protection::Dec => selective,
+            Protection::Iso => true,
+        }
+    }
+
+    /// [`erase_cells`](Self::erase_cells), leaving protected characters when `spare`.
+    fn erase_span(&mut self, row: usize, start: usize, end: usize, spare: bool) {
+        if !spare {
+            self.erase_cells(row, start, end);
+            return;
+        }
+        let end = end.min(self.width());
+        let protected = |screen: &Screen, col: usize| {
+            screen.grid.row(row).cells()[col]
+                .flags
+                .contains(CellFlags::PROTECTED)
+        };
+        let mut col = start;
+        while col < end {
+            if protected(self, col) {
+                col += 1;
+                continue;
+            }
+            let run_end = (col..end).find(|&c| protected(self, c)).unwrap_or(end);
+            self.erase_cells(row, col, run_end);
+            col = run_end;
+        }
+    }
+
+    /// [`erase_rows`](Self::erase_rows), leaving protected characters when `spare`.
+    fn erase_row_span(&mut self, start: usize, end: usize, spare: bool) {
+        if !spare {
+            self.erase_rows(start, end);
+            return;
+        }
+        for row in start..end {
+            self.erase_span(row, 0, self.width(), true);
+        }
+    }
+
+    /// ED and DECSED.
+    fn erase_in_display(&mut self, which: Erase, spare: bool) {
+        let Cursor { row, col, .. } = self.cursor;
+        // From the first cell to the end, or from the start to the last cell, is the whole
+        // screen, and xterm erases it as such.
+        let last = (self.height() - 1, self.width() - 1);
+        let whole = match which {
+            Erase::All => true,
+            Erase::ToEnd => (row, col) == (0, 0),
+            Erase::ToStart => (row, col) == last,
+            Erase::Scrollback => false,
+        };
+        if spare && whole {
+            self.erase_row_span(0, self.height(), true);
+            // An erase of the whole screen that leaves nothing protected ends protection
+            // (xterm's `do_erase_display`): later protected text is erased like any other.
+            let any_protected = self.grid.rows().iter().any(|r| {
+                r.cells()
+                    .iter()
+                    .any(|c| c.flags.contains(CellFlags::PROTECTED))
+            });
+            if !any_protected {
+                self.protection = Protection::Off;
+            }
+            self.cursor.pending_wrap = false;
+            return;
+        }
+        match which {
+            Erase::ToEnd => {
+                self.erase_span(row, col, self.width(), spare);
+                self.erase_row_span(row + 1, self.height(), spare);
+            }
+            Erase::ToStart => {
+                self.erase_row_span(0, row, spare);
+                self.erase_span(row, 0, col + 1, spare);
+            }
+            Erase::All => self.erase_row_span(0, self.height(), spare),
+            Erase::Scrollback => {
+                // xterm's ED 3 only drops the saved lines; the cursor is left alone.
+                self.scrollback.clear();
+                return;
+            }
+        }
+        self.cursor.pending_wrap = false;
+    }
+
+    /// EL and DECSEL.
+    fn erase_in_line(&mut self, which: Erase, spare: bool) {
+        let Cursor { row, col, .. } = self.cursor;
+        let (start, end) = match which {
+            Erase::ToEnd => (col, self.width()),
+            Erase::ToStart => (0, col + 1),
+            Erase::All | Erase::Scrollback => (0, self.width()),
+        };
+        self.erase_span(row, start, end, spare);
+        self.cursor.pending_wrap = false;
+    }
+
     /// Scrolls the scroll region up by `n`; full-screen scrolls of the primary screen feed the
     /// scrollback.
     fn scroll_region_up(&mut self, n: usize) {
@@ -600,7 +711,7 @@ impl Screen {
                     ch: c,
                     style: self.pen_id,
                     link: self.link,
-                    flags: CellFlags::empty(),
+                    flags: self.protect,
                 },
             );
         } else {
@@ -610,7 +721,7 @@ impl Screen {
                     ch: c,
                     style: self.pen_id,
                     link: self.link,
-                    flags: CellFlags::WIDE,
+                    flags: CellFlags::WIDE.with(self.protect),
                 },
             );
             r.set(
@@ -619,7 +730,7 @@ impl Screen {
                     ch: ' ',
                     style: self.pen_id,
                     link: self.link,
-                    flags: CellFlags::WIDE_SPACER,
+                    flags: CellFlags::WIDE_SPACER.with(self.protect),
                 },
             );
         }
@@ -707,7 +818,7 @@ impl Handler for Screen {
                     ch: c,
                     style: self.pen_id,
                     link: self.link,
-                    flags: CellFlags::empty(),
+                    flags: self.protect,
                 };
                 if self.grid.row_mut(row).write_plain(col, cell) {
                     self.cursor.col = col + 1;
@@ -814,6 +925,7 @@ impl Handler for Screen {
             origin: self.modes.origin,
             autowrap: self.modes.autowrap,
             charsets: self.charsets,
+            protect: self.protect,
         });
     }
 
@@ -829,6 +941,7 @@ impl Handler for Screen {
             self.modes.autowrap = saved.autowrap;
         }
         self.charsets = saved.charsets;
+        self.protect = saved.protect;
         self.clamp_cursor();
         if self.modes.origin {
             // xterm restores through CursorSet, which keeps the cursor above the bottom margin.
@@ -853,6 +966,7 @@ impl Handler for Screen {
         self.pen = Style::default();
         self.pen_dirty = true;
         self.link = LinkId::NONE;
+        self.protect = CellFlags::empty();
         self.saved[self.alt_active as usize] = None;
         self.cursor.pending_wrap = false;
     }
@@ -940,34 +1054,28 @@ impl Handler for Screen {
     }
 
     fn erase_display(&mut self, which: Erase) {
-        let Cursor { row, col, .. } = self.cursor;
-        match which {
-            Erase::ToEnd => {
-                self.erase_cells(row, col, self.width());
-                self.erase_rows(row + 1, self.height());
-            }
-            Erase::ToStart => {
-                self.erase_rows(0, row);
-                self.erase_cells(row, 0, col + 1);
-            }
-            Erase::All => self.erase_rows(0, self.height()),
-            Erase::Scrollback => {
-                // xterm's ED 3 only drops the saved lines; the cursor is left alone.
-                self.scrollback.clear();
-                return;
-            }
-        }
-        self.cursor.pending_wrap = false;
+        self.erase_in_display(which, self.spares_protected(false));
     }
 
     fn erase_line(&mut self, which: Erase) {
-        let Cursor { row, col, .. } = self.cursor;
-        match which {
-            Erase::ToEnd => self.erase_cells(row, col, self.width()),
-            Erase::ToStart => self.erase_cells(row, 0, col + 1),
-            Erase::All | Erase::Scrollback => self.erase_cells(row, 0, self.width()),
-        }
-        self.cursor.pending_wrap = false;
+        self.erase_in_line(which, self.spares_protected(false));
+    }
+
+    fn selective_erase_display(&mut self, which: Erase) {
+        self.erase_in_display(which, self.spares_protected(true));
+    }
+
+    fn selective_erase_line(&mut self, which: Erase) {
+        self.erase_in_line(which, self.spares_protected(true));
+    }
+
+    fn set_protection(&mut self, kind: Protection, on: bool) {
+        self.protection = kind;
+        self.protect = if on {
+            CellFlags::PROTECTED
+        } else {
+            CellFlags::empty()
+        };
     }
 
     fn insert_blank(&mut self, n: u16) {
@@ -1000,7 +1108,7 @@ impl Handler for Screen {
 
     fn erase_chars(&mut self, n: u16) {
         let Cursor { row, col, .. } = self.cursor;
-        self.erase_cells(row, col, col + n as usize);
+        self.erase_span(row, col, col + n as usize, self.spares_protected(false));
         self.cursor.pending_wrap = false;
     }
 

@@ -19,6 +19,7 @@ mod fuzz;
 mod insert_delete;
 mod modes;
 mod osc;
+mod protection;
 mod replies;
 mod resize;
 mod scroll_region;

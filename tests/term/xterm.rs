@@ -170,11 +170,44 @@ const CASES: &[(&str, &str)] = &[
     ("cursor hidden", "\x1b[?25lx"),
     ("DECALN fills the screen with E", "\x1b[1;31m\x1b#8"),
     ("RIS resets everything", "\x1b[1;31mtext\x1b[5;5r\x1bc"),
-    // Not yet implemented (see KNOWN).
+    // Protected characters: DECSCA with the selective erases, SPA/EPA with every erase.
     (
         "DECSCA with DECSED and DECSEL",
         "\x1b[1\"qPROT\x1b[0\"qfree\x1b[1;1H\x1b[?2K\r\n\x1b[1\"qP\x1b[0\"qf\x1b[?0J",
     ),
+    (
+        "ED and EL erase DEC-protected characters",
+        "\x1b[1\"qPROT\x1b[0\"qfree\r\nPROT2\x1b[1;1H\x1b[2K\x1b[2;3H\x1b[J",
+    ),
+    (
+        "ECH spares DEC-protected characters",
+        "\x1b[1\"qABC\x1b[0\"qdef\x1b[1;1H\x1b[6X",
+    ),
+    (
+        "DECSED 1 and DECSEL 1 spare protected characters",
+        "ab\x1b[1\"qCD\x1b[2\"qef\r\nghij\x1b[2;3H\x1b[?1J\x1b[1;6H\x1b[?1K",
+    ),
+    (
+        "SPA and EPA guard against ED and EL",
+        "\x1bVguard\x1bWfree\x1b[1;1H\x1b[K\r\n\x1bVg2\x1bWf2\x1b[2J\x1b[3;1H",
+    ),
+    (
+        "DECSCA is saved with the cursor",
+        "\x1b[1\"q\x1b7\x1b[0\"q\x1b8SAVED\x1b[0\"qx\x1b[1;1H\x1b[?K",
+    ),
+    (
+        "DECSTR ends protection",
+        "\x1b[1\"q\x1b[!pafter\x1b[1;1H\x1b[?K",
+    ),
+    (
+        "DECSED 2 with nothing protected, then protected text",
+        "\x1b[1\"q\x1b[?2JX\x1b[?2J",
+    ),
+    (
+        "protected wide characters",
+        "\x1b[1\"q\u{65e5}\x1b[0\"q\u{672c}\x1b[1;1H\x1b[?K",
+    ),
+    // Not yet implemented (see KNOWN).
     ("DECDWL double-width line", "\x1b#6wide\r\nnormal"),
     ("DECDHL double-height lines", "\x1b#3top\r\n\x1b#4top"),
     (
@@ -185,10 +218,6 @@ const CASES: &[(&str, &str)] = &[
 
 /// Cases that differ because shotty lacks the feature yet, with what is missing.
 const KNOWN: &[(&str, &str)] = &[
-    (
-        "DECSCA with DECSED and DECSEL",
-        "selective erase (DECSCA, DECSED, DECSEL) is not implemented",
-    ),
     (
         "DECDWL double-width line",
         "line sizes (DECDWL) are not implemented",
