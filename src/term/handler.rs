@@ -35,6 +35,13 @@ pub enum Protection {
     Iso,
 }
 
+/// A device control string the emulator answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DcsRequest {
+    /// DECRQSS (`DCS $ q Pt ST`): the setting Pt names (`m`, `r`, ` q` …).
+    Setting,
+}
+
 /// TBC extents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TabClear {
@@ -209,6 +216,13 @@ pub trait Handler {
     fn selective_erase_display(&mut self, which: Erase);
     /// DECSEL (`CSI ? Ps K`): EL sparing protected characters.
     fn selective_erase_line(&mut self, which: Erase);
+    /// A DCS string begins: one the emulator answers (`Some`, its bytes follow through
+    /// [`dcs_put`](Self::dcs_put)) or one it ignores.
+    fn dcs_start(&mut self, request: Option<DcsRequest>);
+    /// One byte of the DCS string's data.
+    fn dcs_put(&mut self, byte: u8);
+    /// The DCS string ended.
+    fn dcs_end(&mut self);
     /// DECSCA (`kind` [`Protection::Dec`]) and SPA/EPA ([`Protection::Iso`]): characters
     /// printed from now on are protected (`on`) or not.
     fn set_protection(&mut self, kind: Protection, on: bool);

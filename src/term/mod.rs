@@ -22,6 +22,7 @@ mod palette;
 mod parser;
 mod reflow;
 mod screen;
+mod settings;
 mod snapshot;
 mod style;
 
@@ -29,7 +30,8 @@ pub use cell::{Cell, CellFlags};
 pub use charset::{Charset, CharsetSlot};
 pub use grid::{Cursor, Grid, MAX_EXTRA_BYTES, PromptMark, Row, Scrollback};
 pub use handler::{
-    CursorShape, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr, TabClear,
+    CursorShape, DcsRequest, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr,
+    TabClear,
 };
 pub use link::{Link, LinkId, LinkTable, MAX_LINKS, MAX_URI_LEN};
 pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};

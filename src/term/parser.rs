@@ -6,7 +6,8 @@ use vte::{Params, Perform};
 use super::charset::{Charset, CharsetSlot};
 use super::grid::PromptMark;
 use super::handler::{
-    CursorShape, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr, TabClear,
+    CursorShape, DcsRequest, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr,
+    TabClear,
 };
 use super::modes::Mode;
 use super::style::{Color, Underline};
@@ -82,18 +83,25 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
         }
     }
 
-    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
-        // DCS strings (DECRQSS, XTGETTCAP, sixel) are not supported; vte passes their bytes
-        // through `put` without buffering, so ignoring them costs no memory.
+    fn hook(&mut self, _params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        // vte passes a DCS string's bytes through `put` without buffering; the handler keeps
+        // (a bounded amount of) those of the requests it answers and ignores the rest (sixel).
         self.active = true;
+        let request = match (intermediates, action) {
+            (b"$", 'q') if !ignore => Some(DcsRequest::Setting),
+            _ => None,
+        };
+        self.handler.dcs_start(request);
     }
 
-    fn put(&mut self, _byte: u8) {
+    fn put(&mut self, byte: u8) {
         self.active = true;
+        self.handler.dcs_put(byte);
     }
 
     fn unhook(&mut self) {
         self.active = true;
+        self.handler.dcs_end();
     }
 
     fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {

@@ -6,12 +6,14 @@ use super::cell::{Cell, CellFlags};
 use super::charset::{Charset, CharsetSlot, Charsets};
 use super::grid::{Cursor, Grid, PromptMark, Row, Scrollback};
 use super::handler::{
-    CursorShape, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr, TabClear,
+    CursorShape, DcsRequest, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr,
+    TabClear,
 };
 use super::link::{Link, LinkId, LinkTable, MAX_LINK_ID_LEN, MAX_URI_LEN};
 use super::modes::{Mode, Modes};
 use super::palette::{Rgb, XTERM_ANSI, indexed_color, xparse_color_string};
 use super::reflow;
+use super::settings;
 use super::style::{Attrs, Color, Style, StyleId, StyleTable};
 
 /// Titles longer than this (in bytes) are truncated.
@@ -48,6 +50,9 @@ impl Default for TerminalOptions {
     }
 }
 
+/// The longest DCS request data kept (a DECRQSS selector is one or two bytes).
+const MAX_DCS_DATA: usize = 64;
+
 /// What DECSC saves.
 #[derive(Clone, Copy, Debug, Default)]
 struct SavedCursor {
@@ -83,6 +88,9 @@ pub struct Screen {
     protect: CellFlags,
     /// Which erases spare protected characters.
     protection: Protection,
+    /// The DCS request being received and its data so far (at most [`MAX_DCS_DATA`] bytes;
+    /// `None` inside one longer than that).
+    dcs: Option<(DcsRequest, Option<Vec<u8>>)>,
     styles: StyleTable,
     links: LinkTable,
     intern_failures: u32,
@@ -126,6 +134,7 @@ impl Screen {
             link: LinkId::NONE,
             protect: CellFlags::empty(),
             protection: Protection::Off,
+            dcs: None,
             styles: StyleTable::new(),
             links: LinkTable::default(),
             intern_failures: 0,
@@ -425,6 +434,24 @@ impl Screen {
         for r in self.grid.rows_mut().range_mut(start..end) {
             r.reset(fill);
         }
+    }
+
+    /// A setting as DECRQSS reports it (the sequence that sets it, as xterm writes it), or
+    /// `None` for a selector it does not know.
+    fn setting(&self, selector: &[u8]) -> Option<String> {
+        Some(match selector {
+            b"m" => format!("{}m", settings::sgr(&self.pen)),
+            b"r" => format!("{};{}r", self.scroll_top + 1, self.scroll_bottom + 1),
+            b"s" => format!("1;{}s", self.width()),
+            b" q" => format!(
+                "{} q",
+                settings::cursor_style(self.cursor_shape, self.modes.cursor_blink)
+            ),
+            b"\"q" => format!("{}\"q", u8::from(self.protect == CellFlags::PROTECTED)),
+            // The conformance level DA1 claims (VT220), 7-bit controls.
+            b"\"p" => "62;1\"p".to_owned(),
+            _ => return None,
+        })
     }
 
     /// Whether an erase spares protected characters: a selective one (DECSED, DECSEL) once
@@ -1067,6 +1094,34 @@ impl Handler for Screen {
 
     fn selective_erase_line(&mut self, which: Erase) {
         self.erase_in_line(which, self.spares_protected(true));
+    }
+
+    fn dcs_start(&mut self, request: Option<DcsRequest>) {
+        self.dcs = request.map(|r| (r, Some(Vec::new())));
+    }
+
+    fn dcs_put(&mut self, byte: u8) {
+        if let Some((_, data)) = &mut self.dcs {
+            match data {
+                Some(d) if d.len() < MAX_DCS_DATA => d.push(byte),
+                _ => *data = None,
+            }
+        }
+    }
+
+    fn dcs_end(&mut self) {
+        let Some((request, data)) = self.dcs.take() else {
+            return;
+        };
+        match request {
+            DcsRequest::Setting => {
+                let reply = match data.as_deref().and_then(|d| self.setting(d)) {
+                    Some(value) => format!("\x1bP1$r{value}\x1b\\"),
+                    None => "\x1bP0$r\x1b\\".to_owned(),
+                };
+                self.reply(reply.as_bytes());
+            }
+        }
     }
 
     fn set_protection(&mut self, kind: Protection, on: bool) {

@@ -1,40 +1,48 @@
 """Runs inside xterm for the differential test (tests/term/xterm.rs): writes a case's bytes,
-asks for the cursor position, has xterm print its screen with attributes (media copy,
-`CSI i`) and waits until xterm has handled that before exiting.
+collects what xterm answers to the case's own queries, asks for the cursor position, has
+xterm print its screen with attributes (media copy, `CSI i`) and waits until xterm has
+handled that before exiting.
 
-    python3 xterm_case.py CASE_FILE CURSOR_FILE
+    python3 xterm_case.py CASE_FILE REPLIES_FILE CURSOR_FILE
 """
 import os
 import re
 import sys
 import tty
 
+# DECRQM of a mode no terminal has: its answer marks the end of the case's replies.
+MARKER_QUERY = b"\x1b[?7777$p"
+MARKER_REPLY = b"\x1b[?7777;0$y"
 CPR = re.compile(rb"\x1b\[(\d+);(\d+)R")
 
 
-def cursor_report(fd):
-    """Asks for the cursor position and reads input up to the report."""
-    os.write(1, b"\x1b[6n")
+def read_until(fd, done):
     seen = b""
     while True:
-        seen += os.read(fd, 64)
-        found = list(CPR.finditer(seen))
-        if found:
-            return found[-1]
+        seen += os.read(fd, 256)
+        found = done(seen)
+        if found is not None:
+            return seen, found
 
 
 def main():
-    case, cursor_file = sys.argv[1], sys.argv[2]
+    case, replies_file, cursor_file = sys.argv[1:4]
     fd = sys.stdin.fileno()
     tty.setraw(fd)
     with open(case, "rb") as f:
         os.write(1, f.read())
-    row, col = cursor_report(fd).groups()
+    os.write(1, MARKER_QUERY)
+    seen, end = read_until(fd, lambda s: s.find(MARKER_REPLY) if MARKER_REPLY in s else None)
+    with open(replies_file, "wb") as f:
+        f.write(seen[:end])
+    os.write(1, b"\x1b[6n")
+    _, cpr = read_until(fd, lambda s: CPR.search(s))
     with open(cursor_file, "w") as f:
-        f.write(f"{int(row)} {int(col)}\n")
+        f.write(f"{int(cpr.group(1))} {int(cpr.group(2))}\n")
     os.write(1, b"\x1b[i")
     # Answered after the print: xterm has written the screen to the printer by then.
-    cursor_report(fd)
+    os.write(1, MARKER_QUERY)
+    read_until(fd, lambda s: 0 if MARKER_REPLY in s else None)
 
 
 main()

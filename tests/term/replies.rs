@@ -1,5 +1,5 @@
-//! Answers the terminal sends back: DA1, DA2, DSR/CPR, DECRQM, colour queries, XTVERSION,
-//! XTWINOPS 18 — and requests that must get no answer.
+//! Answers the terminal sends back: DA1, DA2, DSR/CPR, DECRQM, DECRQSS, colour queries,
+//! XTVERSION, XTWINOPS 18 — and requests that must get no answer.
 
 use crate::common::*;
 
@@ -183,5 +183,32 @@ fn requests_that_are_not_queries_produce_nothing() {
 fn replies_are_kept_in_order_and_drained() {
     let mut t = term(10, 3, b"\x1b[5n\x1b[2;2H\x1b[6n");
     assert_eq!(replies(&mut t), "\x1b[0n\x1b[2;2R");
+    assert_eq!(replies(&mut t), "");
+}
+
+#[test]
+fn decrqss_reports_settings_as_the_sequences_that_set_them() {
+    let mut t = term(20, 10, b"\x1b[1;3;4;31;48;5;17m\x1bP$qm\x1b\\");
+    assert_eq!(replies(&mut t), "\x1bP1$r0;1;4;3;31;48:5:17m\x1b\\");
+    t.advance(b"\x1b[0;2;9;21;93;48;2;1;2;3m\x1bP$qm\x1b\\");
+    assert_eq!(replies(&mut t), "\x1bP1$r0;2;9;21;93;48:2::1:2:3m\x1b\\");
+    t.advance(b"\x1b[3;7r\x1bP$qr\x1b\\\x1b[r\x1bP$qr\x1b\\");
+    assert_eq!(replies(&mut t), "\x1bP1$r3;7r\x1b\\\x1bP1$r1;10r\x1b\\");
+    t.advance(b"\x1b[5 q\x1bP$q q\x1b\\\x1b[1\"q\x1bP$q\"q\x1b\\\x1bP$qs\x1b\\");
+    assert_eq!(
+        replies(&mut t),
+        "\x1bP1$r5 q\x1b\\\x1bP1$r1\"q\x1b\\\x1bP1$r1;20s\x1b\\"
+    );
+}
+
+#[test]
+fn decrqss_of_an_unknown_or_overlong_selector_is_invalid() {
+    let mut t = term(20, 10, b"\x1bP$qz\x1b\\");
+    assert_eq!(replies(&mut t), "\x1bP0$r\x1b\\");
+    let long = format!("\x1bP$q{}m\x1b\\", "x".repeat(10_000));
+    t.advance(long.as_bytes());
+    assert_eq!(replies(&mut t), "\x1bP0$r\x1b\\");
+    // Other DCS strings (sixel, unknown) get no answer.
+    t.advance(b"\x1bPq#0;2;0;0;0~~\x1b\\\x1bP+zabc\x1b\\");
     assert_eq!(replies(&mut t), "");
 }

@@ -1,7 +1,8 @@
 //! Differential test against real xterm, the reference the emulator follows.
 //!
 //! Each case's bytes go to shotty's `Terminal` and to a fresh xterm (Debian's `xterm` on a
-//! private Xvfb display, 80×24, UTF-8). xterm reports its own state: the cursor through a
+//! private Xvfb display, 80×24, UTF-8). Replies to the case's own queries are compared byte
+//! for byte. xterm reports its own state: the cursor through a
 //! cursor position report, the screen through media copy (`CSI i` with `printAttributes: 2`:
 //! every row's line size, its text and the SGR attributes of each cell). Compared per cell:
 //! the text (a wide character's right half as a spacer), bold, dim, italic, underline (any
@@ -14,8 +15,9 @@
 //! "last attributes" for every cell), so it reads as having the previous one's. shotty's
 //! screen is read through the same rules ([`as_printed`]).
 //!
-//! Cases in [`KNOWN`] are features shotty does not have yet: each must still differ (so the
-//! entry goes when the feature lands) and is listed in `tests/KNOWN_DIFFERENCES.md`.
+//! Cases in [`KNOWN`] differ on purpose or are features shotty does not have yet: each must
+//! still differ (so the entry goes when the feature lands) and is listed in
+//! `tests/KNOWN_DIFFERENCES.md`.
 //!
 //! CI installs `xterm` and `xvfb` (`.ci/run`); without them the test fails, unless
 //! `SHOTTY_SKIP_XTERM=1` is set (CI refuses that). `XTERM_CASE=name` runs one case.
@@ -207,7 +209,56 @@ const CASES: &[(&str, &str)] = &[
         "protected wide characters",
         "\x1b[1\"q\u{65e5}\x1b[0\"q\u{672c}\x1b[1;1H\x1b[?K",
     ),
+    // Replies.
+    ("DSR and CPR", "\x1b[5n\x1b[3;7H\x1b[6n\x1b[?6n"),
+    ("CPR at the pending wrap", concat!("\x1b[1;80Hx", "\x1b[6n")),
+    (
+        "CPR in origin mode",
+        "\x1b[5;10r\x1b[?6h\x1b[2;3H\x1b[6n\x1b[?6l\x1b[r",
+    ),
+    (
+        "DECRQM of ANSI modes",
+        "\x1b[4$p\x1b[20$p\x1b[4h\x1b[4$p\x1b[4l\x1b[99$p",
+    ),
+    (
+        "DECRQM of DEC modes",
+        "\x1b[?1$p\x1b[?6$p\x1b[?7$p\x1b[?25$p\x1b[?47$p\x1b[?1000$p\x1b[?1002$p\x1b[?1006$p\x1b[?1049$p\x1b[?2004$p",
+    ),
+    (
+        "DECRQM after setting DEC modes",
+        "\x1b[?1h\x1b[?1000h\x1b[?1006h\x1b[?2004h\x1b[?1$p\x1b[?1000$p\x1b[?1006$p\x1b[?2004$p\x1b[?1l\x1b[?1000l\x1b[?1006l\x1b[?2004l",
+    ),
+    (
+        "DECRQM of more DEC modes",
+        "\x1b[?5$p\x1b[?12$p\x1b[?66$p\x1b[?1004$p\x1b[?1005$p\x1b[?1015$p",
+    ),
+    (
+        "DECRQSS SGR",
+        "\x1b[1;4;31;48;5;17m\x1bP$qm\x1b\\\x1b[0m\x1bP$qm\x1b\\",
+    ),
+    (
+        "DECRQSS DECSTBM and DECSCUSR",
+        "\x1b[3;20r\x1bP$qr\x1b\\\x1b[r\x1b[4 q\x1bP$q q\x1b\\\x1b[0 q",
+    ),
+    (
+        "DECRQSS DECSCA",
+        "\x1b[1\"q\x1bP$q\"q\x1b\\\x1b[0\"q\x1bP$q\"q\x1b\\",
+    ),
+    ("DECRQSS of something unknown", "\x1bP$qz\x1b\\"),
+    (
+        "XTGETTCAP",
+        "\x1bP+q544e\x1b\\\x1bP+q436f\x1b\\\x1bP+q6b637575\x1b\\\x1bP+q7a7a\x1b\\",
+    ),
+    ("text area size report", "\x1b[18t"),
+    // Different on purpose (see KNOWN).
+    ("DA1 DA2 DA3", "\x1b[c\x1b[>c\x1b[=c"),
+    ("DECRQSS DECSCL", "\x1bP$q\"p\x1b\\"),
+    ("DECRQM 2026", "\x1b[?2026$p"),
     // Not yet implemented (see KNOWN).
+    (
+        "DECRQM of modes shotty lacks",
+        "\x1b[?3$p\x1b[?40$p\x1b[?45$p\x1b[?67$p\x1b[?69$p\x1b[?1016$p",
+    ),
     ("DECDWL double-width line", "\x1b#6wide\r\nnormal"),
     ("DECDHL double-height lines", "\x1b#3top\r\n\x1b#4top"),
     (
@@ -216,8 +267,24 @@ const CASES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Cases that differ because shotty lacks the feature yet, with what is missing.
+/// Cases that differ: on purpose, or because shotty lacks the feature yet.
 const KNOWN: &[(&str, &str)] = &[
+    (
+        "DA1 DA2 DA3",
+        "shotty identifies itself as a VT220-class terminal with ANSI colour, not as xterm",
+    ),
+    (
+        "DECRQSS DECSCL",
+        "the conformance level is the one DA1 reports (62, VT220)",
+    ),
+    (
+        "DECRQM 2026",
+        "shotty applies synchronized updates, which xterm does not know",
+    ),
+    (
+        "DECRQM of modes shotty lacks",
+        "DECCOLM, 40, reverse wraparound, DECBKM, DECLRMM and SGR pixel mouse reports are not implemented: shotty reports them unknown",
+    ),
     (
         "DECDWL double-width line",
         "line sizes (DECDWL) are not implemented",
@@ -294,6 +361,8 @@ struct Screen {
     rows: Vec<Row>,
     /// 1-based, as a cursor position report gives it.
     cursor: (usize, usize),
+    /// What the terminal answered to the case's queries, in order.
+    replies: Vec<u8>,
 }
 
 impl fmt::Display for Row {
@@ -371,6 +440,7 @@ fn concealed(width: u8, attrs: Attrs) -> (String, Attrs) {
 fn shotty_screen(bytes: &[u8]) -> Screen {
     let mut term = Terminal::new(WIDTH, HEIGHT);
     term.advance(bytes);
+    let replies = term.take_replies();
     let snapshot: Snapshot = term.snapshot();
     let rows = snapshot
         .rows
@@ -399,7 +469,11 @@ fn shotty_screen(bytes: &[u8]) -> Screen {
         snapshot.cursor.row as usize + 1,
         (snapshot.cursor.col as usize).min(WIDTH - 1) + 1,
     );
-    Screen { rows, cursor }
+    Screen {
+        rows,
+        cursor,
+        replies,
+    }
 }
 
 // ----- xterm's side -------------------------------------------------------------------------
@@ -548,6 +622,7 @@ impl Drop for Display {
 fn xterm_screen(display: &Display, dir: &Path, index: usize, bytes: &[u8]) -> Screen {
     let case = dir.join(format!("case{index}.bin"));
     let cursor_file = dir.join(format!("cursor{index}.txt"));
+    let replies_file = dir.join(format!("replies{index}.bin"));
     let print = dir.join(format!("print{index}.txt"));
     std::fs::write(&case, bytes).expect("case written");
     let helper = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/xterm_case.py");
@@ -566,10 +641,13 @@ fn xterm_screen(display: &Display, dir: &Path, index: usize, bytes: &[u8]) -> Sc
         .args(resource("XTerm*printerNewLine: true"))
         // Bold bright colours are printed as their normal colours otherwise.
         .args(resource("XTerm*boldColors: false"))
+        // xterm answers window reports (`CSI 18 t`) only when allowed.
+        .args(resource("XTerm*allowWindowOps: true"))
         .arg("-e")
         .arg("python3")
         .arg(&helper)
         .arg(&case)
+        .arg(&replies_file)
         .arg(&cursor_file)
         .env("LC_ALL", "C.UTF-8")
         .env("HOME", dir)
@@ -603,11 +681,19 @@ fn xterm_screen(display: &Display, dir: &Path, index: usize, bytes: &[u8]) -> Sc
     Screen {
         rows: parse_print(&output),
         cursor,
+        replies: std::fs::read(&replies_file).expect("replies"),
     }
 }
 
 /// The first difference between the two screens, described.
 fn difference(xterm: &Screen, shotty: &Screen) -> Option<String> {
+    if xterm.replies != shotty.replies {
+        return Some(format!(
+            "replies: xterm {}, shotty {}",
+            escape_bytes(&xterm.replies),
+            escape_bytes(&shotty.replies)
+        ));
+    }
     if xterm.cursor != shotty.cursor {
         return Some(format!(
             "cursor: xterm {:?}, shotty {:?}",
