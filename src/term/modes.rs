@@ -7,6 +7,10 @@ pub enum Mode {
     Insert,
     /// LNM (ANSI 20): LF, VT and FF also return the carriage.
     LineFeedNewLine,
+    /// DECCOLM (?3): 132 columns (80 when reset); honoured only while ?40 allows it.
+    Columns132,
+    /// ?40: allow DECCOLM to switch between 80 and 132 columns.
+    AllowColumnSwitch,
     /// DECCKM (?1): cursor keys send application sequences.
     CursorKeys,
     /// DECSCNM (?5): reverse video for the whole screen.
@@ -65,6 +69,8 @@ impl Mode {
     pub fn from_dec(n: u16) -> Option<Mode> {
         Some(match n {
             1 => Mode::CursorKeys,
+            3 => Mode::Columns132,
+            40 => Mode::AllowColumnSwitch,
             5 => Mode::ReverseVideo,
             6 => Mode::Origin,
             7 => Mode::AutoWrap,
@@ -131,6 +137,10 @@ pub struct Modes {
     pub cursor_keys_application: bool,
     /// DECSCNM.
     pub reverse_video: bool,
+    /// DECCOLM.
+    pub columns_132: bool,
+    /// ?40.
+    pub allow_column_switch: bool,
     /// DECOM.
     pub origin: bool,
     /// DECAWM.
@@ -160,6 +170,8 @@ impl Default for Modes {
             linefeed_newline: false,
             cursor_keys_application: false,
             reverse_video: false,
+            columns_132: false,
+            allow_column_switch: false,
             origin: false,
             autowrap: true,
             cursor_blink: false,
@@ -183,6 +195,8 @@ impl Modes {
             Mode::LineFeedNewLine => self.linefeed_newline,
             Mode::CursorKeys => self.cursor_keys_application,
             Mode::ReverseVideo => self.reverse_video,
+            Mode::Columns132 => self.columns_132,
+            Mode::AllowColumnSwitch => self.allow_column_switch,
             Mode::Origin => self.origin,
             Mode::AutoWrap => self.autowrap,
             Mode::CursorBlink => self.cursor_blink,
@@ -222,6 +236,8 @@ impl Modes {
             Mode::LineFeedNewLine => self.linefeed_newline = on,
             Mode::CursorKeys => self.cursor_keys_application = on,
             Mode::ReverseVideo => self.reverse_video = on,
+            Mode::Columns132 => self.columns_132 = on,
+            Mode::AllowColumnSwitch => self.allow_column_switch = on,
             Mode::Origin => self.origin = on,
             Mode::AutoWrap => self.autowrap = on,
             Mode::CursorBlink => self.cursor_blink = on,

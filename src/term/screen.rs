@@ -1258,6 +1258,19 @@ impl Handler for Screen {
                 self.modes.origin = on;
                 self.goto(0, 0);
             }
+            Mode::Columns132 => {
+                // xterm: without ?40 DECCOLM does nothing at all; with it, the screen gets 80
+                // or 132 columns, is cleared (margins reset) and the cursor goes home, even
+                // when the width does not change.
+                if self.modes.allow_column_switch {
+                    self.modes.columns_132 = on;
+                    self.resize(if on { 132 } else { 80 }, self.height());
+                    self.scroll_top = 0;
+                    self.scroll_bottom = self.height() - 1;
+                    self.erase_rows(0, self.height());
+                    self.cursor = Cursor::default();
+                }
+            }
             _ => {
                 self.modes.set(mode, on);
             }

@@ -242,3 +242,21 @@ fn ris_resets_modes_screen_and_cursor() {
     t.advance(b"x");
     assert_eq!(style(&t, 0, 0), Default::default());
 }
+
+#[test]
+fn deccolm_switches_columns_only_while_mode_40_allows_it() {
+    let mut t = term(80, 5, b"text\x1b[2;4r\x1b[3;3H\x1b[?3h");
+    assert_eq!((t.snapshot().width, line(&t, 0)), (80, "text".into()), "?3 alone: nothing");
+    assert_eq!(cursor(&t), (2, 2));
+    t.advance(b"\x1b[?40h\x1b[?3h");
+    let s = t.snapshot();
+    assert_eq!((s.width, s.height), (132, 5));
+    assert_eq!(lines(&t), ["", "", "", "", ""], "cleared");
+    assert_eq!(cursor(&t), (0, 0), "home");
+    assert_eq!(t.screen().scroll_region(), (0, 4), "the margins were reset");
+    t.advance(b"\x1b[?3$p\x1b[?40$p");
+    assert_eq!(replies(&mut t), "\x1b[?3;1$y\x1b[?40;1$y");
+    t.advance(b"abc\x1b[?3l");
+    assert_eq!((t.snapshot().width, cursor(&t)), (80, (0, 0)));
+    assert_eq!(line(&t, 4), "");
+}

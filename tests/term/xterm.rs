@@ -209,6 +209,19 @@ const CASES: &[(&str, &str)] = &[
         "protected wide characters",
         "\x1b[1\"q\u{65e5}\x1b[0\"q\u{672c}\x1b[1;1H\x1b[?K",
     ),
+    // DECCOLM.
+    (
+        "DECCOLM without mode 40 changes nothing",
+        "text\x1b[5;10r\x1b[3;3H\x1b[?3hafter",
+    ),
+    (
+        "DECCOLM with mode 40 clears and homes",
+        "text\x1b[5;10r\x1b[3;3H\x1b[?40h\x1b[?3hwide\x1b[?3lnarrow\x1b[6n",
+    ),
+    (
+        "DECCOLM to 132 columns",
+        "\x1b[?40h\x1b[?3h\x1b[1;100Hfar\x1b[24;132Hend",
+    ),
     // Replies.
     ("DSR and CPR", "\x1b[5n\x1b[3;7H\x1b[6n\x1b[?6n"),
     ("CPR at the pending wrap", concat!("\x1b[1;80Hx", "\x1b[6n")),
@@ -230,7 +243,7 @@ const CASES: &[(&str, &str)] = &[
     ),
     (
         "DECRQM of more DEC modes",
-        "\x1b[?5$p\x1b[?12$p\x1b[?66$p\x1b[?1004$p\x1b[?1005$p\x1b[?1015$p",
+        "\x1b[?3$p\x1b[?5$p\x1b[?12$p\x1b[?40$p\x1b[?66$p\x1b[?1004$p\x1b[?1005$p\x1b[?1015$p\x1b[?40h\x1b[?40$p\x1b[?3h\x1b[?3$p\x1b[?3l\x1b[?40l",
     ),
     (
         "DECRQSS SGR",
@@ -257,7 +270,7 @@ const CASES: &[(&str, &str)] = &[
     // Not yet implemented (see KNOWN).
     (
         "DECRQM of modes shotty lacks",
-        "\x1b[?3$p\x1b[?40$p\x1b[?45$p\x1b[?67$p\x1b[?69$p\x1b[?1016$p",
+        "\x1b[?45$p\x1b[?67$p\x1b[?69$p\x1b[?1016$p",
     ),
     ("DECDWL double-width line", "\x1b#6wide\r\nnormal"),
     ("DECDHL double-height lines", "\x1b#3top\r\n\x1b#4top"),
@@ -283,7 +296,7 @@ const KNOWN: &[(&str, &str)] = &[
     ),
     (
         "DECRQM of modes shotty lacks",
-        "DECCOLM, 40, reverse wraparound, DECBKM, DECLRMM and SGR pixel mouse reports are not implemented: shotty reports them unknown",
+        "reverse wraparound, DECBKM, DECLRMM and SGR pixel mouse reports are not implemented: shotty reports them unknown",
     ),
     (
         "DECDWL double-width line",
@@ -467,7 +480,7 @@ fn shotty_screen(bytes: &[u8]) -> Screen {
         .collect();
     let cursor = (
         snapshot.cursor.row as usize + 1,
-        (snapshot.cursor.col as usize).min(WIDTH - 1) + 1,
+        (snapshot.cursor.col as usize).min(snapshot.width as usize - 1) + 1,
     );
     Screen {
         rows,
@@ -637,6 +650,8 @@ fn xterm_screen(display: &Display, dir: &Path, index: usize, bytes: &[u8]) -> Sc
         )))
         .args(resource("XTerm*printAttributes: 2"))
         .args(resource("XTerm*printerAutoClose: true"))
+        // The whole screen, not just the scroll region.
+        .args(resource("XTerm*printerExtent: true"))
         // A soft-wrapped row would end without a line feed otherwise.
         .args(resource("XTerm*printerNewLine: true"))
         // Bold bright colours are printed as their normal colours otherwise.
