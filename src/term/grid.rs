@@ -417,6 +417,61 @@ impl Grid {
         }
     }
 
+    /// Copies cells `start..end` of row `src` over the same columns of row `dst`, their
+    /// zero-width characters included.
+    fn copy_span(&mut self, src: usize, dst: usize, start: usize, end: usize) {
+        let from = &self.rows[src];
+        let cells: Vec<(Cell, Option<String>)> = (start..end)
+            .map(|c| (from.cells[c], from.extra(c).map(str::to_owned)))
+            .collect();
+        let to = &mut self.rows[dst];
+        for (col, (mut cell, extra)) in (start..).zip(cells) {
+            cell.flags.set(CellFlags::EXTRA, false);
+            to.set(col, cell);
+            for c in extra.iter().flat_map(|e| e.chars()) {
+                to.push_extra(col, c);
+            }
+        }
+    }
+
+    /// Scrolls the rectangle of rows `top..=bottom` and columns `start..end` up by `n` (left
+    /// and right margins): only those cells move; the freed bottom cells are set to `fill`.
+    pub fn scroll_span_up(
+        &mut self,
+        (top, bottom): (usize, usize),
+        (start, end): (usize, usize),
+        n: usize,
+        fill: Cell,
+    ) {
+        let n = n.min(bottom + 1 - top);
+        if n == 0 {
+            return;
+        }
+        for row in top..bottom + 1 - n {
+            self.copy_span(row + n, row, start, end);
+        }
+        for row in bottom + 1 - n..=bottom {
+            self.rows[row].fill(start, end, fill);
+        }
+    }
+
+    /// [`scroll_span_up`](Self::scroll_span_up), downwards.
+    pub fn scroll_span_down(
+        &mut self,
+        (top, bottom): (usize, usize),
+        (start, end): (usize, usize),
+        n: usize,
+        fill: Cell,
+    ) {
+        let n = n.min(bottom + 1 - top);
+        for row in (top + n..=bottom).rev() {
+            self.copy_span(row - n, row, start, end);
+        }
+        for row in top..top + n {
+            self.rows[row].fill(start, end, fill);
+        }
+    }
+
     /// Scrolls rows `top..=bottom` down by `n`, resetting the freed top rows to `fill`.
     pub fn scroll_down(&mut self, top: usize, bottom: usize, n: usize, fill: Cell) {
         let n = n.min(bottom + 1 - top);

@@ -174,6 +174,9 @@ pub trait Handler {
     fn clear_tab_stops(&mut self, which: TabClear);
     /// DECSC / SCOSC.
     fn save_cursor(&mut self);
+    /// `CSI Pl ; Pr s`: DECSLRM (left and right margins, 1-based, 0 for the default) while
+    /// DECLRMM is set, SCOSC (save the cursor) otherwise.
+    fn save_cursor_or_set_margins(&mut self, left: u16, right: u16);
     /// DECRC / SCORC.
     fn restore_cursor(&mut self);
     /// RIS.

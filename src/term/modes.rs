@@ -11,6 +11,8 @@ pub enum Mode {
     Columns132,
     /// ?40: allow DECCOLM to switch between 80 and 132 columns.
     AllowColumnSwitch,
+    /// DECLRMM (?69): `CSI Pl ; Pr s` sets left and right margins (DECSLRM).
+    LeftRightMargins,
     /// DECCKM (?1): cursor keys send application sequences.
     CursorKeys,
     /// DECSCNM (?5): reverse video for the whole screen.
@@ -71,6 +73,7 @@ impl Mode {
             1 => Mode::CursorKeys,
             3 => Mode::Columns132,
             40 => Mode::AllowColumnSwitch,
+            69 => Mode::LeftRightMargins,
             5 => Mode::ReverseVideo,
             6 => Mode::Origin,
             7 => Mode::AutoWrap,
@@ -141,6 +144,8 @@ pub struct Modes {
     pub columns_132: bool,
     /// ?40.
     pub allow_column_switch: bool,
+    /// DECLRMM.
+    pub left_right_margins: bool,
     /// DECOM.
     pub origin: bool,
     /// DECAWM.
@@ -172,6 +177,7 @@ impl Default for Modes {
             reverse_video: false,
             columns_132: false,
             allow_column_switch: false,
+            left_right_margins: false,
             origin: false,
             autowrap: true,
             cursor_blink: false,
@@ -197,6 +203,7 @@ impl Modes {
             Mode::ReverseVideo => self.reverse_video,
             Mode::Columns132 => self.columns_132,
             Mode::AllowColumnSwitch => self.allow_column_switch,
+            Mode::LeftRightMargins => self.left_right_margins,
             Mode::Origin => self.origin,
             Mode::AutoWrap => self.autowrap,
             Mode::CursorBlink => self.cursor_blink,
@@ -238,6 +245,7 @@ impl Modes {
             Mode::ReverseVideo => self.reverse_video = on,
             Mode::Columns132 => self.columns_132 = on,
             Mode::AllowColumnSwitch => self.allow_column_switch = on,
+            Mode::LeftRightMargins => self.left_right_margins = on,
             Mode::Origin => self.origin = on,
             Mode::AutoWrap => self.autowrap = on,
             Mode::CursorBlink => self.cursor_blink = on,

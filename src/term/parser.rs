@@ -256,7 +256,7 @@ fn dispatch_csi<H: Handler>(h: &mut H, params: &Params, intermediates: &[u8], ac
             let bottom = raw_param(params, 1);
             h.set_scroll_region((top != 0).then_some(top), (bottom != 0).then_some(bottom));
         }
-        ([], 's') => h.save_cursor(),
+        ([], 's') => h.save_cursor_or_set_margins(raw_param(params, 0), raw_param(params, 1)),
         ([], 't') => match raw_param(params, 0) {
             18 => h.report(Report::TextAreaSize),
             22 => h.push_title(),

@@ -99,6 +99,9 @@ pub struct Screen {
     tabs: Vec<bool>,
     scroll_top: usize,
     scroll_bottom: usize,
+    /// Left and right margins (DECSLRM), 0-based inclusive; the whole width without them.
+    margin_left: usize,
+    margin_right: usize,
     title: String,
     title_stack: Vec<String>,
     cursor_shape: CursorShape,
@@ -143,6 +146,8 @@ impl Screen {
             tabs: default_tabs(width),
             scroll_top: 0,
             scroll_bottom: height - 1,
+            margin_left: 0,
+            margin_right: width - 1,
             title: String::new(),
             title_stack: Vec::new(),
             cursor_shape: CursorShape::Block,
@@ -442,7 +447,7 @@ impl Screen {
         Some(match selector {
             b"m" => format!("{}m", settings::sgr(&self.pen)),
             b"r" => format!("{};{}r", self.scroll_top + 1, self.scroll_bottom + 1),
-            b"s" => format!("1;{}s", self.width()),
+            b"s" => format!("{};{}s", self.margin_left + 1, self.margin_right + 1),
             b" q" => format!(
                 "{} q",
                 settings::cursor_style(self.cursor_shape, self.modes.cursor_blink)
@@ -566,6 +571,10 @@ impl Screen {
     /// Scrolls rows `top..=scroll_bottom` up by `n`. Lines leaving the top row of the primary
     /// screen go to the scrollback, as in xterm, even when a bottom margin is set.
     fn scroll_up_from(&mut self, top: usize, n: usize) {
+        if self.has_side_margins() {
+            self.scroll_span_up(top, n);
+            return;
+        }
         let fill = self.erase_cell();
         let bottom = self.scroll_bottom;
         if !self.alt_active && top == 0 {
@@ -578,6 +587,10 @@ impl Screen {
     }
 
     fn scroll_region_down(&mut self, n: usize) {
+        if self.has_side_margins() {
+            self.scroll_span_down(self.scroll_top, n);
+            return;
+        }
         let fill = self.erase_cell();
         self.grid
             .scroll_down(self.scroll_top, self.scroll_bottom, n, fill);
@@ -586,7 +599,7 @@ impl Screen {
     /// Soft-wraps: marks the row as continued and moves to the start of the next line.
     fn wrap_line(&mut self) {
         self.grid.row_mut(self.cursor.row).wrapped = true;
-        self.cursor.col = 0;
+        self.cursor.col = self.left_limit();
         self.index();
     }
 
@@ -654,6 +667,81 @@ impl Screen {
         }
     }
 
+    /// Whether left or right margins are set (DECSLRM).
+    fn has_side_margins(&self) -> bool {
+        self.margin_left != 0 || self.margin_right + 1 != self.width()
+    }
+
+    /// Whether the cursor's column is inside the left and right margins.
+    fn cursor_in_side_margins(&self) -> bool {
+        (self.margin_left..=self.margin_right).contains(&self.cursor.col)
+    }
+
+    /// The rightmost column the cursor moves and prints to: the right margin, unless the
+    /// cursor is right of it already (then the screen's edge).
+    fn right_limit(&self) -> usize {
+        if self.cursor.col <= self.margin_right {
+            self.margin_right
+        } else {
+            self.width() - 1
+        }
+    }
+
+    /// The leftmost column the cursor moves back to: the left margin, unless the cursor is
+    /// left of it already.
+    fn left_limit(&self) -> usize {
+        if self.cursor.col >= self.margin_left {
+            self.margin_left
+        } else {
+            0
+        }
+    }
+
+    /// Column `col` of a cursor address: relative to the left margin in origin mode, kept
+    /// inside the right margin there and inside the screen otherwise.
+    fn origin_col(&self, col: u16) -> usize {
+        if self.modes.origin {
+            (self.margin_left + col as usize).min(self.margin_right)
+        } else {
+            (col as usize).min(self.width() - 1)
+        }
+    }
+
+    /// Removes the left and right margins.
+    fn reset_side_margins(&mut self) {
+        self.margin_left = 0;
+        self.margin_right = self.width() - 1;
+    }
+
+    /// Scrolls the scroll region's rows `top..=scroll_bottom` up by `n` between the left and
+    /// right margins only (nothing goes to the scrollback).
+    fn scroll_span_up(&mut self, top: usize, n: usize) {
+        let fill = self.erase_cell();
+        let span = (self.margin_left, self.margin_right + 1);
+        self.split_wide_at_span_edges(top, self.scroll_bottom);
+        self.grid
+            .scroll_span_up((top, self.scroll_bottom), span, n, fill);
+    }
+
+    /// [`scroll_span_up`](Self::scroll_span_up), downwards.
+    fn scroll_span_down(&mut self, top: usize, n: usize) {
+        let fill = self.erase_cell();
+        let span = (self.margin_left, self.margin_right + 1);
+        self.split_wide_at_span_edges(top, self.scroll_bottom);
+        self.grid
+            .scroll_span_down((top, self.scroll_bottom), span, n, fill);
+    }
+
+    /// Blanks the wide characters the side margins cut in rows `top..=bottom`.
+    fn split_wide_at_span_edges(&mut self, top: usize, bottom: usize) {
+        for row in top..=bottom {
+            self.split_wide_at(row, self.margin_left);
+            if self.margin_right + 1 < self.width() {
+                self.split_wide_at(row, self.margin_right + 1);
+            }
+        }
+    }
+
     fn reset_state(&mut self) {
         let (w, h) = (self.width(), self.height());
         let options = self.options.clone();
@@ -694,11 +782,13 @@ impl Screen {
             return;
         }
         self.refresh_pen();
-        let cols = self.width();
         // xterm wraps only if DECAWM is still set when the next character arrives.
         if self.cursor.pending_wrap && self.modes.autowrap {
             self.wrap_line();
         }
+        // The column after the last one this line prints to: the right margin's, or the
+        // screen's edge.
+        let mut cols = self.right_limit() + 1;
         if width == 2 && self.cursor.col + 1 >= cols {
             if !self.modes.autowrap || cols < 2 {
                 // xterm's `dotext` writes nothing and leaves the last-column flag clear.
@@ -711,13 +801,16 @@ impl Screen {
             pad.flags = CellFlags::LEADING_SPACER;
             self.grid.row_mut(self.cursor.row).set(col, pad);
             self.wrap_line();
+            cols = self.right_limit() + 1;
         }
         let (row, col) = (self.cursor.row, self.cursor.col);
         if self.modes.insert {
             self.split_wide_at(row, col);
             let r = self.grid.row_mut(row);
-            r.copy_within(col, cols - col - width, col + width);
-            self.erase_cut_wide_at_end(row);
+            r.copy_within(col, cols.saturating_sub(col + width), col + width);
+            if cols == self.width() {
+                self.erase_cut_wide_at_end(row);
+            }
         }
         // Overwriting half of a wide character blanks the other half.
         let cells = self.grid.row(row).cells();
@@ -730,6 +823,7 @@ impl Screen {
         if width == 2 && next.is_some_and(|n| n.is_wide()) {
             self.drop_spacer_after(row, col + 1);
         }
+        let at_screen_edge = cols == self.width();
         let r = self.grid.row_mut(row);
         if width == 1 {
             r.set(
@@ -762,7 +856,9 @@ impl Screen {
             );
         }
         if col + width >= cols {
-            r.wrapped = false;
+            if at_screen_edge {
+                r.wrapped = false;
+            }
             self.cursor.col = cols - 1;
             // Set even without DECAWM, as xterm's `dotext` does; `print` wraps only if
             // autowrap is on by the time the next character arrives.
@@ -825,6 +921,7 @@ impl Screen {
         self.tabs[..keep].copy_from_slice(&old_tabs[..keep]);
         self.scroll_top = 0;
         self.scroll_bottom = height - 1;
+        self.reset_side_margins();
     }
 }
 
@@ -840,7 +937,8 @@ impl Handler for Screen {
             && self.charsets.is_identity()
         {
             let Cursor { row, col, .. } = self.cursor;
-            if col + 1 < self.grid.width() {
+            // Short of the right margin (the last column without margins).
+            if col < self.margin_right {
                 let cell = Cell {
                     ch: c,
                     style: self.pen_id,
@@ -867,7 +965,7 @@ impl Handler for Screen {
     }
 
     fn tab_forward(&mut self, n: u16) {
-        let last = self.width() - 1;
+        let last = self.right_limit();
         for _ in 0..n {
             match (self.cursor.col + 1..=last).find(|&c| self.tabs[c]) {
                 Some(c) => self.cursor.col = c,
@@ -900,28 +998,38 @@ impl Handler for Screen {
     }
 
     fn carriage_return(&mut self) {
-        self.cursor.col = 0;
+        // To the left margin, from inside the margins or in origin mode (xterm).
+        self.cursor.col = if self.modes.origin {
+            self.margin_left
+        } else {
+            self.left_limit()
+        };
         self.cursor.pending_wrap = false;
     }
 
     fn index(&mut self) {
         self.cursor.pending_wrap = false;
         if self.cursor.row == self.scroll_bottom {
-            self.scroll_region_up(1);
+            // Outside the side margins the bottom margin neither scrolls nor is left (xterm).
+            if self.cursor_in_side_margins() {
+                self.scroll_region_up(1);
+            }
         } else if self.cursor.row + 1 < self.height() {
             self.cursor.row += 1;
         }
     }
 
     fn next_line(&mut self) {
-        self.cursor.col = 0;
+        self.carriage_return();
         self.index();
     }
 
     fn reverse_index(&mut self) {
         self.cursor.pending_wrap = false;
         if self.cursor.row == self.scroll_top {
-            self.scroll_region_down(1);
+            if self.cursor_in_side_margins() {
+                self.scroll_region_down(1);
+            }
         } else if self.cursor.row > 0 {
             self.cursor.row -= 1;
         }
@@ -989,6 +1097,8 @@ impl Handler for Screen {
         self.modes.keypad_application = false;
         self.scroll_top = 0;
         self.scroll_bottom = self.height() - 1;
+        self.modes.left_right_margins = false;
+        self.reset_side_margins();
         self.charsets = Charsets::default();
         self.pen = Style::default();
         self.pen_dirty = true;
@@ -1036,27 +1146,28 @@ impl Handler for Screen {
     }
 
     fn move_forward(&mut self, n: u16) {
-        self.cursor.col = (self.cursor.col + n as usize).min(self.width() - 1);
+        self.cursor.col = (self.cursor.col + n as usize).min(self.right_limit());
         self.cursor.pending_wrap = false;
     }
 
     fn move_backward(&mut self, n: u16) {
-        self.cursor.col = self.cursor.col.saturating_sub(n as usize);
+        let limit = self.left_limit();
+        self.cursor.col = self.cursor.col.saturating_sub(n as usize).max(limit);
         self.cursor.pending_wrap = false;
     }
 
     fn move_down_to_start(&mut self, n: u16) {
         self.move_down(n);
-        self.cursor.col = 0;
+        self.carriage_return();
     }
 
     fn move_up_to_start(&mut self, n: u16) {
         self.move_up(n);
-        self.cursor.col = 0;
+        self.carriage_return();
     }
 
     fn goto_col(&mut self, col: u16) {
-        self.cursor.col = (col as usize).min(self.width() - 1);
+        self.cursor.col = self.origin_col(col);
         self.cursor.pending_wrap = false;
     }
 
@@ -1076,8 +1187,27 @@ impl Handler for Screen {
             (0, self.height() - 1)
         };
         self.cursor.row = (top + row as usize).min(bottom);
-        self.cursor.col = (col as usize).min(self.width() - 1);
+        self.cursor.col = self.origin_col(col);
         self.cursor.pending_wrap = false;
+    }
+
+    fn save_cursor_or_set_margins(&mut self, left: u16, right: u16) {
+        if !self.modes.left_right_margins {
+            self.save_cursor();
+            return;
+        }
+        let width = self.width();
+        let left = (left.max(1) as usize) - 1;
+        let right = if right == 0 {
+            width
+        } else {
+            (right as usize).min(width)
+        } - 1;
+        if left < right {
+            self.margin_left = left;
+            self.margin_right = right;
+            self.goto(0, 0);
+        }
     }
 
     fn erase_display(&mut self, which: Erase) {
@@ -1135,20 +1265,35 @@ impl Handler for Screen {
 
     fn insert_blank(&mut self, n: u16) {
         let Cursor { row, col, .. } = self.cursor;
-        let cols = self.width();
+        if !self.cursor_in_side_margins() {
+            return;
+        }
+        // Up to the right margin: what is pushed past it is lost.
+        let cols = self.margin_right + 1;
         let n = (n as usize).min(cols - col);
         self.split_wide_at(row, col);
+        if cols < self.width() {
+            self.split_wide_at(row, cols);
+        }
         let fill = self.erase_cell();
         let r = self.grid.row_mut(row);
         r.copy_within(col, cols - col - n, col + n);
         r.fill(col, col + n, fill);
-        self.erase_cut_wide_at_end(row);
+        if cols == self.width() {
+            self.erase_cut_wide_at_end(row);
+        }
         self.cursor.pending_wrap = false;
     }
 
     fn delete_chars(&mut self, n: u16) {
         let Cursor { row, col, .. } = self.cursor;
-        let cols = self.width();
+        if !self.cursor_in_side_margins() {
+            return;
+        }
+        let cols = self.margin_right + 1;
+        if cols < self.width() {
+            self.split_wide_at(row, cols);
+        }
         let n = (n as usize).min(cols - col);
         self.split_wide_at(row, col);
         if col + n < cols {
@@ -1169,23 +1314,27 @@ impl Handler for Screen {
 
     fn insert_lines(&mut self, n: u16) {
         let row = self.cursor.row;
-        if row < self.scroll_top || row > self.scroll_bottom {
+        if row < self.scroll_top || row > self.scroll_bottom || !self.cursor_in_side_margins() {
             return;
         }
-        let fill = self.erase_cell();
-        self.grid
-            .scroll_down(row, self.scroll_bottom, n as usize, fill);
-        self.cursor.col = 0;
+        if self.has_side_margins() {
+            self.scroll_span_down(row, n as usize);
+        } else {
+            let fill = self.erase_cell();
+            self.grid
+                .scroll_down(row, self.scroll_bottom, n as usize, fill);
+        }
+        self.cursor.col = self.margin_left;
         self.cursor.pending_wrap = false;
     }
 
     fn delete_lines(&mut self, n: u16) {
         let row = self.cursor.row;
-        if row < self.scroll_top || row > self.scroll_bottom {
+        if row < self.scroll_top || row > self.scroll_bottom || !self.cursor_in_side_margins() {
             return;
         }
         self.scroll_up_from(row, n as usize);
-        self.cursor.col = 0;
+        self.cursor.col = self.margin_left;
         self.cursor.pending_wrap = false;
     }
 
@@ -1257,6 +1406,12 @@ impl Handler for Screen {
             Mode::Origin => {
                 self.modes.origin = on;
                 self.goto(0, 0);
+            }
+            Mode::LeftRightMargins => {
+                self.modes.left_right_margins = on;
+                if !on {
+                    self.reset_side_margins();
+                }
             }
             Mode::Columns132 => {
                 // xterm: without ?40 DECCOLM does nothing at all; with it, the screen gets 80

@@ -246,7 +246,11 @@ fn ris_resets_modes_screen_and_cursor() {
 #[test]
 fn deccolm_switches_columns_only_while_mode_40_allows_it() {
     let mut t = term(80, 5, b"text\x1b[2;4r\x1b[3;3H\x1b[?3h");
-    assert_eq!((t.snapshot().width, line(&t, 0)), (80, "text".into()), "?3 alone: nothing");
+    assert_eq!(
+        (t.snapshot().width, line(&t, 0)),
+        (80, "text".into()),
+        "?3 alone: nothing"
+    );
     assert_eq!(cursor(&t), (2, 2));
     t.advance(b"\x1b[?40h\x1b[?3h");
     let s = t.snapshot();

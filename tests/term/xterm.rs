@@ -267,17 +267,62 @@ const CASES: &[(&str, &str)] = &[
     ("DA1 DA2 DA3", "\x1b[c\x1b[>c\x1b[=c"),
     ("DECRQSS DECSCL", "\x1bP$q\"p\x1b\\"),
     ("DECRQM 2026", "\x1b[?2026$p"),
-    // Not yet implemented (see KNOWN).
-    (
-        "DECRQM of modes shotty lacks",
-        "\x1b[?45$p\x1b[?67$p\x1b[?69$p\x1b[?1016$p",
-    ),
-    ("DECDWL double-width line", "\x1b#6wide\r\nnormal"),
-    ("DECDHL double-height lines", "\x1b#3top\r\n\x1b#4top"),
+    // Left and right margins.
     (
         "DECLRMM and DECSLRM",
         "\x1b[?69h\x1b[10;20s\x1b[1;10H0123456789abcdef\x1b[?69l",
     ),
+    (
+        "CR, CUF, CUB and tabs inside the margins",
+        "\x1b[?69h\x1b[10;20s\x1b[5;15Habc\rX\x1b[50CY\x1b[50DZ\tT\x1b[?69l",
+    ),
+    (
+        "ICH and DCH inside the margins",
+        "0123456789012345678901234\x1b[?69h\x1b[5;15s\x1b[1;8H\x1b[3@\x1b[1;10H\x1b[2P\x1b[1;2H\x1b[2@",
+    ),
+    (
+        "IL and DL inside the margins",
+        "0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\x1b[?69h\x1b[3;8s\x1b[2;6r\x1b[3;4H\x1b[2L\x1b[5;5H\x1b[1M\x1b[1;1H\x1b[L",
+    ),
+    (
+        "scrolling inside the margins",
+        "0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\x1b[?69h\x1b[3;8s\x1b[2;6r\x1b[6;4H\nnew\x1b[2S\x1b[1T\x1b[2;5H\x1bM\x1bM",
+    ),
+    (
+        "origin mode with side margins",
+        "\x1b[?69h\x1b[5;20s\x1b[3;10r\x1b[?6h\x1b[1;1Ho\x1b[99;99Hx\x1b[2;3H\x1b[5Gc\x1b[?6l\x1b[r",
+    ),
+    (
+        "printing right of the right margin",
+        "\x1b[?69h\x1b[5;10s\x1b[1;20H0123456789012345678901234567890123456789012345678901234567890123456789",
+    ),
+    (
+        "an invalid DECSLRM is ignored",
+        "\x1b[?69h\x1b[20;10s\x1b[3;3Hx\x1b[1;1s\x1bP$qs\x1b\\",
+    ),
+    (
+        "DECRQSS DECSLRM",
+        "\x1b[?69h\x1b[5;30s\x1bP$qs\x1b\\\x1b[?69l\x1bP$qs\x1b\\\x1b[?69$p",
+    ),
+    (
+        "DECSTR ends the side margins",
+        "\x1b[?69h\x1b[5;10s\x1b[!p\x1b[1;5H0123456789\x1b[?69$p",
+    ),
+    (
+        "IND and RI outside the side margins",
+        "0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\x1b[?69h\x1b[3;8s\x1b[2;6r\x1b[6;15H\x1bDx\x1b[2;15H\x1bMy",
+    ),
+    (
+        "wrapping at the right margin at the bottom of the region",
+        "0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\x1b[?69h\x1b[3;8s\x1b[2;6r\x1b[6;3HABCDEFGHIJ",
+    ),
+    // Not yet implemented (see KNOWN).
+    (
+        "DECRQM of modes shotty lacks",
+        "\x1b[?45$p\x1b[?67$p\x1b[?1016$p",
+    ),
+    ("DECDWL double-width line", "\x1b#6wide\r\nnormal"),
+    ("DECDHL double-height lines", "\x1b#3top\r\n\x1b#4top"),
 ];
 
 /// Cases that differ: on purpose, or because shotty lacks the feature yet.
@@ -296,7 +341,7 @@ const KNOWN: &[(&str, &str)] = &[
     ),
     (
         "DECRQM of modes shotty lacks",
-        "reverse wraparound, DECBKM, DECLRMM and SGR pixel mouse reports are not implemented: shotty reports them unknown",
+        "reverse wraparound, DECBKM and SGR pixel mouse reports are not implemented: shotty reports them unknown",
     ),
     (
         "DECDWL double-width line",
@@ -305,10 +350,6 @@ const KNOWN: &[(&str, &str)] = &[
     (
         "DECDHL double-height lines",
         "line sizes (DECDHL) are not implemented",
-    ),
-    (
-        "DECLRMM and DECSLRM",
-        "left/right margins (DECLRMM, DECSLRM) are not implemented",
     ),
 ];
 
