@@ -745,20 +745,17 @@ impl Screen {
     fn reset_state(&mut self) {
         let (w, h) = (self.width(), self.height());
         let options = self.options.clone();
-        let scrollback = std::mem::replace(&mut self.scrollback, Scrollback::new(0));
+        // RIS erases the saved lines too, as xterm's does (`VTReset` with `saved`); the
+        // scrollback is cleared rather than replaced so its lines keep counting in the global
+        // line numbers. No cell is left that refers to the old style and link tables.
+        let mut scrollback = std::mem::replace(&mut self.scrollback, Scrollback::new(0));
+        scrollback.clear();
         let title = std::mem::take(&mut self.title);
         let bells = self.bells;
-        // The kept scrollback's cells hold ids into these tables; fresh tables would leave
-        // them dangling or, once the ids were reused, pointing at other styles and links.
-        // Entries nothing uses any more go at the next compaction.
-        let styles = std::mem::take(&mut self.styles);
-        let links = std::mem::take(&mut self.links);
         *self = Screen::new(w, h, options);
         self.scrollback = scrollback;
         self.title = title;
         self.bells = bells;
-        self.styles = styles;
-        self.links = links;
     }
 
     /// Prints one character: widths, wrapping, wide-character halves, insert mode, charsets.

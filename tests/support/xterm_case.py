@@ -1,7 +1,7 @@
 """Runs inside xterm for the differential test (tests/term/xterm.rs): writes a case's bytes,
 collects what xterm answers to the case's own queries, asks for the cursor position, has
-xterm print its screen with attributes (media copy, `CSI i`) and waits until xterm has
-handled that before exiting.
+xterm print its saved lines and screen with attributes (media copy of everything,
+`CSI ? 11 i`) and waits until xterm has handled that before exiting.
 
     python3 xterm_case.py CASE_FILE REPLIES_FILE CURSOR_FILE
 """
@@ -39,7 +39,7 @@ def main():
     _, cpr = read_until(fd, lambda s: CPR.search(s))
     with open(cursor_file, "w") as f:
         f.write(f"{int(cpr.group(1))} {int(cpr.group(2))}\n")
-    os.write(1, b"\x1b[i")
+    os.write(1, b"\x1b[?11i")
     # Answered after the print: xterm has written the screen to the printer by then.
     os.write(1, MARKER_QUERY)
     read_until(fd, lambda s: 0 if MARKER_REPLY in s else None)

@@ -595,10 +595,10 @@ fn a_style_per_cell_stays_bounded() {
 }
 
 #[test]
-fn reset_keeps_what_scrollback_cells_refer_to() {
-    // Found by the property test above (a cell's link index past the snapshot's link table):
-    // RIS keeps the scrollback but used to start new style and link tables, so scrolled-off
-    // cells pointed at entries that were gone or, once reused, at other styles and links.
+fn reset_clears_the_scrollback_and_what_it_referred_to() {
+    // RIS erases the saved lines, as xterm's does, so the style and link tables can start
+    // afresh: nothing left on the screen or in the scrollback refers to their old entries
+    // (before, RIS kept the scrollback and had to keep the tables for it).
     let mut term = Terminal::with_options(
         10,
         2,
@@ -608,36 +608,38 @@ fn reset_keeps_what_scrollback_cells_refer_to() {
         },
     );
     term.advance(b"\x1b[31m\x1b]8;;https://a.example/\x1b\\red\x1b]8;;\x1b\\\x1b[m\r\n\r\n\r\n");
+    assert_eq!(term.screen().scrollback().len(), 2);
     term.advance(b"\x1bc");
+    assert_eq!(term.screen().scrollback().len(), 0);
     term.advance(b"\x1b[1;32m\x1b]8;;https://b.example/\x1b\\new\x1b]8;;\x1b\\\x1b[m");
     let snap = term.history_snapshot(100);
     check_invariants(&term, "after RIS");
-    let cell = |text: &str| {
-        snap.rows
-            .iter()
-            .flat_map(|r| &r.cells)
-            .find(|c| c.t == text)
-            .unwrap_or_else(|| panic!("no {text:?} in {snap:?}"))
-    };
-    let (old, new) = (cell("r"), cell("n"));
-    let link = |c: &shotty::term::CellSnapshot| {
-        c.l.map(|l| snap.links.get(l as usize).map(|l| l.uri.as_str()))
-    };
-    assert_eq!(link(old), Some(Some("https://a.example/")), "{snap:?}");
-    assert_eq!(link(new), Some(Some("https://b.example/")), "{snap:?}");
-    let fg = |c: &shotty::term::CellSnapshot| snap.styles[c.s as usize].fg.clone();
+    let texts: Vec<&str> = snap
+        .rows
+        .iter()
+        .flat_map(|r| &r.cells)
+        .map(|c| c.t.as_str())
+        .collect();
+    assert!(!texts.contains(&"r"), "the old line is gone: {snap:?}");
+    let new = snap
+        .rows
+        .iter()
+        .flat_map(|r| &r.cells)
+        .find(|c| c.t == "n")
+        .unwrap_or_else(|| panic!("no \"n\" in {snap:?}"));
+    let link = new
+        .l
+        .and_then(|l| snap.links.get(l as usize))
+        .map(|l| l.uri.as_str());
+    assert_eq!(link, Some("https://b.example/"), "{snap:?}");
+    let style = &snap.styles[new.s as usize];
     assert_eq!(
-        fg(old),
-        Some(shotty::term::ColorValue::Index(1)),
-        "{snap:?}"
-    );
-    assert_eq!(
-        fg(new),
+        style.fg,
         Some(shotty::term::ColorValue::Index(2)),
         "{snap:?}"
     );
-    assert!(!snap.styles[old.s as usize].bold, "{snap:?}");
-    // The same through the renderer: the old cell still links to its own target.
+    assert!(style.bold, "{snap:?}");
     let svg = render::to_svg(&snap, &Appearance::default()).expect("SVG");
-    assert!(svg.contains("href=\"https://a.example/\""), "{svg}");
+    assert!(svg.contains("href=\"https://b.example/\""), "{svg}");
+    assert!(!svg.contains("https://a.example/"), "{svg}");
 }

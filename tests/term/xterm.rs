@@ -2,9 +2,10 @@
 //!
 //! Each case's bytes go to shotty's `Terminal` and to a fresh xterm (Debian's `xterm` on a
 //! private Xvfb display, 80×24, UTF-8). Replies to the case's own queries are compared byte
-//! for byte. xterm reports its own state: the cursor through a
-//! cursor position report, the screen through media copy (`CSI i` with `printAttributes: 2`:
-//! every row's line size, its text and the SGR attributes of each cell). Compared per cell:
+//! for byte. xterm reports its own state: the cursor through a cursor position report, the
+//! saved lines and the screen through media copy (`CSI ? 11 i` with `printAttributes: 2`:
+//! every row's line size, its text and the SGR attributes of each cell). On the alternate
+//! screen xterm prints only that screen, so the scrollback is compared on the primary one. Compared per cell:
 //! the text (a wide character's right half as a spacer), bold, dim, italic, underline (any
 //! style), blink, inverse, strike, foreground and background (default, palette entry or
 //! RGB); per row the line size; and the cursor.
@@ -222,6 +223,31 @@ const CASES: &[(&str, &str)] = &[
         "DECCOLM to 132 columns",
         "\x1b[?40h\x1b[?3h\x1b[1;100Hfar\x1b[24;132Hend",
     ),
+    // The scrollback.
+    (
+        "lines scrolled off the top are saved",
+        "line01\r\nline02\r\nline03\r\nline04\r\nline05\r\nline06\r\nline07\r\nline08\r\nline09\r\nline10\r\nline11\r\nline12\r\nline13\r\nline14\r\nline15\r\nline16\r\nline17\r\nline18\r\nline19\r\nline20\r\nline21\r\nline22\r\nline23\r\nline24\r\nline25\r\nline26\r\nline27\r\nline28\r\nline29\r\nline30\r\nlast",
+    ),
+    (
+        "RIS keeps the scrollback",
+        "line01\r\nline02\r\nline03\r\nline04\r\nline05\r\nline06\r\nline07\r\nline08\r\nline09\r\nline10\r\nline11\r\nline12\r\nline13\r\nline14\r\nline15\r\nline16\r\nline17\r\nline18\r\nline19\r\nline20\r\nline21\r\nline22\r\nline23\r\nline24\r\nline25\r\nline26\r\nline27\r\nline28\r\nline29\r\nline30\r\n\x1bc",
+    ),
+    (
+        "ED 3 clears the scrollback",
+        "line01\r\nline02\r\nline03\r\nline04\r\nline05\r\nline06\r\nline07\r\nline08\r\nline09\r\nline10\r\nline11\r\nline12\r\nline13\r\nline14\r\nline15\r\nline16\r\nline17\r\nline18\r\nline19\r\nline20\r\nline21\r\nline22\r\nline23\r\nline24\r\nline25\r\nline26\r\nline27\r\nline28\r\nline29\r\nline30\r\n\x1b[3J",
+    ),
+    (
+        "a scroll region saves nothing",
+        "\x1b[2;10r\x1b[10;1Hline01\r\nline02\r\nline03\r\nline04\r\nline05\r\nline06\r\nline07\r\nline08\r\nline09\r\nline10\r\nline11\r\nline12\r\nline13\r\nline14\r\nline15\r\nline16\r\nline17\r\nline18\r\nline19\r\nline20\r\nline21\r\nline22\r\nline23\r\nline24\r\nline25\r\nline26\r\nline27\r\nline28\r\nline29\r\nline30\r\n",
+    ),
+    (
+        "a region from the top row saves its lines",
+        "\x1b[1;10r\x1b[10;1Hline01\r\nline02\r\nline03\r\nline04\r\nline05\r\nline06\r\nline07\r\nline08\r\nline09\r\nline10\r\nline11\r\nline12\r\nline13\r\nline14\r\nline15\r\nline16\r\nline17\r\nline18\r\nline19\r\nline20\r\nline21\r\nline22\r\nline23\r\nline24\r\nline25\r\nline26\r\nline27\r\nline28\r\nline29\r\nline30\r\n\x1b[r",
+    ),
+    (
+        "the alternate screen saves nothing",
+        "\x1b[?1049hline01\r\nline02\r\nline03\r\nline04\r\nline05\r\nline06\r\nline07\r\nline08\r\nline09\r\nline10\r\nline11\r\nline12\r\nline13\r\nline14\r\nline15\r\nline16\r\nline17\r\nline18\r\nline19\r\nline20\r\nline21\r\nline22\r\nline23\r\nline24\r\nline25\r\nline26\r\nline27\r\nline28\r\nline29\r\nline30\r\n\x1b[?1049l",
+    ),
     // Replies.
     ("DSR and CPR", "\x1b[5n\x1b[3;7H\x1b[6n\x1b[?6n"),
     ("CPR at the pending wrap", concat!("\x1b[1;80Hx", "\x1b[6n")),
@@ -412,6 +438,8 @@ struct Row {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Screen {
+    /// The scrollback, oldest first (none while the alternate screen is shown).
+    saved: Vec<Row>,
     rows: Vec<Row>,
     /// 1-based, as a cursor position report gives it.
     cursor: (usize, usize),
@@ -491,12 +519,9 @@ fn concealed(width: u8, attrs: Attrs) -> (String, Attrs) {
     (text.to_owned(), attrs)
 }
 
-fn shotty_screen(bytes: &[u8]) -> Screen {
-    let mut term = Terminal::new(WIDTH, HEIGHT);
-    term.advance(bytes);
-    let replies = term.take_replies();
-    let snapshot: Snapshot = term.snapshot();
-    let rows = snapshot
+/// The rows of a snapshot as media copy would print them.
+fn printed_rows(snapshot: &Snapshot) -> Vec<Row> {
+    snapshot
         .rows
         .iter()
         .map(|row| {
@@ -518,12 +543,36 @@ fn shotty_screen(bytes: &[u8]) -> Screen {
                 cells: trimmed(as_printed(cells)),
             }
         })
-        .collect();
+        .collect()
+}
+
+fn shotty_screen(bytes: &[u8]) -> Screen {
+    let mut term = Terminal::new(WIDTH, HEIGHT);
+    term.advance(bytes);
+    let replies = term.take_replies();
+    let snapshot: Snapshot = term.snapshot();
+    let rows = printed_rows(&snapshot);
+    let saved = if term.screen().is_alternate_screen() {
+        Vec::new()
+    } else {
+        // The history snapshot leaves out trailing blank lines: pad the scrollback back.
+        let kept = term.screen().scrollback().len();
+        let mut saved = printed_rows(&term.history_snapshot(usize::MAX));
+        saved.resize(
+            kept,
+            Row {
+                size: 5,
+                cells: Vec::new(),
+            },
+        );
+        saved
+    };
     let cursor = (
         snapshot.cursor.row as usize + 1,
         (snapshot.cursor.col as usize).min(snapshot.width as usize - 1) + 1,
     );
     Screen {
+        saved,
         rows,
         cursor,
         replies,
@@ -576,10 +625,12 @@ fn apply_sgr(attrs: &mut Attrs, params: &str) {
 }
 
 /// Parses xterm's media copy: one line per row, `ESC # n` line sizes, SGR sequences, text,
-/// U+FFFF for the right half of a wide character.
-fn parse_print(output: &str) -> Vec<Row> {
+/// U+FFFF for the right half of a wide character. Returns the saved lines and the screen
+/// (its last [`HEIGHT`] lines).
+fn parse_print(output: &str) -> (Vec<Row>, Vec<Row>) {
     let mut rows = Vec::new();
-    for line in output.split("\r\n").take(HEIGHT) {
+    let lines = output.strip_suffix("\r\n").unwrap_or(output);
+    for line in lines.split("\r\n") {
         let mut size = 5;
         let mut attrs = Attrs::default();
         let mut cells = Vec::new();
@@ -617,20 +668,14 @@ fn parse_print(output: &str) -> Vec<Row> {
             cells: trimmed(cells),
         });
     }
-    rows.resize(
-        HEIGHT,
-        Row {
-            size: 5,
-            cells: Vec::new(),
-        },
-    );
     // xterm prints no line size for an empty row.
     for row in &mut rows {
         if row.cells.is_empty() {
             row.size = 5;
         }
     }
-    rows
+    let screen = rows.split_off(rows.len().saturating_sub(HEIGHT));
+    (rows, screen)
 }
 
 /// A private Xvfb display, ended when dropped.
@@ -678,6 +723,7 @@ fn xterm_screen(display: &Display, dir: &Path, index: usize, bytes: &[u8]) -> Sc
     let cursor_file = dir.join(format!("cursor{index}.txt"));
     let replies_file = dir.join(format!("replies{index}.bin"));
     let print = dir.join(format!("print{index}.txt"));
+    let printed = dir.join(format!("print{index}.done"));
     std::fs::write(&case, bytes).expect("case written");
     let helper = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/xterm_case.py");
     let resource = |r: &str| ["-xrm".to_owned(), r.to_owned()];
@@ -686,11 +732,15 @@ fn xterm_screen(display: &Display, dir: &Path, index: usize, bytes: &[u8]) -> Sc
         .args(["-display", &format!(":{}", display.number)])
         .args(["-u8", "-geometry", &format!("{WIDTH}x{HEIGHT}")])
         .args(resource(&format!(
-            "XTerm*printerCommand: cat > {}",
-            print.display()
+            "XTerm*printerCommand: cat > {} && touch {}",
+            print.display(),
+            printed.display()
         )))
         .args(resource("XTerm*printAttributes: 2"))
         .args(resource("XTerm*printerAutoClose: true"))
+        // Without jump scrolling: with it, xterm applies a burst of scrolls late, and an
+        // ED 3 among them may leave lines it should have erased.
+        .args(resource("XTerm*jumpScroll: false"))
         // The whole screen, not just the scroll region.
         .args(resource("XTerm*printerExtent: true"))
         // A soft-wrapped row would end without a line feed otherwise.
@@ -713,19 +763,13 @@ fn xterm_screen(display: &Display, dir: &Path, index: usize, bytes: &[u8]) -> Sc
         .stderr(Stdio::null());
     let status = xterm.status().expect("xterm runs (Debian package xterm)");
     assert!(status.success(), "xterm failed: {status}");
-    // The printer is a pipe to `cat`, closed after the print: wait until every row is there.
+    // The printer is a pipe to `cat`, closed after the print: wait until it has finished.
     let deadline = Instant::now() + Duration::from_secs(10);
-    let output = loop {
-        let text = std::fs::read_to_string(&print).unwrap_or_default();
-        if text.matches("\r\n").count() >= HEIGHT {
-            break text;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "xterm printed no screen: {text:?}"
-        );
+    while !printed.exists() {
+        assert!(Instant::now() < deadline, "xterm printed no screen");
         std::thread::sleep(Duration::from_millis(10));
-    };
+    }
+    let output = std::fs::read_to_string(&print).expect("xterm's print");
     let cursor = std::fs::read_to_string(&cursor_file).expect("cursor report");
     let mut numbers = cursor
         .split_whitespace()
@@ -734,8 +778,16 @@ fn xterm_screen(display: &Display, dir: &Path, index: usize, bytes: &[u8]) -> Sc
         numbers.next().expect("row"),
         numbers.next().expect("column"),
     );
+    let (saved, rows) = parse_print(&output);
+    assert_eq!(
+        rows.len(),
+        HEIGHT,
+        "xterm printed {} screen rows",
+        rows.len()
+    );
     Screen {
-        rows: parse_print(&output),
+        saved,
+        rows,
         cursor,
         replies: std::fs::read(&replies_file).expect("replies"),
     }
@@ -756,10 +808,28 @@ fn difference(xterm: &Screen, shotty: &Screen) -> Option<String> {
             xterm.cursor, shotty.cursor
         ));
     }
-    for (i, (x, s)) in xterm.rows.iter().zip(&shotty.rows).enumerate() {
+    if xterm.saved.len() != shotty.saved.len() {
+        return Some(format!(
+            "scrollback: xterm {} lines, shotty {}",
+            xterm.saved.len(),
+            shotty.saved.len()
+        ));
+    }
+    let saved = xterm
+        .saved
+        .iter()
+        .zip(&shotty.saved)
+        .map(|r| (r, "saved line"));
+    let screen = xterm.rows.iter().zip(&shotty.rows).map(|r| (r, "row"));
+    for (i, ((x, s), what)) in saved.chain(screen).enumerate() {
         if x == s {
             continue;
         }
+        let i = if what == "row" {
+            i - xterm.saved.len()
+        } else {
+            i
+        };
         let column = x
             .cells
             .iter()
@@ -767,7 +837,7 @@ fn difference(xterm: &Screen, shotty: &Screen) -> Option<String> {
             .position(|(a, b)| a != b)
             .unwrap_or(x.cells.len().min(s.cells.len()));
         return Some(format!(
-            "row {} col {}: xterm {:?}, shotty {:?}\n  xterm  {x}\n  shotty {s}",
+            "{what} {} col {}: xterm {:?}, shotty {:?}\n  xterm  {x}\n  shotty {s}",
             i + 1,
             column + 1,
             x.cells.get(column),
@@ -885,8 +955,9 @@ fn every_known_difference_names_a_case() {
 fn xterm_print_format_parses() {
     let sample = "\x1b#5\x1b[0mab\x1b[0;1;31mc\x1b[0;38:5:196;48:2::1:2:3md\x1b[0m\r\n\
                   \x1b#6\x1b[0m\u{65e5}\u{ffff}x\x1b[0m\r\n\r\n";
-    let rows = parse_print(sample);
-    assert_eq!(rows.len(), HEIGHT);
+    let (saved, rows) = parse_print(sample);
+    assert!(saved.is_empty());
+    assert_eq!(rows.len(), 3, "the sample's three lines");
     let text = |row: &Row| -> String { row.cells.iter().map(|c| c.text.as_str()).collect() };
     assert_eq!(text(&rows[0]), "abcd");
     assert!(rows[0].cells[2].attrs.bold);
