@@ -70,12 +70,57 @@ pub struct Cursor {
     pub pending_wrap: bool,
 }
 
+/// How a row is drawn: DECSWL (`ESC # 5`), DECDWL (`ESC # 6`), DECDHL (`ESC # 3` top half,
+/// `ESC # 4` bottom half). A double-size row holds half the columns, each drawn two wide.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LineSize {
+    /// Normal.
+    #[default]
+    Single,
+    /// Double width.
+    DoubleWidth,
+    /// The top half of a double-height, double-width line.
+    DoubleHeightTop,
+    /// The bottom half of a double-height, double-width line.
+    DoubleHeightBottom,
+}
+
+impl LineSize {
+    /// The name used in snapshots (`None` for single).
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            LineSize::Single => None,
+            LineSize::DoubleWidth => Some("doubleWidth"),
+            LineSize::DoubleHeightTop => Some("doubleHeightTop"),
+            LineSize::DoubleHeightBottom => Some("doubleHeightBottom"),
+        }
+    }
+
+    /// Parses a snapshot name.
+    pub fn from_name(name: &str) -> Option<LineSize> {
+        [
+            LineSize::DoubleWidth,
+            LineSize::DoubleHeightTop,
+            LineSize::DoubleHeightBottom,
+        ]
+        .into_iter()
+        .find(|s| s.name() == Some(name))
+    }
+
+    /// Whether each column is drawn two wide.
+    pub fn is_double(self) -> bool {
+        self != LineSize::Single
+    }
+}
+
 /// One line of cells. Every row holds exactly the grid's width in cells.
 #[derive(Clone, Debug)]
 pub struct Row {
     cells: Vec<Cell>,
     /// The line continues on the next row (it was soft-wrapped by autowrap).
     pub wrapped: bool,
+    /// Single, double-width or a half of double-height (DECSWL, DECDWL, DECDHL).
+    pub size: LineSize,
     /// The last shell-integration mark received on this row.
     pub mark: PromptMark,
     /// Every cell at or after this index is `Cell::BLANK` without extras, so clearing a
@@ -90,6 +135,7 @@ impl Row {
         Row {
             cells: vec![fill; width],
             wrapped: false,
+            size: LineSize::Single,
             mark: PromptMark::None,
             occ: if fill == Cell::BLANK { 0 } else { width },
             extras: Vec::new(),
@@ -131,6 +177,7 @@ impl Row {
             self.occ = self.cells.len();
         }
         self.wrapped = false;
+        self.size = LineSize::Single;
         self.mark = PromptMark::None;
         self.extras.clear();
     }

@@ -5,7 +5,7 @@
 //! state machine never sees raw parameters.
 
 use super::charset::{Charset, CharsetSlot};
-use super::grid::PromptMark;
+use super::grid::{LineSize, PromptMark};
 use super::modes::Mode;
 use super::style::{Color, Underline};
 
@@ -185,6 +185,8 @@ pub trait Handler {
     fn soft_reset(&mut self);
     /// DECALN.
     fn screen_alignment_test(&mut self);
+    /// DECSWL, DECDWL, DECDHL: the cursor's row becomes `size`.
+    fn set_line_size(&mut self, size: LineSize);
     /// `ESC ( F` and friends.
     fn designate_charset(&mut self, slot: CharsetSlot, charset: Charset);
     /// SO / SI / LS2 / LS3.

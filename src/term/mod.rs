@@ -28,7 +28,7 @@ mod style;
 
 pub use cell::{Cell, CellFlags};
 pub use charset::{Charset, CharsetSlot};
-pub use grid::{Cursor, Grid, MAX_EXTRA_BYTES, PromptMark, Row, Scrollback};
+pub use grid::{Cursor, Grid, LineSize, MAX_EXTRA_BYTES, PromptMark, Row, Scrollback};
 pub use handler::{
     CursorShape, DcsRequest, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr,
     TabClear,

@@ -4,7 +4,7 @@
 use vte::{Params, Perform};
 
 use super::charset::{Charset, CharsetSlot};
-use super::grid::PromptMark;
+use super::grid::{LineSize, PromptMark};
 use super::handler::{
     CursorShape, DcsRequest, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr,
     TabClear,
@@ -149,6 +149,10 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
             ([], b'n') => h.invoke_charset(CharsetSlot::G2),
             ([], b'o') => h.invoke_charset(CharsetSlot::G3),
             ([b'#'], b'8') => h.screen_alignment_test(),
+            ([b'#'], b'3') => h.set_line_size(LineSize::DoubleHeightTop),
+            ([b'#'], b'4') => h.set_line_size(LineSize::DoubleHeightBottom),
+            ([b'#'], b'5') => h.set_line_size(LineSize::Single),
+            ([b'#'], b'6') => h.set_line_size(LineSize::DoubleWidth),
             ([b'('], f) => h.designate_charset(CharsetSlot::G0, Charset::from_designator(f)),
             ([b')'], f) => h.designate_charset(CharsetSlot::G1, Charset::from_designator(f)),
             ([b'*'], f) => h.designate_charset(CharsetSlot::G2, Charset::from_designator(f)),

@@ -4,7 +4,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::cell::{Cell, CellFlags};
 use super::charset::{Charset, CharsetSlot, Charsets};
-use super::grid::{Cursor, Grid, PromptMark, Row, Scrollback};
+use super::grid::{Cursor, Grid, LineSize, PromptMark, Row, Scrollback};
 use super::handler::{
     CursorShape, DcsRequest, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr,
     TabClear,
@@ -680,8 +680,18 @@ impl Screen {
     /// The rightmost column the cursor moves and prints to: the right margin, unless the
     /// cursor is right of it already (then the screen's edge).
     fn right_limit(&self) -> usize {
-        if self.cursor.col <= self.margin_right {
+        let limit = if self.cursor.col <= self.margin_right {
             self.margin_right
+        } else {
+            self.width() - 1
+        };
+        limit.min(self.line_last_col())
+    }
+
+    /// The last column the cursor's row can show: half the screen on a double-size row.
+    fn line_last_col(&self) -> usize {
+        if self.grid.row(self.cursor.row).size.is_double() {
+            (self.width() / 2).max(1) - 1
         } else {
             self.width() - 1
         }
@@ -786,6 +796,11 @@ impl Screen {
         // The column after the last one this line prints to: the right margin's, or the
         // screen's edge.
         let mut cols = self.right_limit() + 1;
+        if self.cursor.col >= cols {
+            // Past the shown half of a double-size row (cursor addressing goes there): xterm
+            // writes nothing and leaves the cursor.
+            return;
+        }
         if width == 2 && self.cursor.col + 1 >= cols {
             if !self.modes.autowrap || cols < 2 {
                 // xterm's `dotext` writes nothing and leaves the last-column flag clear.
@@ -942,7 +957,8 @@ impl Handler for Screen {
                     link: self.link,
                     flags: self.protect,
                 };
-                if self.grid.row_mut(row).write_plain(col, cell) {
+                let r = self.grid.row_mut(row);
+                if !r.size.is_double() && r.write_plain(col, cell) {
                     self.cursor.col = col + 1;
                     self.last_char = Some(c);
                     return;
@@ -1116,6 +1132,15 @@ impl Handler for Screen {
             row.reset(fill);
         }
         self.cursor = Cursor::default();
+    }
+
+    fn set_line_size(&mut self, size: LineSize) {
+        self.grid.row_mut(self.cursor.row).size = size;
+        if size.is_double() {
+            // xterm keeps the cursor at most one column past the half the row shows.
+            self.cursor.col = self.cursor.col.min(self.width() / 2);
+        }
+        self.cursor.pending_wrap = false;
     }
 
     fn designate_charset(&mut self, slot: CharsetSlot, charset: Charset) {

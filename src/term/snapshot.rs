@@ -223,6 +223,13 @@ pub struct CellSnapshot {
 pub struct RowSnapshot {
     /// The row continues on the next one (soft wrap).
     pub wrapped: bool,
+    /// `doubleWidth`, `doubleHeightTop` or `doubleHeightBottom` for a double-size row
+    /// (DECDWL, DECDHL); omitted for a normal one.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub size: Option<String>,
     /// The cells, left to right.
     pub cells: Vec<CellSnapshot>,
 }
@@ -420,6 +427,7 @@ fn row_snapshot(row: &Row, styles: &mut Renumber, links: &mut Renumber) -> RowSn
         .collect();
     RowSnapshot {
         wrapped: row.wrapped,
+        size: row.size.name().map(str::to_owned),
         cells,
     }
 }

@@ -342,12 +342,38 @@ const CASES: &[(&str, &str)] = &[
         "wrapping at the right margin at the bottom of the region",
         "0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\r\n0123456789abcdefghij\x1b[?69h\x1b[3;8s\x1b[2;6r\x1b[6;3HABCDEFGHIJ",
     ),
-    // Not yet implemented (see KNOWN).
     (
         "DECRQM of modes shotty lacks",
         "\x1b[?45$p\x1b[?67$p\x1b[?1016$p",
     ),
+    // Line sizes.
     ("DECDWL double-width line", "\x1b#6wide\r\nnormal"),
+    (
+        "DECDWL halves the columns",
+        "\x1b#601234567890123456789012345678901234567890123456789",
+    ),
+    (
+        "DECDWL over a full line",
+        "01234567890123456789012345678901234567890123456789012345678901234567890123456789\x1b#6\x1b[6n",
+    ),
+    (
+        "cursor motion on a double-width line",
+        "\x1b#6\x1b[99Cx\x1b[1;70Hy\r\n\x1b[2;70Hz",
+    ),
+    (
+        "printing past the half of a double-width line",
+        "\x1b#6\x1b[1;70Hy\x1b[6n",
+    ),
+    ("DECSWL makes a line single-width again", "\x1b#6ab\x1b#5cd"),
+    (
+        "ED 2 and DECALN reset line sizes",
+        "\x1b#6a\r\n\x1b#3b\r\n\x1b#4b\x1b[2Jc\r\n\x1b#6d\x1b#8",
+    ),
+    (
+        "line sizes move with scrolling",
+        "\x1b#6top\r\nx\x1b[S\x1b[3;1H\x1b#3t\x1b[T",
+    ),
+    ("EL on a double-width line", "\x1b#6abcdef\x1b[1;3H\x1b[K"),
     ("DECDHL double-height lines", "\x1b#3top\r\n\x1b#4top"),
 ];
 
@@ -368,14 +394,6 @@ const KNOWN: &[(&str, &str)] = &[
     (
         "DECRQM of modes shotty lacks",
         "reverse wraparound, DECBKM and SGR pixel mouse reports are not implemented: shotty reports them unknown",
-    ),
-    (
-        "DECDWL double-width line",
-        "line sizes (DECDWL) are not implemented",
-    ),
-    (
-        "DECDHL double-height lines",
-        "line sizes (DECDHL) are not implemented",
     ),
 ];
 
@@ -538,10 +556,17 @@ fn printed_rows(snapshot: &Snapshot) -> Vec<Row> {
                     Cell { text, attrs }
                 })
                 .collect();
-            Row {
-                size: 5,
-                cells: trimmed(as_printed(cells)),
-            }
+            let size = match row.size.as_deref() {
+                None => 5,
+                Some("doubleWidth") => 6,
+                Some("doubleHeightTop") => 3,
+                Some("doubleHeightBottom") => 4,
+                Some(other) => panic!("row size {other:?}"),
+            };
+            let cells = trimmed(as_printed(cells));
+            // xterm prints no line size for an empty row.
+            let size = if cells.is_empty() { 5 } else { size };
+            Row { size, cells }
         })
         .collect()
 }
