@@ -34,7 +34,11 @@ fn a_double_width_row_wraps_at_half_the_columns() {
 #[test]
 fn decdwl_keeps_the_cursor_near_the_half_and_the_text() {
     let mut t = term(20, 2, b"01234567890123456789\x1b#6");
-    assert_eq!(line(&t, 0), "01234567890123456789", "the row keeps its cells");
+    assert_eq!(
+        line(&t, 0),
+        "01234567890123456789",
+        "the row keeps its cells"
+    );
     t.advance(b"\x1b[6n");
     assert_eq!(replies(&mut t), "\x1b[1;11R");
 }
@@ -43,11 +47,22 @@ fn decdwl_keeps_the_cursor_near_the_half_and_the_text() {
 fn sizes_move_with_their_rows_and_go_with_erases() {
     let mut t = term(10, 3, b"\x1b#6top\r\nx\x1b[S");
     assert_eq!(size(&t, 0), None);
-    assert_eq!(t.history_snapshot(10).rows[0].size.as_deref(), Some("doubleWidth"));
+    assert_eq!(
+        t.history_snapshot(10).rows[0].size.as_deref(),
+        Some("doubleWidth")
+    );
     t.advance(b"\x1b[2;1H\x1b#3\x1b[T");
-    assert_eq!(size(&t, 2).as_deref(), Some("doubleHeightTop"), "SD moved it down");
+    assert_eq!(
+        size(&t, 2).as_deref(),
+        Some("doubleHeightTop"),
+        "SD moved it down"
+    );
     t.advance(b"\x1b[3;1H\x1b[2K");
-    assert_eq!(size(&t, 2).as_deref(), Some("doubleHeightTop"), "EL keeps it");
+    assert_eq!(
+        size(&t, 2).as_deref(),
+        Some("doubleHeightTop"),
+        "EL keeps it"
+    );
     t.advance(b"\x1b[2J");
     assert_eq!(size(&t, 2), None, "ED 2 resets it");
     t.advance(b"\x1b#6\x1b#8");
