@@ -17,8 +17,8 @@ impl CellFlags {
     /// Zero-width characters (combining marks, ZWJ, variation selectors) follow the character;
     /// they are kept in the row's side table.
     pub const EXTRA: CellFlags = CellFlags(1 << 3);
-    /// Protected from erasure (DECSCA, SPA): which erases spare it depends on the screen's
-    /// [`Protection`](super::handler::Protection).
+    /// Protected from erasure (DECSCA, SPA): which erases spare it depends on the protection
+    /// mode the screen is in.
     pub const PROTECTED: CellFlags = CellFlags(1 << 4);
 
     /// No flag set.
