@@ -30,12 +30,7 @@ pub fn apply(mut args: Vec<OsString>) -> Result<Vec<OsString>, String> {
         f if f.is_empty() || f.starts_with('-') => (CAPTURE.to_owned(), 1),
         _ => return Ok(args),
     };
-    let Some(path) = explicit.or_else(default_path) else {
-        return Ok(args);
-    };
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read the config file {}: {e}", path.display()))?;
-    let defaults = arguments(&path, &text, &command)?;
+    let defaults = file_defaults(explicit, &command)?;
     args.splice(insert_at..insert_at, defaults);
     Ok(args)
 }
@@ -45,16 +40,21 @@ pub fn apply(mut args: Vec<OsString>) -> Result<Vec<OsString>, String> {
 /// `session`). A `[capture]` table is for `shotty capture` and does not apply here.
 pub fn session_defaults(args: &mut Vec<String>) -> Result<Vec<String>, String> {
     let explicit = take_config_flag(args)?;
+    Ok(file_defaults(explicit, "session")?
+        .into_iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect())
+}
+
+/// The arguments the config file (`explicit`, else the default one, if any) stands for in
+/// `command`; none without a file.
+fn file_defaults(explicit: Option<PathBuf>, command: &str) -> Result<Vec<OsString>, String> {
     let Some(path) = explicit.or_else(default_path) else {
         return Ok(Vec::new());
     };
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read the config file {}: {e}", path.display()))?;
-    let defaults = arguments(&path, &text, "session")?;
-    Ok(defaults
-        .into_iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect())
+    arguments(&path, &text, command)
 }
 
 /// Removes `-C PATH`, `--config PATH` or `--config=PATH` (after the first argument, before
