@@ -3,7 +3,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::term::{Color, Rgb, Snapshot, Style, StyleSnapshot};
+use crate::term::{Color, LineSize, Rgb, Snapshot, Style, StyleSnapshot};
 
 use super::boxdraw::{self, Fill, Stroke};
 use super::font::{self, CellMetrics};
@@ -103,6 +103,33 @@ pub struct Frame {
     pub shadow: bool,
 }
 
+/// A double-width or double-height row (DECDWL, DECDHL). It is laid out like any row, in a
+/// space of its own where its columns are one cell wide, and drawn through [`transform`]
+/// (twice as wide; for double height also twice as tall, showing the top or the bottom half)
+/// clipped to [`clip`], so its glyphs, boxes and decorations are the single-size ones scaled,
+/// as a terminal draws them.
+///
+/// [`transform`]: ScaledRow::transform
+/// [`clip`]: ScaledRow::clip
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScaledRow {
+    /// The row's size (never [`LineSize::Single`]).
+    pub size: LineSize,
+    /// The row's visible cells on the canvas.
+    pub clip: Rect,
+    /// `[a, d, e, f]` of the map `x' = a·x + e`, `y' = d·y + f` from the row's space onto
+    /// the canvas.
+    pub transform: [f64; 4],
+    /// Cell backgrounds, in the row's space.
+    pub backgrounds: Vec<(Rect, Rgb)>,
+    /// Text runs, in the row's space.
+    pub runs: Vec<Run>,
+    /// Box drawing, blocks and decorations, in the row's space.
+    pub shapes: Vec<Shape>,
+    /// Curly underlines, in the row's space.
+    pub strokes: Vec<Stroke1>,
+}
+
 /// Everything placed, in canvas pixels.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layout {
@@ -132,14 +159,59 @@ pub struct Layout {
     pub shapes: Vec<Shape>,
     /// Curly underlines.
     pub strokes: Vec<Stroke1>,
+    /// Double-width and double-height rows, drawn apart from the others.
+    pub scaled_rows: Vec<ScaledRow>,
     /// The cursor (drawn under the text).
     pub cursor: Option<(Rect, Rgb)>,
     /// Hyperlink targets (http, https and file only).
     pub links: Vec<String>,
     /// Cells marked by `shotty diff`, drawn on top.
     pub highlights: Vec<Rect>,
-    /// The drawn grid: its first row and column and where cell (first row, first column) is.
-    grid: (usize, usize, (f64, f64)),
+    /// The drawn grid: where its cells are.
+    grid: Grid,
+}
+
+/// Where the drawn cells are on the canvas.
+#[derive(Clone, Debug, PartialEq)]
+struct Grid {
+    /// The snapshot's rows drawn.
+    rows: Span,
+    /// The snapshot's columns drawn.
+    cols: Span,
+    /// Where cell (first row, first column) is.
+    origin: (f64, f64),
+    /// The size of each drawn row.
+    sizes: Vec<LineSize>,
+    /// The bottom-right corner of the cell area.
+    end: (f64, f64),
+}
+
+impl Grid {
+    /// The canvas rectangle of the snapshot's cell (`row`, `col`), `None` where it is not
+    /// drawn. A cell of a double-size row is two cells wide.
+    fn cell_rect(&self, row: usize, col: usize, m: CellMetrics) -> Option<Rect> {
+        let size = *self.sizes.get(row.checked_sub(self.rows.start)?)?;
+        let (scale, first) = if size.is_double() {
+            (2.0, self.cols.start as f64 / 2.0)
+        } else {
+            (1.0, self.cols.start as f64)
+        };
+        let rect = Rect {
+            x: self.origin.0 + (col as f64 - first) * scale * m.width,
+            y: self.origin.1 + (row - self.rows.start) as f64 * m.height,
+            w: scale * m.width,
+            h: m.height,
+        };
+        let drawn = rect.x >= self.origin.0 - 1e-6 && rect.x < self.end.0 - 1e-6;
+        drawn.then_some(rect)
+    }
+}
+
+/// The columns of a double-size row that cover the screen columns `cols` of a `width`-column
+/// snapshot: half as many, and only the first half of the row's cells exist on screen.
+fn half_columns(cols: &Span, width: usize) -> Span {
+    let end = cols.end.div_ceil(2).min(width / 2);
+    (cols.start / 2).min(end)..end
 }
 
 /// Colours of one cell after inverse, dim, cursor and defaults.
@@ -470,6 +542,55 @@ impl Builder<'_> {
         self.previous_spans = next;
     }
 
+    /// Lays out row `r` of size `size` in its own space (see [`ScaledRow`]); `y` is the row's
+    /// top on the canvas.
+    fn scaled_row(
+        &mut self,
+        r: usize,
+        size: LineSize,
+        cols: &Span,
+        origin: (f64, f64),
+        y: f64,
+        cursor: Option<usize>,
+    ) -> ScaledRow {
+        let (cw, ch) = (self.m.width, self.m.height);
+        // The canvas x of column 0 stays where it is; everything right of it doubles.
+        let x0 = origin.0 - cols.start as f64 * cw;
+        let half = half_columns(cols, self.snapshot.width as usize);
+        let outer = (
+            std::mem::take(&mut self.runs),
+            std::mem::take(&mut self.shapes),
+            std::mem::take(&mut self.shape_index),
+            std::mem::take(&mut self.strokes),
+            std::mem::take(&mut self.backgrounds),
+        );
+        self.previous_spans.clear();
+        let cursor = cursor.filter(|c| half.contains(c));
+        self.row(r, &half, (x0 + half.start as f64 * cw, origin.1), y, cursor);
+        // The rows after this one merge nothing with the rows before it.
+        self.previous_spans.clear();
+        let (d, f) = match size {
+            LineSize::DoubleHeightTop => (2.0, -y),
+            LineSize::DoubleHeightBottom => (2.0, -y - ch),
+            LineSize::Single | LineSize::DoubleWidth => (1.0, 0.0),
+        };
+        self.shape_index = outer.2;
+        ScaledRow {
+            size,
+            clip: Rect {
+                x: origin.0,
+                y,
+                w: cols.len() as f64 * cw,
+                h: ch,
+            },
+            transform: [2.0, d, -x0, f],
+            runs: std::mem::replace(&mut self.runs, outer.0),
+            shapes: std::mem::replace(&mut self.shapes, outer.1),
+            strokes: std::mem::replace(&mut self.strokes, outer.3),
+            backgrounds: std::mem::replace(&mut self.backgrounds, outer.4),
+        }
+    }
+
     fn flush(&mut self, open: &mut Option<OpenRun>) {
         if let Some(o) = open.take() {
             self.runs.push(o.run);
@@ -710,34 +831,54 @@ impl Layout {
             && cols.contains(&(cur.col as usize)))
         .then_some((cur.row as usize, cur.col as usize));
         let block = cur.shape == "block";
-        for (i, r) in rows.clone().enumerate() {
+        let sizes: Vec<LineSize> = rows
+            .clone()
+            .map(|r| {
+                snapshot.rows[r]
+                    .size
+                    .as_deref()
+                    .and_then(LineSize::from_name)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let mut scaled_rows = Vec::new();
+        for ((i, r), &size) in rows.clone().enumerate().zip(&sizes) {
             let y = origin.1 + i as f64 * m.height;
             let block_col = cursor_cell
                 .filter(|(cr, _)| block && *cr == r)
                 .map(|(_, c)| c);
-            b.row(r, &cols, origin, y, block_col);
-        }
-        let cursor = cursor_cell.filter(|_| !block).map(|(r, c)| {
-            let x = origin.0 + (c - cols.start) as f64 * m.width;
-            let y = origin.1 + (r - rows.start) as f64 * m.height;
-            let thick = (m.font_size / 7.0).max(1.0);
-            let rect = if cur.shape == "bar" {
-                Rect {
-                    x,
-                    y,
-                    w: thick,
-                    h: m.height,
-                }
+            if size.is_double() {
+                scaled_rows.push(b.scaled_row(r, size, &cols, origin, y, block_col));
             } else {
-                Rect {
-                    x,
-                    y: y + m.height - thick,
-                    w: m.width,
-                    h: thick,
-                }
-            };
-            (rect, theme.cursor)
-        });
+                b.row(r, &cols, origin, y, block_col);
+            }
+        }
+        let grid = Grid {
+            rows: rows.clone(),
+            cols: cols.clone(),
+            origin,
+            sizes,
+            end: (
+                origin.0 + cols.len() as f64 * m.width,
+                origin.1 + rows.len() as f64 * m.height,
+            ),
+        };
+        let cursor = cursor_cell
+            .filter(|_| !block)
+            .and_then(|(r, c)| grid.cell_rect(r, c, m))
+            .map(|cell| {
+                let thick = (m.font_size / 7.0).max(1.0);
+                let rect = if cur.shape == "bar" {
+                    Rect { w: thick, ..cell }
+                } else {
+                    Rect {
+                        y: cell.y + cell.h - thick,
+                        h: thick,
+                        ..cell
+                    }
+                };
+                (rect, theme.cursor)
+            });
 
         Ok(Layout {
             view,
@@ -753,31 +894,28 @@ impl Layout {
             runs: b.runs,
             shapes: b.shapes,
             strokes: b.strokes,
+            scaled_rows,
             cursor,
             links: b.links,
             highlights: Vec::new(),
-            grid: (rows.start, cols.start, origin),
+            grid,
         })
     }
 
     /// Marks cells (row, column of the snapshot); cells cropped away are ignored.
     pub fn highlight(&mut self, cells: &[(usize, usize)]) {
-        let (row0, col0, origin) = self.grid;
-        let m = self.metrics;
         for &(r, c) in cells {
-            if r < row0 || c < col0 {
-                continue;
-            }
-            let rect = Rect {
-                x: origin.0 + (c - col0) as f64 * m.width,
-                y: origin.1 + (r - row0) as f64 * m.height,
-                w: m.width,
-                h: m.height,
-            };
-            if rect.x < self.screen.x + self.screen.w && rect.y < self.screen.y + self.screen.h {
+            if let Some(rect) = self.grid.cell_rect(r, c, self.metrics) {
                 self.highlights.push(rect);
             }
         }
+    }
+
+    /// Every text run, those of the scaled rows included.
+    pub fn all_runs(&self) -> impl Iterator<Item = &Run> {
+        self.runs
+            .iter()
+            .chain(self.scaled_rows.iter().flat_map(|r| &r.runs))
     }
 }
 

@@ -13,7 +13,7 @@ use crate::term::{Rgb, Snapshot};
 #[cfg(feature = "embed-font")]
 use super::font;
 use super::font::PRIMARY_FAMILY;
-use super::layout::{Frame, Layout, Rect, RunX, TextClass};
+use super::layout::{Frame, Layout, Rect, Run, RunX, Shape, Stroke1, TextClass};
 use super::number::{f, push_f};
 use super::{Appearance, Backdrop, RenderError, WindowStyle};
 
@@ -501,6 +501,66 @@ fn frame(out: &mut String, frame: &Frame, layout: &Layout, defs: &mut String) {
     out.push_str("\n</g>");
 }
 
+/// The cell backgrounds, one `<rect>` each.
+fn backgrounds(out: &mut String, backgrounds: &[(Rect, Rgb)]) {
+    for (r, c) in backgrounds {
+        let fill = Some(Paint::Rgb(*c));
+        rect(
+            out,
+            *r,
+            RectStyle {
+                fill,
+                ..RectStyle::default()
+            },
+        );
+    }
+}
+
+/// The shapes, then the strokes, then the text, of the screen or of one scaled row. One
+/// `<text>` for the runs without a link, with nothing between its `<tspan>`s (see the title
+/// in [`frame`]); one `<a><text>` per linked run. `xml:space` on the `<text>`, once, rather
+/// than on every tspan: there is no other character data for it to apply to.
+fn drawing(
+    out: &mut String,
+    layout: &Layout,
+    shapes: &[Shape],
+    strokes: &[Stroke1],
+    runs: &[Run],
+    text_style: impl Fn(usize) -> TextStyle,
+) {
+    for shape in shapes {
+        out.push_str("\n<path");
+        attr(out, "d", &shape.path);
+        color(out, "fill", shape.fill);
+        if shape.alpha < 1.0 {
+            num(out, "fill-opacity", shape.alpha as f64);
+        }
+        out.push_str("/>");
+    }
+    for s in strokes {
+        out.push_str("\n<path");
+        attr(out, "d", &s.path);
+        out.push_str(" fill=\"none\"");
+        color(out, "stroke", s.color);
+        num(out, "stroke-width", s.width);
+        out.push_str("/>");
+    }
+    out.push_str("\n<text xml:space=\"preserve\">");
+    for run in runs.iter().filter(|r| r.link.is_none()) {
+        tspan(out, text_style(run.class), &run.x, Some(run.y), &run.text);
+    }
+    out.push_str("</text>");
+    for run in runs {
+        let Some(l) = run.link else { continue };
+        out.push_str("\n<a href=\"");
+        push_escaped(out, &layout.links[l], Escape::Uri);
+        out.push('"');
+        out.push_str(">\n<text xml:space=\"preserve\">");
+        tspan(out, text_style(run.class), &run.x, Some(run.y), &run.text);
+        out.push_str("</text>\n</a>");
+    }
+}
+
 /// Writes the layout as an SVG document. The structured snapshot goes into `<metadata>`
 /// unless the appearance turns it off.
 pub fn write(layout: &Layout, snapshot: &Snapshot, a: &Appearance) -> Result<String, RenderError> {
@@ -538,7 +598,7 @@ fn document(
         Some(c) if inline_styles => TextStyle::Inline(*c),
         _ => TextStyle::Class(class),
     };
-    let text_bytes: usize = layout.runs.iter().map(|r| r.text.len() + 64).sum();
+    let text_bytes: usize = layout.all_runs().map(|r| r.text.len() + 64).sum();
     let shape_bytes: usize = layout.shapes.iter().map(|s| s.path.len() + 40).sum();
     let mut out = String::with_capacity(
         1024 + css.len() + text_bytes + shape_bytes + 64 * layout.backgrounds.len(),
@@ -586,16 +646,34 @@ fn document(
     }
 
     body.push_str("\n<g>");
-    for (r, c) in &layout.backgrounds {
-        let fill = Some(Paint::Rgb(*c));
-        rect(
-            &mut body,
-            *r,
-            RectStyle {
-                fill,
-                ..RectStyle::default()
-            },
+    backgrounds(&mut body, &layout.backgrounds);
+    for (i, row) in layout.scaled_rows.iter().enumerate() {
+        // The clip is on an untransformed group, so its rectangle is in canvas pixels.
+        let _ = write!(defs, "\n<clipPath id=\"row{i}\">");
+        rect(&mut defs, row.clip, RectStyle::default());
+        defs.push_str("\n</clipPath>");
+        let _ = write!(
+            body,
+            "\n<g clip-path=\"url(#row{i})\">\n<g transform=\"matrix("
         );
+        let [a, d, e, f] = row.transform;
+        for (k, n) in [a, 0.0, 0.0, d, e, f].into_iter().enumerate() {
+            if k > 0 {
+                body.push(' ');
+            }
+            push_f(&mut body, n);
+        }
+        body.push_str(")\">");
+        backgrounds(&mut body, &row.backgrounds);
+        drawing(
+            &mut body,
+            layout,
+            &row.shapes,
+            &row.strokes,
+            &row.runs,
+            text_style,
+        );
+        body.push_str("\n</g>\n</g>");
     }
     if let Some((r, c)) = layout.cursor {
         let fill = Some(Paint::Rgb(c));
@@ -608,52 +686,14 @@ fn document(
             },
         );
     }
-    for shape in &layout.shapes {
-        body.push_str("\n<path");
-        attr(&mut body, "d", &shape.path);
-        color(&mut body, "fill", shape.fill);
-        if shape.alpha < 1.0 {
-            num(&mut body, "fill-opacity", shape.alpha as f64);
-        }
-        body.push_str("/>");
-    }
-    for s in &layout.strokes {
-        body.push_str("\n<path");
-        attr(&mut body, "d", &s.path);
-        body.push_str(" fill=\"none\"");
-        color(&mut body, "stroke", s.color);
-        num(&mut body, "stroke-width", s.width);
-        body.push_str("/>");
-    }
-    // One <text> for the runs without a link, with nothing between its <tspan>s (see the
-    // title above); one <a><text> per linked run. `xml:space` on the <text>, once, rather
-    // than on every tspan: there is no other character data for it to apply to.
-    body.push_str("\n<text xml:space=\"preserve\">");
-    for run in layout.runs.iter().filter(|r| r.link.is_none()) {
-        tspan(
-            &mut body,
-            text_style(run.class),
-            &run.x,
-            Some(run.y),
-            &run.text,
-        );
-    }
-    body.push_str("</text>");
-    for run in &layout.runs {
-        let Some(l) = run.link else { continue };
-        body.push_str("\n<a href=\"");
-        push_escaped(&mut body, &layout.links[l], Escape::Uri);
-        body.push('"');
-        body.push_str(">\n<text xml:space=\"preserve\">");
-        tspan(
-            &mut body,
-            text_style(run.class),
-            &run.x,
-            Some(run.y),
-            &run.text,
-        );
-        body.push_str("</text>\n</a>");
-    }
+    drawing(
+        &mut body,
+        layout,
+        &layout.shapes,
+        &layout.strokes,
+        &layout.runs,
+        text_style,
+    );
     if !layout.highlights.is_empty() {
         body.push_str(
             "\n<g fill=\"#ff2d55\" fill-opacity=\"0.35\" stroke=\"#ff2d55\" stroke-width=\"1\">",
@@ -699,7 +739,7 @@ fn embedded_font_faces(layout: &Layout) -> Result<(String, String), RenderError>
             }
         }
     };
-    for run in &layout.runs {
+    for run in layout.all_runs() {
         let class = layout.classes.get(run.class).copied();
         let (bold, italic) = class.map_or((false, false), |c| (c.bold, c.italic));
         add(&run.text, bold, italic);
