@@ -10,8 +10,8 @@ use std::process::Command;
 
 use crate::support;
 use crate::support::golden_inputs::{
-    Input, attributes, box_drawing, cursor, input_bytes, links, palette, powerline, sample, tall,
-    unicode,
+    Input, attributes, box_drawing, cursor, input_bytes, line_sizes, links, palette, powerline,
+    sample, tall, unicode,
 };
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -152,6 +152,7 @@ fn cases() -> Vec<Case> {
         ),
         c("unicode", unicode(), (90, 6), &[], true),
         c("powerline", powerline(), (60, 3), &[], false),
+        c("line-sizes", line_sizes(), (34, 5), &[], true),
         c("hyperlinks", links(), (60, 3), &[], false),
         c(
             "crop-top-bottom-ch",

@@ -93,6 +93,17 @@ pub fn unicode() -> Input {
     ))
 }
 
+/// DECDWL, DECDHL top/bottom and a single-width line: rows drawn at double size.
+pub fn line_sizes() -> Input {
+    bytes(concat!(
+        "\x1b#6\x1b[31;4mDWL red\x1b[0m ──│\r\n",
+        "\x1b#3\x1b[32mDHL ab top\x1b[0m\r\n",
+        "\x1b#4\x1b[32mDHL ab top\x1b[0m\r\n",
+        "single line here\r\n",
+        "\x1b#6\x1b[44mblue bg DWL\x1b[0m \x1b[7mX\x1b[0m",
+    ))
+}
+
 pub fn powerline() -> Input {
     bytes(concat!(
         "\x1b[30;44m user \x1b[34;42m\u{e0b0}\x1b[30;42m ~/src/shotty \x1b[32;45m\u{e0b0}",
