@@ -244,6 +244,31 @@ impl Row {
         }
     }
 
+    /// Writes `text` (printable ASCII) as plain cells from `col` on, each a copy of `cell`
+    /// with its own character, stopping at the first cell that needs the general path (or
+    /// the end of the row). Returns how many characters it wrote.
+    #[inline]
+    pub(crate) fn write_plain_run(&mut self, col: usize, text: &[u8], cell: Cell) -> usize {
+        let Some(slots) = self.cells.get_mut(col..) else {
+            return 0;
+        };
+        let mut written = 0;
+        for (slot, &byte) in slots.iter_mut().zip(text) {
+            if slot.flags != CellFlags::empty() {
+                break;
+            }
+            *slot = Cell {
+                ch: char::from(byte),
+                ..cell
+            };
+            written += 1;
+        }
+        if written > 0 && col + written > self.occ {
+            self.occ = col + written;
+        }
+        written
+    }
+
     /// Blanks a wide character in the last column: its spacer was pushed or cut off the row.
     pub fn blank_cut_wide_at_end(&mut self) {
         if let Some(last) = self.cells.last().copied()

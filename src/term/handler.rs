@@ -150,6 +150,13 @@ pub enum Report {
 pub trait Handler {
     /// Prints a character at the cursor.
     fn print(&mut self, c: char);
+    /// Prints a run of printable ASCII (`0x20..=0x7e`) at the cursor, as `print` of each byte
+    /// in turn would; the emulator's bulk path for the common case.
+    fn print_ascii(&mut self, text: &[u8]) {
+        for &byte in text {
+            self.print(char::from(byte));
+        }
+    }
     /// BEL.
     fn bell(&mut self);
     /// BS.

@@ -64,6 +64,9 @@ pub struct Terminal {
     block_active: bool,
     /// Discarding the rest of an over-long OSC string up to its terminator.
     skipping_osc: bool,
+    /// The parser is in its ground state with no partial UTF-8 sequence: the next bytes up
+    /// to an ESC are text and controls.
+    ground: bool,
     /// The start of a UTF-8 sequence the last call ended in, not yet given to the parser.
     held: [u8; 4],
     held_len: usize,
@@ -92,6 +95,7 @@ impl Terminal {
             block_fill: 0,
             block_active: false,
             skipping_osc: false,
+            ground: true,
             held: [0; 4],
             held_len: 0,
         }
@@ -142,10 +146,31 @@ impl Terminal {
         }
     }
 
-    /// One parser call, and the silence bookkeeping for it.
+    /// Feeds the parser, and does the silence bookkeeping for it.
+    ///
+    /// While the parser is known to be in its ground state (after a CSI or ESC dispatch,
+    /// which is where ordinary output resumes), everything up to the next ESC is text and
+    /// controls: runs of printable ASCII go to the screen in one call each instead of one
+    /// call per character, the rest goes through the parser, which stays in the ground state
+    /// as long as it sees no ESC.
     fn feed(&mut self, bytes: &[u8]) {
         let mut dispatcher = Dispatcher::new(&mut self.screen);
-        self.parser.advance(&mut dispatcher, bytes);
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            if self.ground {
+                let text = memchr::memchr(0x1b, rest).map_or(rest, |esc| &rest[..esc]);
+                let done = feed_ground_text(&mut self.parser, &mut dispatcher, text);
+                rest = &rest[done..];
+                if rest.is_empty() {
+                    break;
+                }
+                self.ground = false;
+            }
+            dispatcher.ground = false;
+            let done = self.parser.advance_until_terminated(&mut dispatcher, rest);
+            rest = &rest[done..];
+            self.ground = dispatcher.ground;
+        }
         self.block_active |= dispatcher.active;
         self.block_fill += bytes.len();
         if self.block_fill >= BLOCK {
@@ -306,6 +331,50 @@ impl Terminal {
     pub fn history_snapshot(&self, max_lines: usize) -> Snapshot {
         snapshot::build_history(&self.screen, max_lines)
     }
+}
+
+/// Feeds `text` (no ESC in it) to a parser in its ground state, printable ASCII runs straight
+/// to the handler. Returns how much it took: all of it, or all but an unfinished UTF-8
+/// sequence at its end, which is left to the parser's general path with what follows.
+fn feed_ground_text<H: Handler>(
+    parser: &mut vte::Parser,
+    dispatcher: &mut Dispatcher<'_, H>,
+    text: &[u8],
+) -> usize {
+    let is_ascii_text = |b: &u8| (0x20..0x7f).contains(b);
+    let mut done = 0;
+    while done < text.len() {
+        let rest = &text[done..];
+        let run = rest
+            .iter()
+            .position(|b| !is_ascii_text(b))
+            .unwrap_or(rest.len());
+        if run > 0 {
+            dispatcher.print_ascii(&rest[..run]);
+            done += run;
+            continue;
+        }
+        // Controls and other characters, up to the next ASCII text that starts after a whole
+        // character (a UTF-8 sequence cut short by ASCII is the parser's to replace).
+        let mut end = 1;
+        loop {
+            end += rest[end..]
+                .iter()
+                .position(is_ascii_text)
+                .unwrap_or(rest.len() - end);
+            if end == rest.len() || unfinished_utf8(&rest[..end]).0 == 0 {
+                break;
+            }
+            end += 1;
+        }
+        let piece = &rest[..end - unfinished_utf8(&rest[..end]).0];
+        if piece.is_empty() {
+            break;
+        }
+        parser.advance(dispatcher, piece);
+        done += piece.len();
+    }
+    done
 }
 
 /// The unfinished UTF-8 sequence `bytes` ends with, if any: how many of its bytes are there

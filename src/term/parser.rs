@@ -22,6 +22,9 @@ pub(crate) struct Dispatcher<'a, H: Handler> {
     pub injecting: bool,
     /// An OSC was cut short by the synthetic terminator.
     pub osc_truncated: bool,
+    /// The last byte fed ended an escape or control sequence, so the parser is in its ground
+    /// state: with `Parser::advance_until_terminated`, the caller knows where that is.
+    pub ground: bool,
 }
 
 impl<'a, H: Handler> Dispatcher<'a, H> {
@@ -31,7 +34,15 @@ impl<'a, H: Handler> Dispatcher<'a, H> {
             active: false,
             injecting: false,
             osc_truncated: false,
+            ground: false,
         }
+    }
+
+    /// Prints a run of printable ASCII the caller found in the ground state.
+    #[inline]
+    pub fn print_ascii(&mut self, text: &[u8]) {
+        self.active = true;
+        self.handler.print_ascii(text);
     }
 }
 
@@ -59,6 +70,12 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
     fn print(&mut self, c: char) {
         self.active = true;
         self.handler.print(c);
+    }
+
+    /// Ends the run of bytes a ground-state caller feeds the parser after a dispatch.
+    #[inline(always)]
+    fn terminated(&self) -> bool {
+        self.ground
     }
 
     fn execute(&mut self, byte: u8) {
@@ -120,6 +137,7 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
 
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
         self.active = true;
+        self.ground = true;
         if ignore {
             return;
         }
@@ -128,6 +146,7 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
 
     fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
         self.active = true;
+        self.ground = true;
         if ignore {
             return;
         }

@@ -968,6 +968,40 @@ impl Handler for Screen {
         self.print_general(c);
     }
 
+    fn print_ascii(&mut self, mut text: &[u8]) {
+        // The fast path of `print` for a whole run: its conditions are checked once per
+        // stretch of plain cells instead of once per character.
+        while let Some(&first) = text.first() {
+            if !self.cursor.pending_wrap
+                && !self.pen_dirty
+                && !self.modes.insert
+                && self.charsets.is_identity()
+            {
+                let Cursor { row, col, .. } = self.cursor;
+                // Short of the right margin, as in `print`.
+                let room = self.margin_right.saturating_sub(col).min(text.len());
+                let cell = Cell {
+                    ch: ' ',
+                    style: self.pen_id,
+                    link: self.link,
+                    flags: self.protect,
+                };
+                let r = self.grid.row_mut(row);
+                if room > 0 && !r.size.is_double() {
+                    let written = r.write_plain_run(col, &text[..room], cell);
+                    if written > 0 {
+                        self.cursor.col = col + written;
+                        self.last_char = Some(char::from(text[written - 1]));
+                        text = &text[written..];
+                        continue;
+                    }
+                }
+            }
+            self.print_general(char::from(first));
+            text = &text[1..];
+        }
+    }
+
     fn bell(&mut self) {
         self.bells += 1;
     }
