@@ -13,7 +13,13 @@
 //     slide a long run off its cells. (Chromium reports positions in 1/64 px, so a single
 //     space cannot be measured this finely; a stretch of n spaces divides that by n.)
 //   * grid: every x attribute lies on the cell grid that the snapshot in <metadata> implies,
-//     and the character placed at a cell is the one the snapshot has there.
+//     and the character placed at a cell is the one the snapshot has there;
+//   * scale: a row of a double size (the snapshot's `size`) is laid out at single size and
+//     drawn through a transform: twice as wide, twice as high for the halves of a
+//     double-height line, its first cell's corner on the row's own (the bottom half's on the
+//     row above); every other row's text is drawn untransformed. Together with the glyph
+//     checks above (in the text's own coordinates) this puts every glyph of a scaled row on
+//     its double cell on the page.
 const GLYPH_LIMIT = 0.06;
 const SPACE_LIMIT = 0.01;
 const SPACE_STRETCH = 4;
@@ -111,6 +117,22 @@ window.shottyMeasure = async () => {
       }
     };
 
+    // The transform from a tspan's coordinates to the SVG's: x' = a x + e, y' = d y + f.
+    const rootInverse = svg.getScreenCTM().inverse();
+    const SCALE = { doubleWidth: [2, 1, 0], doubleHeightTop: [2, 2, 0], doubleHeightBottom: [2, 2, 1] };
+    const checkScale = (t, row, shown) => {
+      const m = rootInverse.multiply(t.getScreenCTM());
+      const [sx, sy, up] = SCALE[meta.rows[row] && meta.rows[row].size] || [1, 1, 0];
+      const top = origin[1] + row * ch;
+      // Where the row's first cell's corner lands, and where it should.
+      const measured = [m.a, m.b, m.c, m.d, m.a * origin[0] + m.e, m.d * top + m.f];
+      const expected = [sx, 0, 0, sy, origin[0], top - up * ch];
+      if (measured.some((v, i) => Math.abs(v - expected[i]) > 0.01)) {
+        problem({ kind: 'scale', text: shown, row, size: meta.rows[row].size || null, expected, measured });
+      }
+      out.scaled = (out.scaled || 0) + (sx === 1 ? 0 : 1);
+    };
+
     for (const t of tspans) {
       const text = t.textContent;
       const xs = t.getAttribute('x').split(' ').map(Number);
@@ -118,6 +140,7 @@ window.shottyMeasure = async () => {
       const row = rowOf(y);
       const centred = t.classList.contains('m');
       const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+      checkScale(t, row, shown);
       if (t.getNumberOfChars() !== text.length) {
         problem({ kind: 'chars', text: shown, expected: text.length, measured: t.getNumberOfChars() });
         continue;

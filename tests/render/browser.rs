@@ -18,7 +18,9 @@ use std::process::Command;
 
 use devtools::Browser;
 
-use crate::support::golden_inputs::{Input, attributes, box_drawing, input_bytes, sample, unicode};
+use crate::support::golden_inputs::{
+    Input, attributes, box_drawing, input_bytes, line_sizes, sample, unicode,
+};
 
 /// One screen to check: golden-case input, terminal size and extra `render` options.
 struct Case {
@@ -101,6 +103,8 @@ fn cases() -> Vec<Case> {
             &[],
         ),
         c("font-size-20", sample(), (60, 8), &["--fontsize", "20"]),
+        // Double-width and double-height rows: laid out at single size, drawn scaled.
+        c("line-sizes", line_sizes(), (34, 5), &[]),
         c(
             "box-drawing-line-height-2",
             box_drawing(),
@@ -351,6 +355,15 @@ fn check_page(name: &str, svg: &str, m: &Measured) -> Vec<String> {
     if glyphs == 0 {
         failures.push(format!("{name}: no glyph was measured"));
     }
+    // The scale check cannot pass by finding nothing to check: a screen with double-size
+    // rows has text drawn through their transforms.
+    let sized_rows = svg.matches("\"size\":\"double").count();
+    let scaled = r["scaled"].as_u64().unwrap_or(0);
+    if sized_rows > 0 && scaled == 0 {
+        failures.push(format!(
+            "{name}: {sized_rows} double-size row(s) in the snapshot, no text drawn scaled"
+        ));
+    }
     if fonts.is_empty() {
         failures.push(format!("{name}: the page has no embedded font"));
     }
@@ -359,7 +372,7 @@ fn check_page(name: &str, svg: &str, m: &Measured) -> Vec<String> {
         let lines: Vec<String> = problems.iter().take(40).map(|p| format!("  {p}")).collect();
         failures.push(format!(
             "{name}: {} problem(s) (glyphs over 0.06 cell off, spaces not one cell wide, fonts \
-             not loaded, or text off the snapshot's grid):\n{}",
+             not loaded, text off the snapshot's grid, or a row scaled wrongly):\n{}",
             problems.len(),
             lines.join("\n")
         ));
