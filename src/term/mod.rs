@@ -26,6 +26,9 @@ mod settings;
 mod snapshot;
 mod style;
 
+#[cfg(test)]
+mod bulk_print_tests;
+
 pub use cell::{Cell, CellFlags};
 pub use charset::{Charset, CharsetSlot};
 pub use grid::{Cursor, Grid, LineSize, MAX_EXTRA_BYTES, PromptMark, Row, Scrollback};
