@@ -11,7 +11,7 @@ use super::error::{PtyError, os_message};
 /// Variables set for the child by [`PtyCommand::color_env`] (SPEC §3), so that programs which
 /// probe their environment emit full colour into the PTY.
 pub const COLOR_ENV: [(&str, &str); 3] = [
-    ("TERM", "xterm-256color"),
+    ("TERM", crate::term::TERM_NAME),
     ("COLORTERM", "truecolor"),
     ("FORCE_COLOR", "3"),
 ];

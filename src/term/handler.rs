@@ -40,6 +40,8 @@ pub enum Protection {
 pub enum DcsRequest {
     /// DECRQSS (`DCS $ q Pt ST`): the setting Pt names (`m`, `r`, ` q` …).
     Setting,
+    /// XTGETTCAP (`DCS + q Pt ST`): the terminfo capabilities Pt names, hex-encoded.
+    Capability,
 }
 
 /// TBC extents.

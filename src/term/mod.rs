@@ -11,6 +11,7 @@
 //! spacer), zero-width characters (combining marks, ZWJ, variation selectors) join the
 //! preceding cell. This keeps the cursor where applications expect it.
 
+mod capability;
 mod cell;
 mod charset;
 mod grid;
@@ -45,6 +46,8 @@ pub use snapshot::{
     StyleSnapshot,
 };
 pub use style::{Attrs, Color, MAX_STYLES, Style, StyleId, StyleTable, Underline};
+
+pub use capability::TERM_NAME;
 
 use parser::Dispatcher;
 

@@ -106,6 +106,7 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
         self.active = true;
         let request = match (intermediates, action) {
             (b"$", 'q') if !ignore => Some(DcsRequest::Setting),
+            (b"+", 'q') if !ignore => Some(DcsRequest::Capability),
             _ => None,
         };
         self.handler.dcs_start(request);

@@ -2,6 +2,7 @@
 
 use unicode_width::UnicodeWidthChar;
 
+use super::capability;
 use super::cell::{Cell, CellFlags};
 use super::charset::{Charset, CharsetSlot, Charsets};
 use super::grid::{Cursor, Grid, LineSize, PromptMark, Row, Scrollback};
@@ -9,6 +10,7 @@ use super::handler::{
     CursorShape, DcsRequest, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr,
     TabClear,
 };
+use super::keys::KeyModes;
 use super::link::{Link, LinkId, LinkTable, MAX_LINK_ID_LEN, MAX_URI_LEN};
 use super::modes::{Mode, Modes};
 use super::palette::{Rgb, XTERM_ANSI, indexed_color, xparse_color_string};
@@ -52,6 +54,8 @@ impl Default for TerminalOptions {
 
 /// The longest DCS request data kept (a DECRQSS selector is one or two bytes).
 const MAX_DCS_DATA: usize = 64;
+/// The longest XTGETTCAP request kept (a few dozen hex-encoded names).
+const MAX_CAPABILITY_REQUEST: usize = 1024;
 
 /// What DECSC saves.
 #[derive(Clone, Copy, Debug, Default)]
@@ -1287,9 +1291,13 @@ impl Handler for Screen {
     }
 
     fn dcs_put(&mut self, byte: u8) {
-        if let Some((_, data)) = &mut self.dcs {
+        if let Some((request, data)) = &mut self.dcs {
+            let limit = match request {
+                DcsRequest::Setting => MAX_DCS_DATA,
+                DcsRequest::Capability => MAX_CAPABILITY_REQUEST,
+            };
             match data {
-                Some(d) if d.len() < MAX_DCS_DATA => d.push(byte),
+                Some(d) if d.len() < limit => d.push(byte),
                 _ => *data = None,
             }
         }
@@ -1306,6 +1314,13 @@ impl Handler for Screen {
                     None => "\x1bP0$r\x1b\\".to_owned(),
                 };
                 self.reply(reply.as_bytes());
+            }
+            // An over-long request gets no answer at all: its names are not all known.
+            DcsRequest::Capability => {
+                if let Some(names) = data {
+                    let reply = capability::reply(&names, KeyModes::from(&self.modes));
+                    self.reply(&reply);
+                }
             }
         }
     }

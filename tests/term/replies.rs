@@ -1,5 +1,5 @@
 //! Answers the terminal sends back: DA1, DA2, DSR/CPR, DECRQM, DECRQSS, colour queries,
-//! XTVERSION, XTWINOPS 18 — and requests that must get no answer.
+//! XTVERSION, XTWINOPS 18, XTGETTCAP — and requests that must get no answer.
 
 use crate::common::*;
 
@@ -211,4 +211,85 @@ fn decrqss_of_an_unknown_or_overlong_selector_is_invalid() {
     // Other DCS strings (sixel, unknown) get no answer.
     t.advance(b"\x1bPq#0;2;0;0;0~~\x1b\\\x1bP+zabc\x1b\\");
     assert_eq!(replies(&mut t), "");
+}
+
+/// `s` hex-encoded as XTGETTCAP writes names and values.
+fn hex(s: &str) -> String {
+    s.bytes().map(|b| format!("{b:02X}")).collect()
+}
+
+/// The XTGETTCAP reply for one name: `DCS 1 + r NAME = VALUE ST`, or `DCS 0 + r ST`.
+fn tcap(name: &str, value: Option<&str>) -> String {
+    match value {
+        Some(v) => format!("\x1bP1+r{}={}\x1b\\", hex(name), hex(v)),
+        None => "\x1bP0+r\x1b\\".to_owned(),
+    }
+}
+
+#[test]
+fn xtgettcap_reports_name_colours_and_direct_colour() {
+    for (name, value) in [
+        ("TN", "xterm-256color"),
+        ("name", "xterm-256color"),
+        ("Co", "256"),
+        ("colors", "256"),
+        ("RGB", "8"),
+    ] {
+        let mut t = term(10, 3, format!("\x1bP+q{}\x1b\\", hex(name)).as_bytes());
+        assert_eq!(replies(&mut t), tcap(name, Some(value)), "{name}");
+    }
+}
+
+#[test]
+fn xtgettcap_keys_are_what_the_keys_send_in_the_current_modes() {
+    // Cursor keys follow DECCKM, as the key encoder does; the others do not change.
+    let cases = [
+        ("kcuu1", "\x1b[A", "\x1bOA"),
+        ("kl", "\x1b[D", "\x1bOD"),
+        ("khome", "\x1b[H", "\x1bOH"),
+        ("kdch1", "\x1b[3~", "\x1b[3~"),
+        ("kf1", "\x1bOP", "\x1bOP"),
+        ("k;", "\x1b[21~", "\x1b[21~"),
+        ("F2", "\x1b[24~", "\x1b[24~"),
+        ("kcbt", "\x1b[Z", "\x1b[Z"),
+        ("kLFT", "\x1b[1;2D", "\x1b[1;2D"),
+        ("kbs", "\x7f", "\x7f"),
+    ];
+    for (name, normal, application) in cases {
+        let query = format!("\x1bP+q{}\x1b\\", hex(name));
+        let mut t = term(10, 3, query.as_bytes());
+        assert_eq!(replies(&mut t), tcap(name, Some(normal)), "{name}");
+        let mut t = term(10, 3, format!("\x1b[?1h{query}").as_bytes());
+        assert_eq!(
+            replies(&mut t),
+            tcap(name, Some(application)),
+            "{name} in DECCKM"
+        );
+    }
+}
+
+#[test]
+fn xtgettcap_answers_names_up_to_the_first_unknown_one() {
+    // Several names: one reply, `;`-separated, as xterm.
+    let mut t = term(10, 3, b"\x1bP+q544E;436F\x1b\\");
+    assert_eq!(
+        replies(&mut t),
+        format!("\x1bP1+r544E={};436F=323536\x1b\\", hex("xterm-256color"))
+    );
+    // An unknown name ends the reply (after its separator); first, it makes the reply invalid.
+    let mut t = term(10, 3, b"\x1bP+q436F;7A7A;544E\x1b\\");
+    assert_eq!(replies(&mut t), "\x1bP1+r436F=323536;\x1b\\");
+    // Lower-case hex is accepted and echoed as sent.
+    let mut t = term(10, 3, b"\x1bP+q636f6c6f7273\x1b\\");
+    assert_eq!(replies(&mut t), "\x1bP1+r636f6c6f7273=323536\x1b\\");
+    // Not hex, an odd length, an empty name, an unknown name: refused.
+    for bad in ["5G", "544", "", "7a7a", "7a7a;544e"] {
+        let mut t = term(10, 3, format!("\x1bP+q{bad}\x1b\\").as_bytes());
+        assert_eq!(replies(&mut t), "\x1bP0+r\x1b\\", "{bad:?}");
+    }
+    // An over-long request gets no answer, and the terminal goes on.
+    let long = format!("\x1bP+q{}\x1b\\ok", "544e;".repeat(400));
+    let mut t = term(10, 3, long.as_bytes());
+    assert_eq!(replies(&mut t), "");
+    assert_eq!(t.text().lines().next(), Some("ok"));
 }

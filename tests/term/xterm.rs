@@ -286,7 +286,15 @@ const CASES: &[(&str, &str)] = &[
     ("DECRQSS of something unknown", "\x1bP$qz\x1b\\"),
     (
         "XTGETTCAP",
-        "\x1bP+q544e\x1b\\\x1bP+q436f\x1b\\\x1bP+q6b637575\x1b\\\x1bP+q7a7a\x1b\\",
+        "\x1bP+q544e\x1b\\\x1bP+q436f\x1b\\\x1bP+q636f6c6f7273\x1b\\\x1bP+q6b63757531\x1b\\\x1bP+q6b6631\x1b\\\x1bP+q6b6433\x1b\\\x1bP+q7a7a\x1b\\",
+    ),
+    (
+        "XTGETTCAP of keys in both cursor key modes",
+        "\x1bP+q6b636274\x1b\\\x1bP+q6b6273\x1b\\\x1bP+q6b4c4654\x1b\\\x1bP+q6b663130\x1b\\\x1bP+q6b663132\x1b\\\x1bP+q6b686f6d65\x1b\\\x1bP+q6b646368\x1b\\\x1b[?1h\x1bP+q6b63757531\x1b\\\x1bP+q6b686f6d65\x1b\\\x1bP+q6b656e64\x1b\\\x1b[?1l",
+    ),
+    (
+        "XTGETTCAP of several names at once",
+        "\x1bP+q544e;436f\x1b\\\x1bP+q524742\x1b\\\x1bP+q436f;7a7a;544e\x1b\\\x1bP+q7a7a;544e\x1b\\\x1bP+q436f;\x1b\\\x1bP+q5g\x1b\\",
     ),
     ("text area size report", "\x1b[18t"),
     // Different on purpose (see KNOWN).
@@ -774,6 +782,10 @@ fn xterm_screen(display: &Display, dir: &Path, index: usize, bytes: &[u8]) -> Sc
         .args(resource("XTerm*boldColors: false"))
         // xterm answers window reports (`CSI 18 t`) only when allowed.
         .args(resource("XTerm*allowWindowOps: true"))
+        // Nor XTGETTCAP (this xterm disallows it by default); its name is the TERM shotty's
+        // programs get, which XTGETTCAP reports.
+        .args(resource("XTerm*disallowedTcapOps: SetTcap"))
+        .args(["-tn", shotty::term::TERM_NAME])
         .arg("-e")
         .arg("python3")
         .arg(&helper)
