@@ -66,6 +66,7 @@ pub mod lines;
 pub mod mcp;
 #[cfg(feature = "session")]
 pub mod pty;
+pub mod recording;
 pub mod render;
 #[cfg(feature = "session")]
 pub mod rpc;

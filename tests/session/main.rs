@@ -9,4 +9,5 @@ mod procs;
 mod instance;
 mod keys_hex;
 mod pty;
+mod recording;
 mod wait;

@@ -1,0 +1,204 @@
+//! A terminal's timeline: output with its times, input as sent, resizes and markers — what
+//! a session records and what asciicast files, animations and scenario traces are made from.
+//!
+//! A [`Timeline`] is bounded by the output it holds. It is cut only at a [`Keyframe`]: bytes
+//! that redraw the screen as it was at that moment (taken every [`Timeline::keyframe_interval`]
+//! bytes of output), so a timeline whose oldest part was dropped still replays to the right
+//! screen: feed the keyframe to a fresh terminal of its size, then the events after it.
+//!
+//! ```
+//! use std::time::Duration;
+//! use shotty::recording::{Event, Timeline};
+//!
+//! let mut timeline = Timeline::new(80, 24, 1 << 20);
+//! timeline.push(Duration::from_millis(0), Event::Output(b"$ ".to_vec()));
+//! timeline.push(Duration::from_millis(250), Event::Input(b"ls\r".to_vec()));
+//! timeline.push(Duration::from_millis(260), Event::Marker("listed".into()));
+//! assert_eq!(timeline.events().count(), 3);
+//! assert_eq!(timeline.output_bytes(), 2);
+//! ```
+
+#[cfg(feature = "serde")]
+pub mod asciicast;
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+/// One thing that happened to the terminal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Bytes the program wrote (any bytes; a UTF-8 sequence may continue in the next event).
+    Output(Vec<u8>),
+    /// Bytes written to the program, as sent (keys already encoded).
+    Input(Vec<u8>),
+    /// The terminal was resized to `width × height` cells.
+    Resize {
+        /// Columns.
+        width: u16,
+        /// Rows.
+        height: u16,
+    },
+    /// A marker the user set (its label, possibly empty).
+    Marker(String),
+}
+
+/// An event and when it happened, from the start of the recording.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimedEvent {
+    /// Time since the recording started.
+    pub at: Duration,
+    /// What happened.
+    pub event: Event,
+}
+
+/// The screen at one moment, as bytes that redraw it on a fresh terminal of its size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Keyframe {
+    /// When it was taken, from the start of the recording.
+    pub at: Duration,
+    /// The terminal's size then.
+    pub width: u16,
+    /// Rows.
+    pub height: u16,
+    /// The redrawing bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// Where the held events begin: at the recording's start, or at a keyframe.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// Nothing was dropped: a blank terminal of this size.
+    Blank {
+        /// Columns.
+        width: u16,
+        /// Rows.
+        height: u16,
+    },
+    /// The oldest part was dropped; replay starts from this screen.
+    Keyframe(Keyframe),
+}
+
+impl Start {
+    /// The terminal size replay starts with.
+    pub fn size(&self) -> (u16, u16) {
+        match self {
+            Start::Blank { width, height } => (*width, *height),
+            Start::Keyframe(k) => (k.width, k.height),
+        }
+    }
+}
+
+/// A bounded timeline (see the [module documentation](self)).
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    start: Start,
+    /// Held events, oldest first; `checkpoints` index into it.
+    events: VecDeque<TimedEvent>,
+    /// Keyframes taken while recording, oldest first, each with the number of events
+    /// dropped-or-held before it (an absolute event index).
+    checkpoints: VecDeque<(u64, Keyframe)>,
+    /// Absolute index of `events[0]`.
+    first_index: u64,
+    output_bytes: usize,
+    since_keyframe: usize,
+    limit: usize,
+    dropped: u64,
+}
+
+impl Timeline {
+    /// An empty timeline of a `width × height` terminal that holds about `limit` bytes of
+    /// output (at least one keyframe interval's worth).
+    pub fn new(width: u16, height: u16, limit: usize) -> Timeline {
+        Timeline {
+            start: Start::Blank { width, height },
+            events: VecDeque::new(),
+            checkpoints: VecDeque::new(),
+            first_index: 0,
+            output_bytes: 0,
+            since_keyframe: 0,
+            limit,
+            dropped: 0,
+        }
+    }
+
+    /// Output bytes between keyframes: an eighth of the limit (so at most that share of
+    /// the limit is dropped at once), between 4 KiB and 1 MiB.
+    pub fn keyframe_interval(&self) -> usize {
+        (self.limit / 8).clamp(4096, 1 << 20)
+    }
+
+    /// Appends an event. Times are expected in order; an earlier one is recorded at the
+    /// previous event's time.
+    pub fn push(&mut self, at: Duration, event: Event) {
+        let at = self.events.back().map_or(at, |last| at.max(last.at));
+        if let Event::Output(bytes) = &event {
+            self.output_bytes += bytes.len();
+            self.since_keyframe += bytes.len();
+        }
+        self.events.push_back(TimedEvent { at, event });
+    }
+
+    /// Whether the recorder should take a keyframe now ([`Timeline::keyframe`]): enough
+    /// output has passed since the last one.
+    pub fn wants_keyframe(&self) -> bool {
+        self.since_keyframe >= self.keyframe_interval()
+    }
+
+    /// Records the screen as it is after the events so far (`bytes` redraw it on a fresh
+    /// terminal of `width × height`), then drops the oldest part while the output held is over
+    /// the limit and a later keyframe exists to start from.
+    pub fn keyframe(&mut self, at: Duration, width: u16, height: u16, bytes: Vec<u8>) {
+        self.since_keyframe = 0;
+        let index = self.first_index + self.events.len() as u64;
+        let at = self.events.back().map_or(at, |last| at.max(last.at));
+        let frame = Keyframe {
+            at,
+            width,
+            height,
+            bytes,
+        };
+        self.checkpoints.push_back((index, frame));
+        while self.output_bytes > self.limit {
+            let Some((index, frame)) = self.checkpoints.pop_front() else {
+                break;
+            };
+            let count = (index - self.first_index) as usize;
+            for event in self.events.drain(..count) {
+                if let Event::Output(bytes) = &event.event {
+                    self.output_bytes -= bytes.len();
+                }
+                self.dropped += 1;
+            }
+            self.first_index = index;
+            self.start = Start::Keyframe(frame);
+        }
+    }
+
+    /// Where replay of [`Timeline::events`] starts.
+    pub fn start(&self) -> &Start {
+        &self.start
+    }
+
+    /// The held events, oldest first.
+    pub fn events(&self) -> impl ExactSizeIterator<Item = &TimedEvent> {
+        self.events.iter()
+    }
+
+    /// Output bytes held.
+    pub fn output_bytes(&self) -> usize {
+        self.output_bytes
+    }
+
+    /// Events dropped from the start to stay within the limit.
+    pub fn dropped_events(&self) -> u64 {
+        self.dropped
+    }
+
+    /// The markers held, with their times.
+    pub fn markers(&self) -> impl Iterator<Item = (Duration, &str)> {
+        self.events.iter().filter_map(|e| match &e.event {
+            Event::Marker(label) => Some((e.at, label.as_str())),
+            _ => None,
+        })
+    }
+}

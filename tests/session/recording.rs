@@ -1,0 +1,189 @@
+//! Recordings: a timeline written as asciicast v2 and read back by a real consumer
+//! (Debian's `asciinema cat`), giving the screen the program drew.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use shotty::Terminal;
+use shotty::recording::asciicast::{CastInfo, write_v2};
+use shotty::recording::{Event, Timeline};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn fixtures() -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(Path::new(ROOT).join("tests/fixtures"))
+        .expect("tests/fixtures")
+        .filter_map(|e| {
+            let path = e.expect("fixture entry").path();
+            (path.extension()? == "bin").then(|| {
+                let name = path
+                    .file_stem()
+                    .expect("name")
+                    .to_string_lossy()
+                    .into_owned();
+                (name, std::fs::read(&path).expect("fixture readable"))
+            })
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// `asciinema cat` of a cast file: the output events' data, concatenated. It insists on a
+/// controlling terminal (it opens /dev/tty), so it runs under `script`, its stdout in a file.
+fn asciinema_cat(cast: &Path) -> Vec<u8> {
+    let dir = cast.parent().expect("dir");
+    let out = dir.join("asciinema-cat.out");
+    let command = format!(
+        "asciinema cat {} > {}",
+        shell_quote(cast),
+        shell_quote(&out)
+    );
+    let status = Command::new("script")
+        .args(["-q", "-e", "-c", &command, "/dev/null"])
+        .env("HOME", dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("script runs (util-linux), asciinema inside it (Debian package asciinema)");
+    assert!(
+        status.success(),
+        "asciinema cat {} failed: {status}",
+        cast.display()
+    );
+    std::fs::read(&out).expect("asciinema's output")
+}
+
+fn shell_quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', "'\\''"))
+}
+
+#[test]
+fn exported_casts_replay_to_the_same_screen_in_asciinema() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, bytes) in fixtures() {
+        let (width, height) = (80, 24);
+        let mut timeline = Timeline::new(width, height, 64 << 20);
+        // Odd-sized chunks cut UTF-8 sequences and escape sequences anywhere.
+        for (i, chunk) in bytes.chunks(997).enumerate() {
+            timeline.push(
+                Duration::from_millis(40 * i as u64),
+                Event::Output(chunk.to_vec()),
+            );
+            if i == 1 {
+                timeline.push(Duration::from_millis(41), Event::Input(b"q\x1b[A".to_vec()));
+                timeline.push(
+                    Duration::from_millis(42),
+                    Event::Marker("second chunk".into()),
+                );
+            }
+        }
+        let cast = dir.path().join(format!("{name}.cast"));
+        let mut file = Vec::new();
+        write_v2(&timeline, &CastInfo::default(), &mut file).expect("cast written");
+        std::fs::write(&cast, &file).expect("cast saved");
+
+        let mut original = Terminal::new(width.into(), height.into());
+        original.advance(&bytes);
+        let mut replayed = Terminal::new(width.into(), height.into());
+        replayed.advance(&asciinema_cat(&cast));
+        assert_eq!(
+            replayed.snapshot(),
+            original.snapshot(),
+            "{name}: asciinema's replay of the exported cast differs"
+        );
+    }
+}
+
+#[test]
+fn cast_lines_are_asciicast_v2() {
+    let mut timeline = Timeline::new(30, 5, 1 << 20);
+    timeline.push(Duration::ZERO, Event::Output(b"a\xe4\xb8".to_vec()));
+    timeline.push(
+        Duration::from_micros(1_500_000),
+        Event::Output(b"\xad\xffb".to_vec()),
+    );
+    timeline.push(Duration::from_millis(1600), Event::Input(b"\x03".to_vec()));
+    timeline.push(
+        Duration::from_millis(1700),
+        Event::Resize {
+            width: 40,
+            height: 10,
+        },
+    );
+    timeline.push(
+        Duration::from_millis(1800),
+        Event::Marker("done \"quoted\"".into()),
+    );
+    let info = CastInfo {
+        timestamp: Some(1_700_000_000),
+        title: Some("demo".into()),
+    };
+    let mut out = Vec::new();
+    write_v2(&timeline, &info, &mut out).expect("written");
+    let text = String::from_utf8(out).expect("UTF-8");
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}")))
+        .collect();
+    assert_eq!(
+        lines[0],
+        serde_json::json!({"version": 2, "width": 30, "height": 5, "timestamp": 1_700_000_000u64,
+            "env": {"TERM": "xterm-256color"}, "title": "demo"})
+    );
+    let events: Vec<serde_json::Value> = lines[1..].to_vec();
+    assert_eq!(
+        events,
+        vec![
+            serde_json::json!([0.0, "o", "a"]),
+            // The sequence split between the chunks is written whole; an invalid byte is U+FFFD.
+            serde_json::json!([1.5, "o", "\u{4e2d}\u{fffd}b"]),
+            serde_json::json!([1.6, "i", "\u{3}"]),
+            serde_json::json!([1.7, "r", "40x10"]),
+            serde_json::json!([1.8, "m", "done \"quoted\""]),
+        ]
+    );
+}
+
+#[test]
+fn a_bounded_timeline_starts_at_a_keyframe_and_replays_to_the_screen() {
+    // Keyframes here are the screen's text redrawn plainly: enough to see where replay starts.
+    let limit = 64 * 1024;
+    let mut timeline = Timeline::new(20, 4, limit);
+    let mut term = Terminal::new(20, 4);
+    let mut total = 0;
+    for i in 0..30000u64 {
+        let line = format!("line {i}\r\n");
+        total += line.len();
+        term.advance(line.as_bytes());
+        timeline.push(Duration::from_millis(i), Event::Output(line.into_bytes()));
+        if timeline.wants_keyframe() {
+            let redraw = format!("\x1b[H\x1b[2J{}", term.text().replace('\n', "\r\n"));
+            timeline.keyframe(Duration::from_millis(i), 20, 4, redraw.into_bytes());
+        }
+    }
+    assert!(total > 4 * limit);
+    assert!(
+        timeline.output_bytes() <= limit,
+        "{} held",
+        timeline.output_bytes()
+    );
+    assert!(
+        timeline.output_bytes() >= limit / 2,
+        "{} held",
+        timeline.output_bytes()
+    );
+    assert!(timeline.dropped_events() > 0);
+    let shotty::recording::Start::Keyframe(frame) = timeline.start() else {
+        panic!("a truncated timeline starts at a keyframe");
+    };
+    let mut replay = Terminal::new(frame.width.into(), frame.height.into());
+    replay.advance(&frame.bytes);
+    for e in timeline.events() {
+        if let Event::Output(bytes) = &e.event {
+            replay.advance(bytes);
+        }
+    }
+    assert_eq!(replay.text(), term.text());
+}
