@@ -58,6 +58,7 @@
 
 #[cfg(feature = "serde")]
 pub mod diff;
+pub mod bytesize;
 pub mod duration;
 #[cfg(feature = "serde")]
 pub mod input;

@@ -12,8 +12,8 @@ use shotty::duration::parse_duration;
 use shotty::render::Format;
 use shotty::session::client::{Client, reply_timeout};
 use shotty::session::protocol::{
-    HistoryParams, ListParams, ReadParams, ResizeParams, SendParams, SendStep, StartParams,
-    StopParams, WaitParams,
+    ExportParams, HistoryParams, ListParams, MarkParams, ReadParams, ResizeParams, SendParams,
+    SendStep, StartParams, StopParams, WaitParams,
 };
 use shotty::session::{ErrorCode, SessionError, artifacts, paths};
 
@@ -65,6 +65,10 @@ struct StartArgs {
     /// Lines of scrollback kept (100–200000).
     #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u32).range(100..=200_000))]
     scrollback: u32,
+    /// Output the recording keeps (e.g. 64M; default 16M); older output is dropped and the
+    /// recording starts from a keyframe.
+    #[arg(long, value_parser = shotty::bytesize::parse_size)]
+    record_limit: Option<u64>,
     /// A TCP port the program will listen on (warns when already in use).
     #[arg(long = "port")]
     ports: Vec<u16>,
@@ -205,6 +209,29 @@ struct InspectArgs {
     appearance: AppearanceArgs,
 }
 
+/// Add a marker to the session's recording.
+#[derive(Debug, Parser)]
+struct MarkArgs {
+    /// The session's id.
+    id: String,
+    /// The marker's label.
+    #[arg(long)]
+    label: Option<String>,
+}
+
+/// Write the session's recording (asciicast v2: output, input, resizes, markers).
+#[derive(Debug, Parser)]
+struct ExportArgs {
+    /// The session's id.
+    id: String,
+    /// Output file (`-`: stdout).
+    #[arg(short, long)]
+    out: PathBuf,
+    /// Output format (only `cast` so far; the default).
+    #[arg(long, value_parser = ["cast"])]
+    format: Option<String>,
+}
+
 /// Lines from scrollback and screen with their global indices.
 #[derive(Debug, Parser)]
 struct HistoryArgs {
@@ -254,6 +281,8 @@ enum SessionCommand {
     Capture(CaptureArgs),
     Inspect(InspectArgs),
     History(HistoryArgs),
+    Mark(MarkArgs),
+    Export(ExportArgs),
     Stop(StopArgs),
     /// Run the session host (started automatically; not for direct use).
     #[command(hide = true)]
@@ -261,7 +290,7 @@ enum SessionCommand {
 }
 
 /// Prints the envelope and returns the exit code.
-fn emit(result: Result<Value, SessionError>) -> i32 {
+fn emit(result: Result<Value, SessionError>, to_stderr: bool) -> i32 {
     let (doc, code) = match result {
         Ok(mut v) => {
             let failed = v.get("status").and_then(Value::as_str) == Some("error")
@@ -289,7 +318,11 @@ fn emit(result: Result<Value, SessionError>) -> i32 {
     };
     let mut line = serde_json::to_string(&doc).unwrap_or_else(|_| "{}".into());
     line.push('\n');
-    let _ = write_output(None, line.as_bytes());
+    if to_stderr {
+        eprint!("{line}");
+    } else {
+        let _ = write_output(None, line.as_bytes());
+    }
     code
 }
 
@@ -310,7 +343,7 @@ pub fn main(mut args: Vec<String>) -> i32 {
     ) {
         match super::config::session_defaults(&mut args) {
             Ok(defaults) => drop(args.splice(1..1, defaults)),
-            Err(e) => return emit(Err(SessionError::invalid_request(e))),
+            Err(e) => return emit(Err(SessionError::invalid_request(e)), false),
         }
     }
     let command = match parse(args) {
@@ -320,12 +353,14 @@ pub fn main(mut args: Vec<String>) -> i32 {
             let _ = e.print();
             return 0;
         }
-        Err(e) => return emit(Err(SessionError::invalid_request(usage_message(&e)))),
+        Err(e) => return emit(Err(SessionError::invalid_request(usage_message(&e))), false),
     };
     if let SessionCommand::Host = command {
         return host();
     }
-    emit(run(command))
+    // A command whose output goes to stdout reports on stderr.
+    let to_stdout = matches!(&command, SessionCommand::Export(a) if a.out.as_os_str() == "-");
+    emit(run(command), to_stdout)
 }
 
 /// A usage error on one line: clap's message without the usage and help hints.
@@ -379,6 +414,8 @@ fn parse(args: Vec<String>) -> Result<SessionCommand, clap::Error> {
         "capture" => one("shotty session capture", args, SessionCommand::Capture),
         "inspect" => one("shotty session inspect", args, SessionCommand::Inspect),
         "history" => one("shotty session history", args, SessionCommand::History),
+        "mark" => one("shotty session mark", args, SessionCommand::Mark),
+        "export" => one("shotty session export", args, SessionCommand::Export),
         "stop" => one("shotty session stop", args, SessionCommand::Stop),
         _ => {
             let argv = std::iter::once("shotty session".to_owned()).chain(args);
@@ -436,6 +473,34 @@ fn connect() -> Result<Client, SessionError> {
     Ok(client)
 }
 
+/// `session export`: the host writes the file (a recording can be larger than any reply);
+/// for stdout it writes a private temporary file that is copied out and removed.
+fn export(id: String, out: &std::path::Path) -> Result<Value, SessionError> {
+    let to_stdout = out.as_os_str() == "-";
+    let tmp = if to_stdout {
+        Some(tempfile::tempdir().map_err(|e| SessionError::io("cannot make a temporary directory", e))?)
+    } else {
+        None
+    };
+    let path = match &tmp {
+        Some(dir) => dir.path().join("export.cast"),
+        None => std::path::absolute(out).map_err(|e| SessionError::io("bad path", e))?,
+    };
+    let reply = call(
+        "export",
+        &ExportParams {
+            session_id: id,
+            path: path.clone(),
+        },
+    )?;
+    if to_stdout {
+        let bytes = std::fs::read(&path)
+            .map_err(|e| SessionError::io("cannot read the exported recording", e))?;
+        write_output(None, &bytes).map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
+    }
+    Ok(reply)
+}
+
 fn call(method: &str, params: &impl serde::Serialize) -> Result<Value, SessionError> {
     connect()?.call(method, params, reply_timeout(method))
 }
@@ -478,6 +543,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             timeout,
             retain,
             scrollback,
+            record_limit,
             ports,
             no_colorenv,
             no_delete_envs,
@@ -501,6 +567,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                     timeout_ms: timeout.map(ms),
                     retain_ms: retain.map(ms),
                     scrollback: Some(scrollback as usize),
+                    record_limit,
                     ports,
                     no_colorenv,
                     no_delete_envs,
@@ -621,6 +688,14 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                 tail,
             },
         ),
+        SessionCommand::Mark(MarkArgs { id, label }) => call(
+            "mark",
+            &MarkParams {
+                session_id: id,
+                label,
+            },
+        ),
+        SessionCommand::Export(ExportArgs { id, out, format: _ }) => export(id, &out),
         SessionCommand::Stop(StopArgs {
             ids,
             all,

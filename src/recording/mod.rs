@@ -24,6 +24,9 @@ pub mod asciicast;
 use std::collections::VecDeque;
 use std::time::Duration;
 
+/// The longest marker label, in characters.
+pub const MAX_MARKER_LABEL: usize = 1024;
+
 /// One thing that happened to the terminal.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -119,6 +122,14 @@ impl Timeline {
             limit,
             dropped: 0,
         }
+    }
+
+    /// A timeline whose replay starts from `frame` (a terminal that already shows something
+    /// when recording begins).
+    pub fn starting_from(frame: Keyframe, limit: usize) -> Timeline {
+        let mut timeline = Timeline::new(frame.width, frame.height, limit);
+        timeline.start = Start::Keyframe(frame);
+        timeline
     }
 
     /// Output bytes between keyframes: an eighth of the limit (so at most that share of

@@ -34,7 +34,7 @@ use crate::pty::ColorEnvFlags;
 pub use crate::rpc::{RpcError, code};
 use crate::session::error::SessionError;
 use crate::session::host::PANIC_HOOK_ENV;
-use crate::session::instance::{Session, SessionSpec, check_size};
+use crate::session::instance::{DEFAULT_RECORD_LIMIT, Session, SessionSpec, check_size};
 
 mod catch_panic;
 mod connection;
@@ -200,6 +200,7 @@ impl Server {
             color_env: ColorEnvFlags::default(),
             scrollback: SCROLLBACK,
             timeout: None,
+            record_limit: DEFAULT_RECORD_LIMIT,
         };
         let session = Session::start("serve".into(), spec).map_err(cleanup)?;
         Ok(Server {

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::pty::{
     Activity, ColorEnvFlags, ExitStatus, PtyCommand, PtyError, PtyEvent, PtyProcess, Termination,
 };
+use crate::recording::{Event, Keyframe, Timeline};
 use crate::term::{Terminal, TerminalOptions};
 
 use super::error::{ErrorCode, SessionError};
@@ -85,7 +86,16 @@ pub struct SessionSpec {
     pub scrollback: usize,
     /// Stop the session (reason `timeout`) once it has run this long.
     pub timeout: Option<Duration>,
+    /// Output bytes the recording holds at most (SPEC §9, `start --record-limit`).
+    pub record_limit: usize,
 }
+
+/// The recording's default bound: 16 MiB of output.
+pub const DEFAULT_RECORD_LIMIT: usize = 16 << 20;
+/// The smallest bound `start --record-limit` accepts.
+pub const MIN_RECORD_LIMIT: u64 = 64 << 10;
+/// The largest.
+pub const MAX_RECORD_LIMIT: u64 = 1 << 30;
 
 impl SessionSpec {
     /// `command` (program and arguments) in a `width × height` terminal, with the host's
@@ -101,6 +111,7 @@ impl SessionSpec {
             color_env: ColorEnvFlags::default(),
             scrollback: 5000,
             timeout: None,
+            record_limit: DEFAULT_RECORD_LIMIT,
         }
     }
 }
@@ -178,6 +189,8 @@ pub struct Live {
     pub output_at: Instant,
     /// When input was last written to the program.
     pub input_at: Option<Instant>,
+    /// Everything that happened since the start, bounded (SPEC §9).
+    pub recording: Timeline,
     /// Output bytes fed into the terminal so far (see [`PtyProcess::output_read`]).
     pub(super) fed: u64,
     /// How the program ended, once it has.
@@ -189,6 +202,22 @@ pub struct Live {
 }
 
 impl Live {
+    /// Feeds output to the terminal and the recording, with a keyframe when one is due.
+    fn feed_output(&mut self, at: Duration, bytes: Vec<u8>) {
+        self.term.advance(&bytes);
+        self.fed += bytes.len() as u64;
+        self.recording.push(at, Event::Output(bytes));
+        if self.recording.wants_keyframe() {
+            self.take_keyframe(at);
+        }
+    }
+
+    fn take_keyframe(&mut self, at: Duration) {
+        let (width, height) = (self.term.width() as u16, self.term.height() as u16);
+        let redraw = self.term.snapshot().redraw_bytes();
+        self.recording.keyframe(at, width, height, redraw);
+    }
+
     /// The program has exited and all its output is in the terminal.
     pub(super) fn is_settled(&self) -> bool {
         self.exited && self.eof
@@ -290,6 +319,19 @@ impl Session {
     ) -> Result<Arc<Session>, SessionError> {
         let content_fingerprint = fingerprint(&term);
         let now = Instant::now();
+        let (width, height) = (term.width() as u16, term.height() as u16);
+        // A terminal that already shows something starts the recording with that screen.
+        let recording = if term.snapshot() == Terminal::new(width.into(), height.into()).snapshot() {
+            Timeline::new(width, height, spec.record_limit)
+        } else {
+            let frame = Keyframe {
+                at: Duration::ZERO,
+                width,
+                height,
+                bytes: term.snapshot().redraw_bytes(),
+            };
+            Timeline::starting_from(frame, spec.record_limit)
+        };
         let session = Arc::new(Session {
             id,
             created_at: SystemTime::now(),
@@ -297,6 +339,7 @@ impl Session {
             process,
             live: Mutex::new(Live {
                 term,
+                recording,
                 version: 0,
                 // The program is running once spawn succeeded; `Starting` covers only the
                 // moments before (a host reports it while a spawn is under way).
@@ -483,6 +526,8 @@ impl Session {
             }
             // Noted before the bytes can reach the program, so its reaction is always newer.
             live.input_at = Some(Instant::now());
+            let at = self.created.elapsed();
+            live.recording.push(at, Event::Input(bytes.to_vec()));
         }
         self.process
             .write(bytes)
@@ -503,6 +548,8 @@ impl Session {
         // Resize the grid first, under the lock, so output produced for the new size is
         // never parsed at the old one.
         live.term.resize(width as usize, height as usize);
+        let at = self.created.elapsed();
+        live.recording.push(at, Event::Resize { width, height });
         self.process
             .resize(width, height)
             .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
@@ -511,6 +558,14 @@ impl Session {
         drop(live);
         self.changed.notify_all();
         Ok(())
+    }
+
+    /// Adds a marker to the recording; returns its time from the start.
+    pub fn mark(&self, label: String) -> Duration {
+        let mut live = self.lock();
+        let at = self.created.elapsed();
+        live.recording.push(at, Event::Marker(label));
+        at
     }
 
     /// Ends the whole process tree (SIGHUP, SIGTERM, then SIGKILL after `grace`; see
@@ -652,8 +707,7 @@ impl Session {
                 match event {
                     PtyEvent::Output(bytes) => {
                         budget = budget.saturating_sub(bytes.len());
-                        live.term.advance(&bytes);
-                        live.fed += bytes.len() as u64;
+                        live.feed_output(self.created.elapsed(), bytes);
                         fed = true;
                     }
                     PtyEvent::Eof => live.eof = true,

@@ -4,6 +4,8 @@
 
 #[cfg(feature = "mcp")]
 use rmcp::schemars::{self, JsonSchema};
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -160,6 +162,10 @@ pub struct StartParams {
     /// Scrollback lines (100–200000, default 5000).
     #[serde(default)]
     pub scrollback: Option<usize>,
+    /// Output bytes the recording keeps (64 KiB–1 GiB, default 16 MiB); older output is
+    /// dropped, the recording then starts from a keyframe.
+    #[serde(default)]
+    pub record_limit: Option<u64>,
     /// TCP ports the program will listen on; a port already in use gives a warning.
     #[serde(default)]
     pub ports: Vec<u16>,
@@ -324,6 +330,28 @@ pub struct ResizeParams {
     pub height: u16,
 }
 
+/// `mark`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MarkParams {
+    /// Session id.
+    pub session_id: String,
+    /// The marker's label (empty when absent).
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
+/// `export`: the host writes the session's recording to `path`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExportParams {
+    /// Session id.
+    pub session_id: String,
+    /// Where to write the asciicast v2 file: an absolute path (replaced whole, never left
+    /// half-written).
+    pub path: PathBuf,
+}
+
 /// `history` (also the MCP `history` tool's arguments).
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[cfg_attr(feature = "mcp", derive(JsonSchema))]
@@ -388,6 +416,34 @@ pub struct ResizeReply {
     pub session_id: String,
     /// Columns now.
     pub width: u16,
+}
+
+/// The `mark` reply.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MarkReply {
+    /// The marker's time from the session's start, in milliseconds.
+    pub at_ms: u64,
+    /// Its label.
+    pub label: String,
+    /// The session.
+    pub session_id: String,
+}
+
+/// The `export` reply.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportReply {
+    /// Events written (the keyframe a truncated recording starts with counts as one).
+    pub events: usize,
+    /// The output bytes in the recording.
+    pub output_bytes: usize,
+    /// The file written.
+    pub path: PathBuf,
+    /// The session.
+    pub session_id: String,
+    /// The oldest part was dropped (`--record-limit`): the file starts from a keyframe.
+    pub truncated: bool,
 }
 
 /// One line of a `history` reply.

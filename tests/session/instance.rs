@@ -21,6 +21,7 @@ fn spec(command: &[&str]) -> SessionSpec {
         color_env: ColorEnvFlags::default(),
         scrollback: 1000,
         timeout: None,
+        record_limit: shotty::session::instance::DEFAULT_RECORD_LIMIT,
     }
 }
 

@@ -187,3 +187,100 @@ fn a_bounded_timeline_starts_at_a_keyframe_and_replays_to_the_screen() {
     }
     assert_eq!(replay.text(), term.text());
 }
+
+mod live {
+    //! A real program recorded by the session core.
+
+    use std::time::{Duration, Instant};
+
+    use shotty::Terminal;
+    use shotty::input::CastReader;
+    use shotty::pty::ColorEnvFlags;
+    use shotty::recording::Event;
+    use shotty::recording::asciicast::{CastInfo, write_v2};
+    use shotty::session::instance::DEFAULT_RECORD_LIMIT;
+    use shotty::session::{Session, SessionSpec};
+
+    fn bash(dir: &std::path::Path) -> std::sync::Arc<Session> {
+        let spec = SessionSpec {
+            command: ["bash", "--norc", "--noprofile", "-i"].map(String::from).to_vec(),
+            width: 60,
+            height: 12,
+            cwd: Some(dir.to_path_buf()),
+            env: vec![
+                ("PS1".into(), "\\[\\e[1;32m\\]rec\\[\\e[0m\\]$ ".into()),
+                ("HOME".into(), dir.display().to_string()),
+                ("HISTFILE".into(), "/dev/null".into()),
+            ],
+            color_env: ColorEnvFlags::default(),
+            scrollback: 1000,
+            timeout: None,
+            record_limit: DEFAULT_RECORD_LIMIT,
+        };
+        Session::start(format!("s_rec{}", std::process::id()), spec).expect("bash starts")
+    }
+
+    fn wait_for(session: &Session, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut live = session.lock();
+        while !live.term.text().contains(needle) {
+            assert!(Instant::now() < deadline, "no {needle:?}:\n{}", live.term.text());
+            live = session.wait_change(live, Some(deadline));
+        }
+    }
+
+    #[test]
+    fn a_bash_session_is_recorded_with_input_markers_and_resizes() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let session = bash(dir.path());
+        wait_for(&session, "rec$");
+        session
+            .write(b"printf '\\e[31mred\\e[0m \\xe4\\xb8\\xad\\n'; echo done-$((1))\r")
+            .expect("typed");
+        wait_for(&session, "done-1");
+        let marked = session.mark("after printf".into());
+        session.write(b"seq 1 30; echo done-$((2))\r").expect("typed");
+        wait_for(&session, "done-2\nrec$");
+
+        let timeline = session.lock().recording.clone();
+        let events: Vec<&Event> = timeline.events().map(|e| &e.event).collect();
+        let inputs: Vec<&[u8]> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Input(b) => Some(b.as_slice()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(inputs.len(), 2, "{events:?}");
+        assert!(inputs[1].starts_with(b"seq 1 30"));
+        let markers: Vec<(Duration, &str)> = timeline.markers().collect();
+        assert_eq!(markers, vec![(marked, "after printf")]);
+        // Times never go back.
+        let times: Vec<Duration> = timeline.events().map(|e| e.at).collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]));
+
+        // The exported cast, played by asciinema, draws the live screen.
+        let cast = dir.path().join("bash.cast");
+        let mut file = Vec::new();
+        write_v2(&timeline, &CastInfo::default(), &mut file).expect("cast");
+        std::fs::write(&cast, &file).expect("saved");
+        let mut replayed = Terminal::new(60, 12);
+        replayed.advance(&super::asciinema_cat(&cast));
+        assert_eq!(replayed.snapshot(), session.lock().term.snapshot());
+
+        // A resize is recorded and replayed (shotty's own cast reader applies `r` events).
+        session.resize(40, 8).expect("resized");
+        session.write(b"echo after-$((3))\r").expect("typed");
+        wait_for(&session, "after-3\nrec$");
+        let timeline = session.lock().recording.clone();
+        assert!(timeline.events().any(|e| e.event == Event::Resize { width: 40, height: 8 }));
+        let mut file = Vec::new();
+        write_v2(&timeline, &CastInfo::default(), &mut file).expect("cast");
+        let mut reader = CastReader::new(std::io::Cursor::new(file)).expect("a valid cast");
+        let mut term = Terminal::new(60, 12);
+        reader.play(&mut term, None).expect("plays");
+        let live = session.lock();
+        assert_eq!((term.width(), term.height()), (40, 8));
+        assert_eq!(term.text(), live.term.text());
+    }
+}

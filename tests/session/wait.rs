@@ -19,6 +19,7 @@ fn start(script: &str) -> Arc<Session> {
         color_env: ColorEnvFlags::default(),
         scrollback: 100,
         timeout: None,
+        record_limit: shotty::session::instance::DEFAULT_RECORD_LIMIT,
     };
     Session::start("s_wait".into(), spec).expect("session starts")
 }

@@ -87,7 +87,7 @@ impl Host {
     /// screen to settle) never hold up the other clients' requests. `ping` stays with the
     /// executor: its answer tells that the executor is alive.
     fn answered_on_connection(method: &str) -> bool {
-        matches!(method, "list" | "read" | "snapshot" | "history")
+        matches!(method, "list" | "read" | "snapshot" | "history" | "export")
     }
 
     /// The method's outcome; `None` for an unknown method. (`wait` never comes here: it is
@@ -110,6 +110,8 @@ impl Host {
             "send" => now(params(p).and_then(|p| self.send(p))),
             "resize" => now(params(p).and_then(|p| self.resize(p))),
             "history" => now(params(p).and_then(|p| self.history(p))),
+            "mark" => now(params(p).and_then(|p| self.mark(p))),
+            "export" => now(params(p).and_then(|p| self.export(p))),
             "list" => now(params(p).and_then(|p| self.list(p))),
             "stop" => params(p).and_then(|p| self.stop(p)).map(Answer::Later),
             "ping" => now(Ok(PingReply {

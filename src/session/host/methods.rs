@@ -13,10 +13,14 @@ use crate::pty::ColorEnvFlags;
 use crate::term::{Snapshot, Terminal};
 
 use crate::session::error::{ErrorCode, SessionError};
-use crate::session::instance::{STOP_GRACE, Session, SessionSpec, State, StopReason, check_size};
+use crate::session::instance::{
+    DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT, MIN_RECORD_LIMIT, STOP_GRACE, Session, SessionSpec, State, StopReason, check_size,
+};
+use crate::recording::MAX_MARKER_LABEL;
+use crate::recording::asciicast::{self, CastInfo};
 use crate::session::protocol::{
-    HistoryLine, HistoryParams, HistoryReply, IdParams, Lifecycle, ListParams, ListReply,
-    ReadParams, ReadReply, ResizeParams, ResizeReply, ScreenReply, SendParams, SendReply,
+    ExportParams, ExportReply, HistoryLine, HistoryParams, HistoryReply, IdParams, Lifecycle,
+    ListParams, ListReply, MarkParams, MarkReply, ReadParams, ReadReply, ResizeParams, ResizeReply, ScreenReply, SendParams, SendReply,
     SessionSummary, SnapshotReply, StartParams, StartReply, StopFailure, StopParams, StopReply,
     StoppedProcesses, WaitError, WaitParams, WaitReply,
 };
@@ -177,6 +181,12 @@ impl Host {
                 "scrollback {scrollback} is outside 100–200000"
             )));
         }
+        let record_limit = p.record_limit.unwrap_or(DEFAULT_RECORD_LIMIT as u64);
+        if !(MIN_RECORD_LIMIT..=MAX_RECORD_LIMIT).contains(&record_limit) {
+            return Err(SessionError::invalid_request(format!(
+                "record limit {record_limit} is outside {MIN_RECORD_LIMIT}–{MAX_RECORD_LIMIT} bytes"
+            )));
+        }
         if p.command.is_empty() {
             return Err(SessionError::invalid_request(
                 "no command to run (give it after --)",
@@ -214,6 +224,7 @@ impl Host {
             },
             scrollback,
             timeout: millis(p.timeout_ms),
+            record_limit: record_limit as usize,
         };
         let session = Session::start(id.clone(), spec)?;
         let meta = Meta {
@@ -473,6 +484,65 @@ impl Host {
             height: p.height,
             session_id: p.session_id,
             width: p.width,
+        })
+    }
+
+    pub(super) fn mark(&self, p: MarkParams) -> Result<MarkReply, SessionError> {
+        let session = self.live_session(&p.session_id)?;
+        let label = p.label.unwrap_or_default();
+        if label.chars().count() > MAX_MARKER_LABEL {
+            return Err(SessionError::invalid_request(format!(
+                "a marker label has at most {MAX_MARKER_LABEL} characters"
+            )));
+        }
+        let at = session.mark(label.clone());
+        Ok(MarkReply {
+            at_ms: at.as_millis() as u64,
+            label,
+            session_id: p.session_id,
+        })
+    }
+
+    /// Writes the recording of a session the host still holds (running, or ended and not yet
+    /// expired) as asciicast v2.
+    pub(super) fn export(&self, p: ExportParams) -> Result<ExportReply, SessionError> {
+        if !p.path.is_absolute() {
+            return Err(SessionError::invalid_request(
+                "export needs an absolute path (the host's working directory is not the caller's)",
+            ));
+        }
+        let (timeline, title) = match self.lookup(&p.session_id)? {
+            Entry::Live(l) => (
+                l.session.lock().recording.clone(),
+                l.session.spec().command.join(" "),
+            ),
+            Entry::Ended(_) => {
+                return Err(SessionError::new(
+                    ErrorCode::SessionExited,
+                    format!(
+                        "session {} has ended and its recording is no longer held",
+                        p.session_id
+                    ),
+                ));
+            }
+        };
+        let info = CastInfo {
+            timestamp: None,
+            title: Some(title),
+        };
+        let mut cast = Vec::new();
+        asciicast::write_v2(&timeline, &info, &mut cast)
+            .map_err(|e| SessionError::io("cannot write the recording", e))?;
+        crate::session::artifacts::write_file(&p.path, &cast)
+            .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
+        let truncated = matches!(timeline.start(), crate::recording::Start::Keyframe(_))
+            && timeline.dropped_events() > 0;
+        Ok(ExportReply {
+            events: timeline.events().len() + usize::from(truncated),
+            output_bytes: timeline.output_bytes(),
+            path: p.path,
+            session_id: p.session_id,
+            truncated,
         })
     }
 
