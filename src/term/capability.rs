@@ -124,7 +124,7 @@ fn value(cap: Capability, modes: KeyModes) -> Vec<u8> {
 
 /// Two hex digits (either case) per byte, or `None` for anything else (an empty name too).
 fn decode_hex(hex: &[u8]) -> Option<Vec<u8>> {
-    if hex.is_empty() || hex.len() % 2 != 0 {
+    if hex.is_empty() || !hex.len().is_multiple_of(2) {
         return None;
     }
     let digit = |b: u8| char::from(b).to_digit(16);
