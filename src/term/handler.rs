@@ -74,6 +74,13 @@ impl CursorShape {
             CursorShape::Bar => "bar",
         }
     }
+
+    /// Parses a snapshot name.
+    pub fn from_name(name: &str) -> Option<CursorShape> {
+        [CursorShape::Block, CursorShape::Underline, CursorShape::Bar]
+            .into_iter()
+            .find(|s| s.name() == name)
+    }
 }
 
 /// One SGR attribute change.

@@ -21,6 +21,7 @@ mod link;
 mod modes;
 mod palette;
 mod parser;
+mod redraw;
 mod reflow;
 mod screen;
 mod settings;

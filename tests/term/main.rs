@@ -22,6 +22,7 @@ mod margins;
 mod modes;
 mod osc;
 mod protection;
+mod redraw;
 mod replies;
 mod resize;
 mod scroll_region;
