@@ -246,6 +246,14 @@ fn wrapped_last_row() {
 }
 
 #[test]
+fn one_row_and_one_column_screens() {
+    round_trip(6, 1, "\x1b[1mab\x1b[m日x\x1b]2;t\x07".as_bytes());
+    round_trip(6, 1, b"abcdefgh");
+    round_trip(1, 4, b"abc\x1b[?25l");
+    round_trip(1, 4, b"a\r\nb\x1b[2;1H\x1b#6");
+}
+
+#[test]
 fn bottom_right_cell_does_not_scroll() {
     let full: Vec<u8> = (0..4 * 3).map(|i| b'a' + i as u8).collect();
     round_trip(4, 3, &full);
