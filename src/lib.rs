@@ -56,9 +56,9 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod bytesize;
 #[cfg(feature = "serde")]
 pub mod diff;
-pub mod bytesize;
 pub mod duration;
 #[cfg(feature = "serde")]
 pub mod input;

@@ -478,7 +478,10 @@ fn connect() -> Result<Client, SessionError> {
 fn export(id: String, out: &std::path::Path) -> Result<Value, SessionError> {
     let to_stdout = out.as_os_str() == "-";
     let tmp = if to_stdout {
-        Some(tempfile::tempdir().map_err(|e| SessionError::io("cannot make a temporary directory", e))?)
+        Some(
+            tempfile::tempdir()
+                .map_err(|e| SessionError::io("cannot make a temporary directory", e))?,
+        )
     } else {
         None
     };
@@ -493,10 +496,12 @@ fn export(id: String, out: &std::path::Path) -> Result<Value, SessionError> {
             path: path.clone(),
         },
     )?;
+    let mut reply = reply;
     if to_stdout {
         let bytes = std::fs::read(&path)
             .map_err(|e| SessionError::io("cannot read the exported recording", e))?;
         write_output(None, &bytes).map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
+        reply["path"] = json!("-");
     }
     Ok(reply)
 }

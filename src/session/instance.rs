@@ -321,7 +321,8 @@ impl Session {
         let now = Instant::now();
         let (width, height) = (term.width() as u16, term.height() as u16);
         // A terminal that already shows something starts the recording with that screen.
-        let recording = if term.snapshot() == Terminal::new(width.into(), height.into()).snapshot() {
+        let recording = if term.snapshot() == Terminal::new(width.into(), height.into()).snapshot()
+        {
             Timeline::new(width, height, spec.record_limit)
         } else {
             let frame = Keyframe {

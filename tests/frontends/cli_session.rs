@@ -2031,3 +2031,120 @@ fn session_capture_takes_the_config_file_appearance() {
         "{doc}"
     );
 }
+
+/// `session mark` and `session export`: the recording of a bash session, written by the host
+/// as asciicast v2 with its input, markers and resizes (playback by asciinema is checked in
+/// tests/session/recording.rs); `-o -` writes it to stdout and the report to stderr.
+#[test]
+fn a_session_is_recorded_marked_and_exported_as_asciicast() {
+    let env = Env::new();
+    let id = shell(&env);
+    env.ok(&[
+        "send",
+        &id,
+        "--text",
+        "printf '\\e[1;31mred\\e[0m\\n'; echo r-$((6*7))",
+        "--keys",
+        "Enter",
+    ]);
+    env.ok(&["wait", &id, "--regex", r"(?m)^r-42$", "--timeout", "10s"]);
+    let mark = env.ok(&["mark", &id, "--label", "printed"]);
+    assert_eq!(mark["label"], "printed");
+    env.ok(&["resize", &id, "--width", "50", "--height", "10"]);
+    env.ok(&[
+        "send",
+        &id,
+        "--text",
+        "echo after-$((1+1))",
+        "--keys",
+        "Enter",
+    ]);
+    env.ok(&[
+        "wait",
+        &id,
+        "--regex",
+        r"(?m)^after-2\n\$ ?$",
+        "--timeout",
+        "10s",
+    ]);
+
+    let cast = env.home.join("run.cast");
+    let exported = env.ok(&["export", &id, "-o", cast.to_str().expect("UTF-8 path")]);
+    assert_eq!(exported["truncated"], false);
+    assert_eq!(exported["path"], cast.to_str().expect("path"));
+    let text = std::fs::read_to_string(&cast).expect("cast written");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}")))
+        .collect();
+    assert_eq!(lines[0]["version"], 2);
+    assert_eq!(
+        (lines[0]["width"].as_u64(), lines[0]["height"].as_u64()),
+        (Some(60), Some(12))
+    );
+    assert!(
+        lines[0]["timestamp"]
+            .as_u64()
+            .is_some_and(|t| t > 1_600_000_000)
+    );
+    let of = |code: &str| -> Vec<&Value> { lines[1..].iter().filter(|e| e[1] == code).collect() };
+    assert_eq!(of("m").len(), 1);
+    assert_eq!(of("m")[0][2], "printed");
+    assert_eq!(
+        of("r").iter().map(|e| e[2].clone()).collect::<Vec<_>>(),
+        vec![json!("50x10")]
+    );
+    assert!(
+        of("i")
+            .iter()
+            .any(|e| e[2].as_str().is_some_and(|s| s.starts_with("printf")))
+    );
+    // Times never go back, and the marker sits between the two commands' input.
+    let times: Vec<f64> = lines[1..]
+        .iter()
+        .map(|e| e[0].as_f64().expect("time"))
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    let mark_at = of("m")[0][0].as_f64().expect("time");
+    assert!(of("i")[0][0].as_f64().expect("time") < mark_at);
+    assert!(of("i")[1][0].as_f64().expect("time") > mark_at);
+
+    // To stdout: the same recording, byte for byte, and the report on stderr.
+    let out = env
+        .command(&["export", &id, "-o", "-"])
+        .output()
+        .expect("shotty runs");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), text);
+    let report: Value = serde_json::from_slice(&out.stderr).expect("the report on stderr");
+    assert_eq!(report["path"], "-");
+
+    // A relative path is the caller's, not the host's.
+    let relative = env
+        .command(&["export", &id, "-o", "rel.cast"])
+        .current_dir(&env.tmp)
+        .output()
+        .expect("runs");
+    assert!(
+        relative.status.success(),
+        "{}",
+        String::from_utf8_lossy(&relative.stdout)
+    );
+    assert!(env.tmp.join("rel.cast").is_file());
+
+    env.error(
+        &["mark", "s_00000000000000000000000000000000"],
+        "session_not_found",
+    );
+    let long = "x".repeat(2000);
+    env.error(&["mark", &id, "--label", &long], "invalid_request");
+    env.error(
+        &["start", "--record-limit", "12 parsecs", "--", "true"],
+        "invalid_request",
+    );
+    env.error(
+        &["start", "--record-limit", "1K", "--", "true"],
+        "invalid_request",
+    );
+    env.ok(&["stop", &id]);
+}

@@ -203,7 +203,9 @@ mod live {
 
     fn bash(dir: &std::path::Path) -> std::sync::Arc<Session> {
         let spec = SessionSpec {
-            command: ["bash", "--norc", "--noprofile", "-i"].map(String::from).to_vec(),
+            command: ["bash", "--norc", "--noprofile", "-i"]
+                .map(String::from)
+                .to_vec(),
             width: 60,
             height: 12,
             cwd: Some(dir.to_path_buf()),
@@ -224,7 +226,11 @@ mod live {
         let deadline = Instant::now() + Duration::from_secs(10);
         let mut live = session.lock();
         while !live.term.text().contains(needle) {
-            assert!(Instant::now() < deadline, "no {needle:?}:\n{}", live.term.text());
+            assert!(
+                Instant::now() < deadline,
+                "no {needle:?}:\n{}",
+                live.term.text()
+            );
             live = session.wait_change(live, Some(deadline));
         }
     }
@@ -239,7 +245,9 @@ mod live {
             .expect("typed");
         wait_for(&session, "done-1");
         let marked = session.mark("after printf".into());
-        session.write(b"seq 1 30; echo done-$((2))\r").expect("typed");
+        session
+            .write(b"seq 1 30; echo done-$((2))\r")
+            .expect("typed");
         wait_for(&session, "done-2\nrec$");
 
         let timeline = session.lock().recording.clone();
@@ -273,7 +281,11 @@ mod live {
         session.write(b"echo after-$((3))\r").expect("typed");
         wait_for(&session, "after-3\nrec$");
         let timeline = session.lock().recording.clone();
-        assert!(timeline.events().any(|e| e.event == Event::Resize { width: 40, height: 8 }));
+        assert!(timeline.events().any(|e| e.event
+            == Event::Resize {
+                width: 40,
+                height: 8
+            }));
         let mut file = Vec::new();
         write_v2(&timeline, &CastInfo::default(), &mut file).expect("cast");
         let mut reader = CastReader::new(std::io::Cursor::new(file)).expect("a valid cast");

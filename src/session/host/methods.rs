@@ -12,17 +12,18 @@ use crate::lines::rfc3339;
 use crate::pty::ColorEnvFlags;
 use crate::term::{Snapshot, Terminal};
 
-use crate::session::error::{ErrorCode, SessionError};
-use crate::session::instance::{
-    DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT, MIN_RECORD_LIMIT, STOP_GRACE, Session, SessionSpec, State, StopReason, check_size,
-};
 use crate::recording::MAX_MARKER_LABEL;
 use crate::recording::asciicast::{self, CastInfo};
+use crate::session::error::{ErrorCode, SessionError};
+use crate::session::instance::{
+    DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT, MIN_RECORD_LIMIT, STOP_GRACE, Session, SessionSpec,
+    State, StopReason, check_size,
+};
 use crate::session::protocol::{
     ExportParams, ExportReply, HistoryLine, HistoryParams, HistoryReply, IdParams, Lifecycle,
-    ListParams, ListReply, MarkParams, MarkReply, ReadParams, ReadReply, ResizeParams, ResizeReply, ScreenReply, SendParams, SendReply,
-    SessionSummary, SnapshotReply, StartParams, StartReply, StopFailure, StopParams, StopReply,
-    StoppedProcesses, WaitError, WaitParams, WaitReply,
+    ListParams, ListReply, MarkParams, MarkReply, ReadParams, ReadReply, ResizeParams, ResizeReply,
+    ScreenReply, SendParams, SendReply, SessionSummary, SnapshotReply, StartParams, StartReply,
+    StopFailure, StopParams, StopReply, StoppedProcesses, WaitError, WaitParams, WaitReply,
 };
 use crate::session::rows::{Rows, RowsError};
 use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
@@ -511,10 +512,14 @@ impl Host {
                 "export needs an absolute path (the host's working directory is not the caller's)",
             ));
         }
-        let (timeline, title) = match self.lookup(&p.session_id)? {
+        let (timeline, title, started) = match self.lookup(&p.session_id)? {
             Entry::Live(l) => (
                 l.session.lock().recording.clone(),
-                l.session.spec().command.join(" "),
+                l.meta
+                    .title
+                    .clone()
+                    .unwrap_or_else(|| l.session.spec().command.join(" ")),
+                l.session.created_at(),
             ),
             Entry::Ended(_) => {
                 return Err(SessionError::new(
@@ -527,7 +532,10 @@ impl Host {
             }
         };
         let info = CastInfo {
-            timestamp: None,
+            timestamp: started
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .ok()
+                .map(|d| d.as_secs()),
             title: Some(title),
         };
         let mut cast = Vec::new();
