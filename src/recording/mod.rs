@@ -110,7 +110,8 @@ pub struct Timeline {
 
 impl Timeline {
     /// An empty timeline of a `width × height` terminal that holds about `limit` bytes of
-    /// output (at least one keyframe interval's worth).
+    /// output: cut only at keyframes, it holds at most `limit` plus the output since the last
+    /// keyframe ([`Timeline::keyframe_interval`]).
     pub fn new(width: u16, height: u16, limit: usize) -> Timeline {
         Timeline {
             start: Start::Blank { width, height },

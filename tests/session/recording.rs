@@ -165,7 +165,7 @@ fn a_bounded_timeline_starts_at_a_keyframe_and_replays_to_the_screen() {
     }
     assert!(total > 4 * limit);
     assert!(
-        timeline.output_bytes() <= limit,
+        timeline.output_bytes() <= limit + timeline.keyframe_interval(),
         "{} held",
         timeline.output_bytes()
     );
@@ -202,6 +202,10 @@ mod live {
     use shotty::session::{Session, SessionSpec};
 
     fn bash(dir: &std::path::Path) -> std::sync::Arc<Session> {
+        bash_with_limit(dir, DEFAULT_RECORD_LIMIT)
+    }
+
+    fn bash_with_limit(dir: &std::path::Path, record_limit: usize) -> std::sync::Arc<Session> {
         let spec = SessionSpec {
             command: ["bash", "--norc", "--noprofile", "-i"]
                 .map(String::from)
@@ -217,7 +221,7 @@ mod live {
             color_env: ColorEnvFlags::default(),
             scrollback: 1000,
             timeout: None,
-            record_limit: DEFAULT_RECORD_LIMIT,
+            record_limit,
         };
         Session::start(format!("s_rec{}", std::process::id()), spec).expect("bash starts")
     }
@@ -294,5 +298,44 @@ mod live {
         let live = session.lock();
         assert_eq!((term.width(), term.height()), (40, 8));
         assert_eq!(term.text(), live.term.text());
+    }
+
+    #[test]
+    fn past_its_limit_a_recording_starts_at_a_keyframe_and_replays_to_the_screen() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let limit = 64 * 1024;
+        let session = bash_with_limit(dir.path(), limit);
+        wait_for(&session, "rec$");
+        // A header drawn once, then about 1 MB of output that never scrolls it away: only the
+        // keyframe still holds the header when the recording is replayed.
+        session
+            .write(b"clear; echo HEADER-$((1)); for i in $(seq 1 40000); do printf '\\e[%d;1H\\e[3%dm%05d\\e[0m' $((i % 8 + 3)) $((i % 8)) $i; done; printf '\\e[11;1H'; echo end-$((5))\r")
+            .expect("typed");
+        wait_for(&session, "end-5\nrec$");
+        assert!(session.lock().term.text().starts_with("HEADER-1"));
+        let timeline = session.lock().recording.clone();
+        assert!(timeline.dropped_events() > 0, "nothing was dropped");
+        // Cut only at keyframes: the limit plus the output since the last one.
+        let bound = limit + timeline.keyframe_interval();
+        assert!(
+            timeline.output_bytes() <= bound,
+            "{} bytes held",
+            timeline.output_bytes()
+        );
+        assert!(matches!(
+            timeline.start(),
+            shotty::recording::Start::Keyframe(_)
+        ));
+
+        let cast = dir.path().join("long.cast");
+        let mut file = Vec::new();
+        write_v2(&timeline, &CastInfo::default(), &mut file).expect("cast");
+        std::fs::write(&cast, &file).expect("saved");
+        let mut replayed = Terminal::new(60, 12);
+        replayed.advance(&super::asciinema_cat(&cast));
+        let live = session.lock();
+        assert_eq!(replayed.text(), live.term.text());
+        let (a, b) = (replayed.snapshot(), live.term.snapshot());
+        assert_eq!((a.rows, a.cursor), (b.rows, b.cursor));
     }
 }
