@@ -214,7 +214,7 @@ impl Live {
 
     fn take_keyframe(&mut self, at: Duration) {
         let (width, height) = (self.term.width() as u16, self.term.height() as u16);
-        let redraw = self.term.snapshot().redraw_bytes();
+        let redraw = self.term.keyframe();
         self.recording.keyframe(at, width, height, redraw);
     }
 
@@ -329,7 +329,7 @@ impl Session {
                 at: Duration::ZERO,
                 width,
                 height,
-                bytes: term.snapshot().redraw_bytes(),
+                bytes: term.keyframe(),
             };
             Timeline::starting_from(frame, spec.record_limit)
         };

@@ -313,6 +313,31 @@ impl Terminal {
         })
     }
 
+    /// Bytes that recreate this terminal's screen and the state later output relies on
+    /// (modes, margins, pen, cursor style) on a fresh terminal of the same size: the redrawn
+    /// [`Snapshot`] ([`Snapshot::redraw_bytes`]) followed by that state. What a recording
+    /// starts with once its oldest part is dropped.
+    ///
+    /// ```
+    /// use shotty::term::Terminal;
+    ///
+    /// let mut t = Terminal::new(20, 5);
+    /// t.advance(b"top\x1b[2;4r\x1b[?1h\x1b[4;1Hin the region\x1b[1;31m");
+    /// let mut fresh = Terminal::new(20, 5);
+    /// fresh.advance(&t.keyframe());
+    /// // Later output scrolls the same region in both, in the same colour.
+    /// for term in [&mut t, &mut fresh] {
+    ///     term.advance(b"\nmore\nand more");
+    /// }
+    /// assert_eq!(fresh.snapshot(), t.snapshot());
+    /// assert_eq!(fresh.screen().modes(), t.screen().modes());
+    /// ```
+    pub fn keyframe(&self) -> Vec<u8> {
+        let mut bytes = self.snapshot().redraw_bytes();
+        bytes.extend_from_slice(&self.screen.state_bytes());
+        bytes
+    }
+
     /// The structured snapshot (schema version 1) of the visible screen.
     pub fn snapshot(&self) -> Snapshot {
         snapshot::build(&self.screen)

@@ -1,5 +1,7 @@
 //! The terminal state machine: grids, cursor, modes and everything a [`Handler`] call changes.
 
+use std::fmt::Write as _;
+
 use unicode_width::UnicodeWidthChar;
 
 use super::capability;
@@ -443,6 +445,76 @@ impl Screen {
         for r in self.grid.rows_mut().range_mut(start..end) {
             r.reset(fill);
         }
+    }
+
+    /// The state later output relies on that a redrawn snapshot does not carry: modes,
+    /// margins, origin mode, the pen and protection, cursor style — written with the same
+    /// forms DECRQM and DECRQSS report, and the cursor put back where it was (in origin mode,
+    /// relative to the margins). The tail of [`Terminal::keyframe`](super::Terminal::keyframe).
+    ///
+    /// Not restored: charsets, tab stops, the saved cursor, the palette, DECCOLM's mode 3
+    /// (setting it would clear the screen; the width is the keyframe's size anyway) and a
+    /// pending wrap.
+    pub(crate) fn state_bytes(&self) -> Vec<u8> {
+        // (number, DEC private) of every mode restored by SM/RM or DECSET/DECRST.
+        const MODES: &[(u16, bool)] = &[
+            (4, false),
+            (20, false),
+            (1, true),
+            (5, true),
+            (7, true),
+            (40, true),
+            (66, true),
+            (9, true),
+            (1000, true),
+            (1002, true),
+            (1003, true),
+            (1004, true),
+            (1005, true),
+            (1006, true),
+            (1015, true),
+            (2004, true),
+        ];
+        let defaults = Modes::default();
+        let mut out = String::new();
+        for &(number, private) in MODES {
+            let mode = if private {
+                Mode::from_dec(number)
+            } else {
+                Mode::from_ansi(number)
+            };
+            let Some(mode) = mode else { continue };
+            let (Some(now), Some(default)) = (self.modes.get(mode), defaults.get(mode)) else {
+                continue;
+            };
+            if now != default {
+                let marker = if private { "?" } else { "" };
+                let set = if now { 'h' } else { 'l' };
+                let _ = write!(out, "\x1b[{marker}{number}{set}");
+            }
+        }
+        let setting = |out: &mut String, selector: &[u8]| {
+            if let Some(value) = self.setting(selector) {
+                let _ = write!(out, "\x1b[{value}");
+            }
+        };
+        setting(&mut out, b" q");
+        setting(&mut out, b"\"q");
+        // DECSTBM and DECSLRM home the cursor, so they come before it is placed.
+        setting(&mut out, b"r");
+        if self.modes.left_right_margins {
+            out.push_str("\x1b[?69h");
+            setting(&mut out, b"s");
+        }
+        setting(&mut out, b"m");
+        let (mut row, mut col) = (self.cursor.row, self.cursor.col);
+        if self.modes.origin {
+            out.push_str("\x1b[?6h");
+            row = row.saturating_sub(self.scroll_top);
+            col = col.saturating_sub(self.margin_left);
+        }
+        let _ = write!(out, "\x1b[{};{}H", row + 1, col + 1);
+        out.into_bytes()
     }
 
     /// A setting as DECRQSS reports it (the sequence that sets it, as xterm writes it), or

@@ -17,6 +17,7 @@ mod find_text;
 mod fixtures_snapshots;
 mod fuzz;
 mod insert_delete;
+mod keyframe;
 mod line_size;
 mod margins;
 mod modes;
