@@ -488,7 +488,13 @@ fn loose_private_dirs_are_tightened_and_their_files_are_0600() {
             ("host.sock".into(), "600".into())
         ]
     );
-    assert_eq!(modes_in(&env.state), [(format!("{id}.json"), "600".into())]);
+    assert_eq!(
+        modes_in(&env.state),
+        [
+            (format!("{id}.cast"), "600".into()),
+            (format!("{id}.json"), "600".into())
+        ]
+    );
 
     std::fs::set_permissions(&env.runtime, std::fs::Permissions::from_mode(0o755)).unwrap();
     env.ok(&["list"]);
@@ -1029,7 +1035,8 @@ fn stop_leaves_nothing_of_the_session_on_disk() {
     // An ended, retained session is deleted by stop too.
     let ended = env.start(&["--", "sh", "-c", "echo gone"]);
     env.ok(&["wait", &ended, "--exit", "--timeout", "10s"]);
-    assert_eq!(leftovers().len(), 1);
+    // Its record and its recording.
+    assert_eq!(leftovers().len(), 2);
     env.ok(&["stop", &ended]);
     assert_eq!(leftovers(), Vec::<PathBuf>::new());
 }
@@ -2147,4 +2154,54 @@ fn a_session_is_recorded_marked_and_exported_as_asciicast() {
         "invalid_request",
     );
     env.ok(&["stop", &id]);
+}
+
+/// An ended session keeps its recording with its record: exportable after the program exits
+/// and after the host is killed and restarted, a private file in the state directory, gone
+/// with `stop`.
+#[test]
+fn an_ended_sessions_recording_is_retained_on_disk() {
+    let env = Env::new();
+    let id = env.start(&[
+        "--",
+        "sh",
+        "-c",
+        "printf 'first \\033[32mgreen\\033[0m\\n'; sleep 0.2; echo last-$((2+3)); exit 3",
+    ]);
+    env.ok(&["wait", &id, "--exit", "--timeout", "10s"]);
+    let exported = |name: &str| -> (Value, String) {
+        let path = env.home.join(name);
+        let reply = env.ok(&["export", &id, "-o", path.to_str().expect("UTF-8 path")]);
+        (reply, std::fs::read_to_string(&path).expect("cast written"))
+    };
+    let (reply, before) = exported("ended.cast");
+    assert_eq!(reply["truncated"], false);
+    assert!(
+        before.contains("green") && before.contains("last-5"),
+        "{before}"
+    );
+    let cast_file = env.state.join(format!("{id}.cast"));
+    assert_eq!(mode(&cast_file), 0o600);
+
+    let pid = env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"]
+        .as_i64()
+        .expect("host pid");
+    Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill");
+    let (reply, after) = exported("after-restart.cast");
+    assert_eq!(
+        after, before,
+        "the recording read back from disk is the one written"
+    );
+    assert_eq!(reply["events"], json!(before.lines().count() - 1));
+
+    env.ok(&["stop", &id]);
+    assert!(!cast_file.exists(), "stop leaves the recording behind");
+    assert!(
+        modes_in(&env.state).is_empty(),
+        "{:?}",
+        modes_in(&env.state)
+    );
 }

@@ -13,7 +13,6 @@ use crate::pty::ColorEnvFlags;
 use crate::term::{Snapshot, Terminal};
 
 use crate::recording::MAX_MARKER_LABEL;
-use crate::recording::asciicast::{self, CastInfo};
 use crate::session::error::{ErrorCode, SessionError};
 use crate::session::instance::{
     DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT, MIN_RECORD_LIMIT, STOP_GRACE, Session, SessionSpec,
@@ -31,7 +30,8 @@ use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
 use super::connection::Deferred;
 use super::{
     DEFAULT_RETAIN, Derived, Entry, Host, LiveEntry, MAX_SCREEN_CHARS, Meta, READ_SETTLE_MAX,
-    Record, RecordSlot, new_session_id, session_file,
+    Record, RecordSlot, RecordingSummary, cast_of, new_session_id, recording_file,
+    remove_session_files,
 };
 
 /// A screen to report on: a live session's terminal, or an ended session's final snapshot.
@@ -512,45 +512,35 @@ impl Host {
                 "export needs an absolute path (the host's working directory is not the caller's)",
             ));
         }
-        let (timeline, title, started) = match self.lookup(&p.session_id)? {
-            Entry::Live(l) => (
-                l.session.lock().recording.clone(),
-                l.meta
-                    .title
-                    .clone()
-                    .unwrap_or_else(|| l.session.spec().command.join(" ")),
-                l.session.created_at(),
-            ),
-            Entry::Ended(_) => {
-                return Err(SessionError::new(
-                    ErrorCode::SessionExited,
-                    format!(
-                        "session {} has ended and its recording is no longer held",
-                        p.session_id
-                    ),
-                ));
+        let (cast, summary) = match self.lookup(&p.session_id)? {
+            Entry::Live(l) => {
+                let timeline = l.session.lock().recording.clone();
+                (
+                    cast_of(&l.session, &l.meta, &timeline)?,
+                    RecordingSummary::of(&timeline),
+                )
+            }
+            Entry::Ended(r) => {
+                let missing = || {
+                    SessionError::new(
+                        ErrorCode::SessionError,
+                        format!("session {} has no recording on disk", p.session_id),
+                    )
+                };
+                let summary = r.recording.ok_or_else(missing)?;
+                let cast = std::fs::read(recording_file(&self.state_dir, &p.session_id))
+                    .map_err(|_| missing())?;
+                (cast, summary)
             }
         };
-        let info = CastInfo {
-            timestamp: started
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .ok()
-                .map(|d| d.as_secs()),
-            title: Some(title),
-        };
-        let mut cast = Vec::new();
-        asciicast::write_v2(&timeline, &info, &mut cast)
-            .map_err(|e| SessionError::io("cannot write the recording", e))?;
         crate::session::artifacts::write_file(&p.path, &cast)
             .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
-        let truncated = matches!(timeline.start(), crate::recording::Start::Keyframe(_))
-            && timeline.dropped_events() > 0;
         Ok(ExportReply {
-            events: timeline.events().len() + usize::from(truncated),
-            output_bytes: timeline.output_bytes(),
+            events: summary.events,
+            output_bytes: summary.output_bytes,
             path: p.path,
             session_id: p.session_id,
-            truncated,
+            truncated: summary.truncated,
         })
     }
 
@@ -692,12 +682,9 @@ impl Host {
             };
             let result = result.and_then(|ended| {
                 self.entries().remove(&id);
-                match std::fs::remove_file(session_file(&self.state_dir, &id)) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        Err(SessionError::io("cannot delete the session's record", e))
-                    }
-                    _ => Ok(ended),
-                }
+                remove_session_files(&self.state_dir, &id)
+                    .map(|()| ended)
+                    .map_err(|e| SessionError::io("cannot delete the session's record", e))
             });
             match result {
                 Ok(ended) => {

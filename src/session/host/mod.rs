@@ -18,6 +18,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use crate::recording::asciicast::{self, CastInfo};
+use crate::recording::{Start, Timeline};
 use crate::term::Snapshot;
 
 use super::error::{ErrorCode, SessionError};
@@ -71,6 +73,29 @@ struct Record {
     /// The socket of the host that wrote it: a host loads only its own records.
     #[serde(default)]
     host: Option<PathBuf>,
+    /// What its recording (`<id>.cast` beside the record) holds.
+    #[serde(default)]
+    recording: Option<RecordingSummary>,
+}
+
+/// The figures of a written recording, for `export`'s reply.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordingSummary {
+    events: usize,
+    output_bytes: usize,
+    truncated: bool,
+}
+
+impl RecordingSummary {
+    fn of(timeline: &Timeline) -> RecordingSummary {
+        let truncated = matches!(timeline.start(), Start::Keyframe(_));
+        RecordingSummary {
+            events: timeline.events().len() + usize::from(truncated),
+            output_bytes: timeline.output_bytes(),
+            truncated,
+        }
+    }
 }
 
 /// What became of a live entry's record.
@@ -141,6 +166,41 @@ fn session_file(dir: &Path, id: &str) -> PathBuf {
     dir.join(format!("{id}.json"))
 }
 
+/// The recording of a retained session, as asciicast v2 (0600 like the record).
+fn recording_file(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{id}.cast"))
+}
+
+/// Deletes everything of a session in the state directory: its record and its recording.
+fn remove_session_files(dir: &Path, id: &str) -> std::io::Result<()> {
+    let gone = |r: std::io::Result<()>| match r {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    };
+    gone(std::fs::remove_file(recording_file(dir, id)))?;
+    gone(std::fs::remove_file(session_file(dir, id)))
+}
+
+/// A session's recording as asciicast v2, titled and timed from its metadata.
+fn cast_of(session: &Session, meta: &Meta, timeline: &Timeline) -> Result<Vec<u8>, SessionError> {
+    let info = CastInfo {
+        timestamp: meta
+            .created_at
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_secs()),
+        title: Some(
+            meta.title
+                .clone()
+                .unwrap_or_else(|| session.spec().command.join(" ")),
+        ),
+    };
+    let mut cast = Vec::new();
+    asciicast::write_v2(timeline, &info, &mut cast)
+        .map_err(|e| SessionError::io("cannot write the recording", e))?;
+    Ok(cast)
+}
+
 fn new_session_id() -> Result<String, SessionError> {
     let mut bytes = [0u8; 16];
     std::fs::File::open("/dev/urandom")
@@ -206,7 +266,7 @@ impl Host {
                 continue;
             }
             if record.expires_at <= now {
-                let _ = std::fs::remove_file(&path);
+                let _ = remove_session_files(&self.state_dir, &record.session_id);
                 self.note_expired(record.session_id);
                 continue;
             }
@@ -239,7 +299,7 @@ impl Host {
             _ => true,
         });
         for id in gone {
-            let _ = std::fs::remove_file(session_file(&self.state_dir, &id));
+            let _ = remove_session_files(&self.state_dir, &id);
             self.note_expired(id);
         }
     }
@@ -299,8 +359,15 @@ impl Host {
             history,
             dropped,
             host: Some(self.socket.clone()),
+            recording: Some(RecordingSummary::of(&live.recording)),
         };
+        let timeline = live.recording.clone();
         drop(live);
+        // The recording first: a record on disk always has its recording beside it.
+        self.write_private(
+            &recording_file(&self.state_dir, &record.session_id),
+            &cast_of(&entry.session, &record.meta, &timeline)?,
+        )?;
         self.write_record(&record)?;
         let record = Arc::new(record);
         *slot = RecordSlot::Written(Arc::clone(&record));
@@ -315,12 +382,17 @@ impl Host {
     fn write_record(&self, record: &Record) -> Result<(), SessionError> {
         let json = serde_json::to_vec(record)
             .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+        self.write_private(&session_file(&self.state_dir, &record.session_id), &json)
+    }
+
+    /// Writes a file of the state directory whole (a private temporary file, synced, renamed).
+    fn write_private(&self, path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
         let mut tmp = tempfile::NamedTempFile::new_in(&self.state_dir)
             .map_err(|e| SessionError::io("cannot write the session state", e))?;
-        tmp.write_all(&json)
+        tmp.write_all(bytes)
             .and_then(|()| tmp.as_file().sync_all())
             .map_err(|e| SessionError::io("cannot write the session state", e))?;
-        tmp.persist(session_file(&self.state_dir, &record.session_id))
+        tmp.persist(path)
             .map_err(|e| SessionError::io("cannot write the session state", e.error))?;
         Ok(())
     }
