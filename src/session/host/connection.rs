@@ -249,6 +249,8 @@ fn executor(host: Arc<Host>, jobs: Receiver<Job>, socket: &Path) {
             }
             Job::ExitIfIdle => {
                 if host.is_idle() {
+                    // Sessions that ended just now are kept before the host goes.
+                    host.record_ended();
                     // Connections not yet answered are closed unread by the exit; their
                     // clients start a new host and send again.
                     let _ = std::fs::remove_file(socket);

@@ -425,6 +425,21 @@ impl Host {
             .collect();
         let sessions: Vec<&Session> = live.iter().map(|l| &*l.session).collect();
         Session::stop_all(&sessions, StopReason::Shutdown, STOP_GRACE);
+        self.record_ended();
+    }
+
+    /// Writes the record of every ended session whose record is not written yet: a session
+    /// that has just ended is not live any more, but it is only retained once this has run
+    /// (its own thread does it too, moments later, which an exiting host may not wait for).
+    fn record_ended(&self) {
+        let live: Vec<Arc<LiveEntry>> = self
+            .entries()
+            .values()
+            .filter_map(|e| match e {
+                Entry::Live(l) => Some(Arc::clone(l)),
+                Entry::Ended(_) => None,
+            })
+            .collect();
         for l in &live {
             let _ = self.record_if_ended(l);
         }
