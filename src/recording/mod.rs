@@ -45,6 +45,20 @@ pub enum Event {
     Marker(String),
 }
 
+impl Event {
+    /// What the event counts against a timeline's bound: its data and a fixed cost, so that
+    /// input and markers are bounded too, however small each one is.
+    fn weight(&self) -> usize {
+        const PER_EVENT: usize = 32;
+        PER_EVENT
+            + match self {
+                Event::Output(bytes) | Event::Input(bytes) => bytes.len(),
+                Event::Marker(label) => label.len(),
+                Event::Resize { .. } => 0,
+            }
+    }
+}
+
 /// An event and when it happened, from the start of the recording.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimedEvent {
@@ -103,15 +117,18 @@ pub struct Timeline {
     /// Absolute index of `events[0]`.
     first_index: u64,
     output_bytes: usize,
+    /// What the bound counts: every event's data and a fixed cost per event.
+    held: usize,
     since_keyframe: usize,
     limit: usize,
     dropped: u64,
 }
 
 impl Timeline {
-    /// An empty timeline of a `width × height` terminal that holds about `limit` bytes of
-    /// output: cut only at keyframes, it holds at most `limit` plus the output since the last
-    /// keyframe ([`Timeline::keyframe_interval`]).
+    /// An empty timeline of a `width × height` terminal that holds about `limit` bytes:
+    /// output, input and marker labels, plus 32 bytes per event. Cut only at keyframes, it
+    /// holds at most `limit` plus what came since the last keyframe
+    /// ([`Timeline::keyframe_interval`]).
     pub fn new(width: u16, height: u16, limit: usize) -> Timeline {
         Timeline {
             start: Start::Blank { width, height },
@@ -119,6 +136,7 @@ impl Timeline {
             checkpoints: VecDeque::new(),
             first_index: 0,
             output_bytes: 0,
+            held: 0,
             since_keyframe: 0,
             limit,
             dropped: 0,
@@ -145,13 +163,14 @@ impl Timeline {
         let at = self.events.back().map_or(at, |last| at.max(last.at));
         if let Event::Output(bytes) = &event {
             self.output_bytes += bytes.len();
-            self.since_keyframe += bytes.len();
         }
+        self.held += event.weight();
+        self.since_keyframe += event.weight();
         self.events.push_back(TimedEvent { at, event });
     }
 
     /// Whether the recorder should take a keyframe now ([`Timeline::keyframe`]): enough
-    /// output has passed since the last one.
+    /// has been recorded since the last one.
     pub fn wants_keyframe(&self) -> bool {
         self.since_keyframe >= self.keyframe_interval()
     }
@@ -170,7 +189,7 @@ impl Timeline {
             bytes,
         };
         self.checkpoints.push_back((index, frame));
-        while self.output_bytes > self.limit {
+        while self.held > self.limit {
             let Some((index, frame)) = self.checkpoints.pop_front() else {
                 break;
             };
@@ -179,6 +198,7 @@ impl Timeline {
                 if let Event::Output(bytes) = &event.event {
                     self.output_bytes -= bytes.len();
                 }
+                self.held -= event.event.weight();
                 self.dropped += 1;
             }
             self.first_index = index;

@@ -207,15 +207,17 @@ impl Live {
         self.term.advance(&bytes);
         self.fed += bytes.len() as u64;
         self.recording.push(at, Event::Output(bytes));
-        if self.recording.wants_keyframe() {
-            self.take_keyframe(at);
-        }
+        self.keyframe_if_due(at);
     }
 
-    fn take_keyframe(&mut self, at: Duration) {
-        let (width, height) = (self.term.width() as u16, self.term.height() as u16);
-        let redraw = self.term.keyframe();
-        self.recording.keyframe(at, width, height, redraw);
+    /// Takes a keyframe once enough was recorded since the last (which also lets the
+    /// recording drop its oldest part).
+    fn keyframe_if_due(&mut self, at: Duration) {
+        if self.recording.wants_keyframe() {
+            let (width, height) = (self.term.width() as u16, self.term.height() as u16);
+            let redraw = self.term.keyframe();
+            self.recording.keyframe(at, width, height, redraw);
+        }
     }
 
     /// The program has exited and all its output is in the terminal.
@@ -529,6 +531,7 @@ impl Session {
             live.input_at = Some(Instant::now());
             let at = self.created.elapsed();
             live.recording.push(at, Event::Input(bytes.to_vec()));
+            live.keyframe_if_due(at);
         }
         self.process
             .write(bytes)
@@ -566,6 +569,7 @@ impl Session {
         let mut live = self.lock();
         let at = self.created.elapsed();
         live.recording.push(at, Event::Marker(label));
+        live.keyframe_if_due(at);
         at
     }
 

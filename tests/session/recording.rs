@@ -147,6 +147,31 @@ fn cast_lines_are_asciicast_v2() {
 }
 
 #[test]
+fn input_and_markers_count_against_the_bound_too() {
+    let limit = 64 * 1024;
+    let mut timeline = Timeline::new(20, 4, limit);
+    for i in 0..200_000u64 {
+        let event = if i % 100 == 0 {
+            Event::Marker(format!("m{i}"))
+        } else {
+            Event::Input(b"x".to_vec())
+        };
+        timeline.push(Duration::from_millis(i), event);
+        if timeline.wants_keyframe() {
+            timeline.keyframe(Duration::from_millis(i), 20, 4, b"\x1b[H\x1b[2J".to_vec());
+        }
+    }
+    // 33 bytes or more an event: never more than the limit and one interval's worth.
+    let most = (limit + timeline.keyframe_interval()) / 33;
+    assert!(
+        timeline.events().len() <= most,
+        "{} events held",
+        timeline.events().len()
+    );
+    assert!(timeline.dropped_events() > 190_000);
+}
+
+#[test]
 fn a_bounded_timeline_starts_at_a_keyframe_and_replays_to_the_screen() {
     // Keyframes here are the screen's text redrawn plainly: enough to see where replay starts.
     let limit = 64 * 1024;
@@ -169,8 +194,9 @@ fn a_bounded_timeline_starts_at_a_keyframe_and_replays_to_the_screen() {
         "{} held",
         timeline.output_bytes()
     );
+    // Each short line also costs the per-event overhead (32 bytes) against the limit.
     assert!(
-        timeline.output_bytes() >= limit / 2,
+        timeline.output_bytes() >= limit / 8,
         "{} held",
         timeline.output_bytes()
     );
