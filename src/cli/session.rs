@@ -65,8 +65,8 @@ struct StartArgs {
     /// Lines of scrollback kept (100–200000).
     #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u32).range(100..=200_000))]
     scrollback: u32,
-    /// Output the recording keeps (e.g. 64M; default 16M); older output is dropped and the
-    /// recording starts from a keyframe.
+    /// What the recording keeps of output and input (e.g. 64M; default 16M); the oldest part
+    /// is dropped past it and the recording starts from a keyframe.
     #[arg(long, value_parser = shotty::bytesize::parse_size)]
     record_limit: Option<u64>,
     /// A TCP port the program will listen on (warns when already in use).

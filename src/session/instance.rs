@@ -86,11 +86,11 @@ pub struct SessionSpec {
     pub scrollback: usize,
     /// Stop the session (reason `timeout`) once it has run this long.
     pub timeout: Option<Duration>,
-    /// Output bytes the recording holds at most (SPEC §9, `start --record-limit`).
+    /// Bytes the recording holds (SPEC §9, `start --record-limit`; see [`Timeline::new`]).
     pub record_limit: usize,
 }
 
-/// The recording's default bound: 16 MiB of output.
+/// The recording's default bound: 16 MiB.
 pub const DEFAULT_RECORD_LIMIT: usize = 16 << 20;
 /// The smallest bound `start --record-limit` accepts.
 pub const MIN_RECORD_LIMIT: u64 = 64 << 10;

@@ -162,8 +162,8 @@ pub struct StartParams {
     /// Scrollback lines (100–200000, default 5000).
     #[serde(default)]
     pub scrollback: Option<usize>,
-    /// Output bytes the recording keeps (64 KiB–1 GiB, default 16 MiB); older output is
-    /// dropped, the recording then starts from a keyframe.
+    /// Bytes the recording keeps (output, input and marker labels; 64 KiB–1 GiB, default
+    /// 16 MiB); the oldest part is dropped past it, the recording then starts from a keyframe.
     #[serde(default)]
     pub record_limit: Option<u64>,
     /// TCP ports the program will listen on; a port already in use gives a warning.
