@@ -285,6 +285,18 @@ fn an_agent_workflow_on_bash() {
     env.error(&["read", &id], "session_not_found");
 }
 
+/// Kills the environment's host outright (SIGKILL); returns its pid.
+fn kill_host(env: &Env) -> i64 {
+    let pid = env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"]
+        .as_i64()
+        .expect("host pid");
+    Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill");
+    pid
+}
+
 #[test]
 fn ended_sessions_are_retained_and_survive_a_host_kill() {
     let env = Env::new();
@@ -303,13 +315,7 @@ fn ended_sessions_are_retained_and_survive_a_host_kill() {
     env.error(&["send", &id, "--text", "x"], "session_exited");
 
     // Kill the host outright; the next command starts a new one that still knows the session.
-    let pid = env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"]
-        .as_i64()
-        .expect("host pid");
-    Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()
-        .expect("kill");
+    let pid = kill_host(&env);
     let read = env.ok(&["read", &id]);
     assert!(
         read["screen"]["text"]
@@ -2183,13 +2189,7 @@ fn an_ended_sessions_recording_is_retained_on_disk() {
     let cast_file = env.state.join(format!("{id}.cast"));
     assert_eq!(mode(&cast_file), 0o600);
 
-    let pid = env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"]
-        .as_i64()
-        .expect("host pid");
-    Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()
-        .expect("kill");
+    kill_host(&env);
     let (reply, after) = exported("after-restart.cast");
     assert_eq!(
         after, before,

@@ -411,18 +411,22 @@ impl Host {
                 .any(|e| matches!(e, Entry::Live(l) if !l.session.lock().state.is_ended()))
     }
 
-    /// Stops every live session (host shutdown), all trees together with one grace period,
-    /// and writes their records.
-    fn shutdown(&self) {
-        *self.closing.write().unwrap_or_else(|e| e.into_inner()) = true;
-        let live: Vec<Arc<LiveEntry>> = self
-            .entries()
+    /// Every entry that still holds its session (running, or ended with no record yet).
+    fn live_entries(&self) -> Vec<Arc<LiveEntry>> {
+        self.entries()
             .values()
             .filter_map(|e| match e {
                 Entry::Live(l) => Some(Arc::clone(l)),
                 Entry::Ended(_) => None,
             })
-            .collect();
+            .collect()
+    }
+
+    /// Stops every live session (host shutdown), all trees together with one grace period,
+    /// and writes their records.
+    fn shutdown(&self) {
+        *self.closing.write().unwrap_or_else(|e| e.into_inner()) = true;
+        let live = self.live_entries();
         let sessions: Vec<&Session> = live.iter().map(|l| &*l.session).collect();
         Session::stop_all(&sessions, StopReason::Shutdown, STOP_GRACE);
         self.record_ended();
@@ -432,15 +436,7 @@ impl Host {
     /// that has just ended is not live any more, but it is only retained once this has run
     /// (its own thread does it too, moments later, which an exiting host may not wait for).
     fn record_ended(&self) {
-        let live: Vec<Arc<LiveEntry>> = self
-            .entries()
-            .values()
-            .filter_map(|e| match e {
-                Entry::Live(l) => Some(Arc::clone(l)),
-                Entry::Ended(_) => None,
-            })
-            .collect();
-        for l in &live {
+        for l in &self.live_entries() {
             let _ = self.record_if_ended(l);
         }
     }
