@@ -8,26 +8,7 @@
 use shotty::render::{self, Appearance, PngCompression, WindowStyle};
 use shotty::term::{MAX_LINKS, MAX_STYLES, MAX_TITLE_LEN, Terminal, TerminalOptions};
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
+use crate::common::Rng;
 
 const CSI_FINALS: &[u8] = b"@ABCDEFGHIJKLMPSTXZ`abcdefghlmnpqrstu";
 const INTERMEDIATES: &[&[u8]] = &[b"", b"", b"", b"?", b">", b" ", b"!", b"$", b"?$", b"="];

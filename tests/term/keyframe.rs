@@ -4,6 +4,7 @@
 
 use shotty::term::{Snapshot, Terminal};
 
+use crate::common::Rng;
 use crate::support::fixtures;
 
 /// Queries for every state a keyframe restores: DECRQM of each mode, DECRQSS of the margins,
@@ -169,13 +170,8 @@ fn random_streams_continue_alike() {
         b"\x1b[3 q",
         "\u{4e2d}".as_bytes(),
     ];
-    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut next = move || rng.next();
     for round in 0..300 {
         let len = 5 + (next() % 60) as usize;
         let input: Vec<u8> = (0..len)

@@ -5,7 +5,7 @@
 
 use shotty::term::{CellSnapshot, CursorSnapshot, RowSnapshot, Snapshot, Terminal};
 
-use crate::common::check_invariants;
+use crate::common::{Rng, check_invariants};
 use crate::support::{escape_bytes, fixtures, last_alt_screen_exit};
 
 /// Redraws `a`'s snapshot on a fresh terminal of its size and returns that terminal.
@@ -352,23 +352,6 @@ fn starts_from_a_known_state() {
     let mut expected = a.snapshot();
     expected.scrollback_lines = 0;
     assert_eq!(b.snapshot(), expected);
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 const TEXT: &[&str] = &[
