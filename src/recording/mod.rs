@@ -20,6 +20,7 @@
 
 #[cfg(feature = "serde")]
 pub mod asciicast;
+pub mod frames;
 
 use std::collections::VecDeque;
 use std::time::Duration;

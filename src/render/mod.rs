@@ -7,6 +7,7 @@
 //! without the metadata and with text colours as attributes instead of CSS classes — the same
 //! drawing, parsed faster).
 
+pub mod animation;
 pub(crate) mod boxdraw;
 pub mod font;
 pub mod layout;

@@ -1,0 +1,295 @@
+//! A recording played into frames: the screens an animation shows, on a grid of `fps` frames
+//! a second.
+//!
+//! [`Frames`] feeds a recording's events into a [`Terminal`] and samples it once per frame
+//! interval that had events, so the frames only exist where the screen changed and every
+//! frame time is a whole number of intervals: the same recording and [`Timing`] always give
+//! the same frames. Times are first cut to the window (`from`/`to`), then pauses longer than
+//! the idle limit are shortened to it, then the result is divided by the speed, as asciinema
+//! and agg do.
+//!
+//! ```
+//! use std::time::Duration;
+//! use shotty::recording::{Event, Timeline};
+//! use shotty::recording::frames::Timing;
+//!
+//! let mut timeline = Timeline::new(10, 1, 1 << 20);
+//! timeline.push(Duration::from_millis(0), Event::Output(b"a".to_vec()));
+//! timeline.push(Duration::from_millis(10), Event::Output(b"b".to_vec()));
+//! timeline.push(Duration::from_secs(9), Event::Output(b"c".to_vec()));
+//! let mut frames = timeline.frames(Timing::default());
+//! let shown: Vec<(u64, String)> = frames
+//!     .by_ref()
+//!     .map(|f| f.map(|f| (f.index, f.snapshot.text())))
+//!     .collect::<Result<_, _>>()
+//!     .unwrap();
+//! // 30 fps: "a" and "b" share frame 0; the 9 s pause is cut to the 3 s idle limit.
+//! assert_eq!(shown, [(0, "ab".to_string()), (90, "abc".to_string())]);
+//! assert_eq!(frames.end_index(), 90 + 30);
+//! ```
+
+use std::convert::Infallible;
+
+use super::{Event, Start, TimedEvent, Timeline};
+use crate::term::{Snapshot, Terminal};
+
+/// The largest frame rate.
+pub const MAX_FPS: u32 = 120;
+
+/// How a recording becomes an animation (SPEC §9's timing options).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timing {
+    /// Frames a second (1–[`MAX_FPS`]); events inside one interval collapse to its newest
+    /// screen.
+    pub fps: u32,
+    /// Playback speed (greater than 0).
+    pub speed: f64,
+    /// Pauses longer than this many seconds are cut to it (before the speed applies).
+    pub idle_time_limit: Option<f64>,
+    /// Seconds into the recording the animation starts (the screen as it was then).
+    pub from: f64,
+    /// Seconds into the recording the animation ends, if before its end.
+    pub to: Option<f64>,
+    /// Seconds the last frame is held before the animation loops (or ends).
+    pub sleep: f64,
+    /// Whether the animation plays again from the start.
+    pub looped: bool,
+}
+
+impl Default for Timing {
+    fn default() -> Timing {
+        Timing {
+            fps: 30,
+            speed: 1.0,
+            idle_time_limit: Some(3.0),
+            from: 0.0,
+            to: None,
+            sleep: 1.0,
+            looped: true,
+        }
+    }
+}
+
+impl Timing {
+    /// Checks the values, naming the option at fault.
+    pub fn validate(&self) -> Result<(), String> {
+        let seconds = |name: &str, v: f64| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{name} must be a non-negative number of seconds"))
+            }
+        };
+        if !(1..=MAX_FPS).contains(&self.fps) {
+            return Err(format!("fps must be 1–{MAX_FPS}"));
+        }
+        if !(self.speed.is_finite() && self.speed > 0.0) {
+            return Err("speed must be a positive number".into());
+        }
+        if let Some(limit) = self.idle_time_limit {
+            seconds("idle time limit", limit)?;
+        }
+        seconds("from", self.from)?;
+        seconds("sleep", self.sleep)?;
+        if let Some(to) = self.to {
+            seconds("to", to)?;
+            if to <= self.from {
+                return Err("to must be later than from".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// Frames the last one is held for before the loop restarts.
+    pub fn sleep_frames(&self) -> u64 {
+        (self.sleep * f64::from(self.fps)).round() as u64
+    }
+}
+
+/// One frame: the screen from `index / fps` seconds of the animation until the next frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frame {
+    /// The frame's place on the frame grid.
+    pub index: u64,
+    /// The screen (its `scrollback_lines` is always 0: only the visible screen is shown).
+    pub snapshot: Snapshot,
+    /// Input sent while this frame shows, as `--show-keys` would caption it (none yet).
+    pub caption: Option<String>,
+}
+
+/// The frames of a recording (see the [module documentation](self)), in order. After the
+/// last one, [`Frames::end_index`] says where the animation ends.
+pub struct Frames<I> {
+    events: I,
+    timing: Timing,
+    term: Terminal,
+    /// The recording time of the previous event, and the animation time it was shown at.
+    clock: Option<(f64, f64)>,
+    /// Frame index of the events fed but not yet sampled.
+    pending: Option<u64>,
+    /// An event read past the pending frame, to be fed after it is sampled.
+    held: Option<(u64, Event)>,
+    last: Option<Snapshot>,
+    last_index: u64,
+    /// Where the newest event falls on the frame grid.
+    newest_index: u64,
+    done: bool,
+}
+
+impl Timeline {
+    /// The frames of this timeline's held events, replayed from its start.
+    pub fn frames(
+        &self,
+        timing: Timing,
+    ) -> Frames<impl Iterator<Item = Result<TimedEvent, Infallible>> + '_> {
+        Frames::new(self.start(), self.events().cloned().map(Ok), timing)
+    }
+}
+
+impl<I, E> Frames<I>
+where
+    I: Iterator<Item = Result<TimedEvent, E>>,
+{
+    /// The frames of `events`, replayed from `start`.
+    pub fn new(start: &Start, events: I, timing: Timing) -> Frames<I> {
+        let (width, height) = start.size();
+        let mut term = Terminal::new(usize::from(width), usize::from(height));
+        if let Start::Keyframe(k) = start {
+            term.advance(&k.bytes);
+        }
+        Frames {
+            events,
+            timing,
+            term,
+            clock: None,
+            // The screen at the start of the window is always the first frame.
+            pending: Some(0),
+            held: None,
+            last: None,
+            last_index: 0,
+            newest_index: 0,
+            done: false,
+        }
+    }
+
+    /// The timing the frames follow.
+    pub fn timing(&self) -> &Timing {
+        &self.timing
+    }
+
+    /// The frame grid index at which the animation ends: the newest event's frame plus the
+    /// sleep. Meaningful once the iterator has returned `None`.
+    pub fn end_index(&self) -> u64 {
+        self.newest_index.max(self.last_index) + self.timing.sleep_frames()
+    }
+
+    /// Where an event at recording time `at` falls on the frame grid, or `None` before the
+    /// window (fed, but not shown on its own).
+    fn place(&mut self, at: f64) -> Option<u64> {
+        let t = &self.timing;
+        if at < t.from {
+            return None;
+        }
+        let shown = match self.clock {
+            None => (at - t.from) / t.speed,
+            Some((previous, shown)) => {
+                let gap = at - previous.max(t.from);
+                let gap = t.idle_time_limit.map_or(gap, |limit| gap.min(limit));
+                shown + gap / t.speed
+            }
+        };
+        self.clock = Some((at, shown));
+        Some((shown * f64::from(t.fps)).floor() as u64)
+    }
+
+    fn feed(&mut self, event: &Event) {
+        match event {
+            Event::Output(bytes) => self.term.advance(bytes),
+            Event::Resize { width, height } => {
+                self.term.resize(usize::from(*width), usize::from(*height))
+            }
+            Event::Input(_) | Event::Marker(_) => {}
+        }
+    }
+
+    /// The pending frame, unless it shows what the previous frame showed.
+    fn sample(&mut self, index: u64) -> Option<Frame> {
+        let mut snapshot = self.term.snapshot();
+        snapshot.scrollback_lines = 0;
+        if self.last.as_ref() == Some(&snapshot) {
+            return None;
+        }
+        self.last = Some(snapshot.clone());
+        self.last_index = index;
+        Some(Frame {
+            index,
+            snapshot,
+            caption: None,
+        })
+    }
+}
+
+impl<I, E> Iterator for Frames<I>
+where
+    I: Iterator<Item = Result<TimedEvent, E>>,
+{
+    type Item = Result<Frame, E>;
+
+    fn next(&mut self) -> Option<Result<Frame, E>> {
+        loop {
+            if let Some((index, event)) = self.held.take() {
+                self.pending = Some(index);
+                self.feed(&event);
+                continue;
+            }
+            if self.done {
+                let index = self.pending.take()?;
+                if let Some(frame) = self.sample(index) {
+                    return Some(Ok(frame));
+                }
+                continue;
+            }
+            let event = match self.events.next() {
+                Some(Ok(e)) => Some(e),
+                Some(Err(e)) => {
+                    self.done = true;
+                    self.pending = None;
+                    return Some(Err(e));
+                }
+                None => None,
+            };
+            let at = event.as_ref().map(|e| e.at.as_secs_f64());
+            let past_window = match (at, self.timing.to) {
+                (Some(at), Some(to)) if at > to => {
+                    // The animation ends at the window's end; nothing after it is read.
+                    if let Some(end) = self.place(to) {
+                        self.newest_index = self.newest_index.max(end);
+                    }
+                    true
+                }
+                _ => false,
+            };
+            let (Some(event), Some(at), false) = (event, at, past_window) else {
+                self.done = true;
+                continue;
+            };
+            let Some(index) = self.place(at) else {
+                self.feed(&event.event);
+                continue;
+            };
+            self.newest_index = self.newest_index.max(index);
+            match self.pending {
+                Some(pending) if index > pending => {
+                    self.held = Some((index, event.event));
+                    if let Some(frame) = self.sample(pending) {
+                        return Some(Ok(frame));
+                    }
+                }
+                _ => {
+                    self.pending = Some(index);
+                    self.feed(&event.event);
+                }
+            }
+        }
+    }
+}
