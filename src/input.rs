@@ -3,10 +3,12 @@
 
 use std::fmt;
 use std::io::{self, BufRead};
+use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::lines::Line;
+use crate::recording::{Event, MAX_MARKER_LABEL, Start, TimedEvent};
 use crate::term::Terminal;
 
 /// The longest line an asciicast file may have (one event's JSON).
@@ -137,27 +139,6 @@ pub struct CastReader<R> {
     buf: Vec<u8>,
 }
 
-/// One event of a recording that affects the screen.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CastEvent {
-    /// Output (`"o"`) at `time` seconds.
-    Output {
-        /// Seconds since the start.
-        time: f64,
-        /// The bytes written.
-        data: String,
-    },
-    /// A resize (`"r"`, `"COLSxROWS"`) at `time` seconds.
-    Resize {
-        /// Seconds since the start.
-        time: f64,
-        /// New columns.
-        width: usize,
-        /// New rows.
-        height: usize,
-    },
-}
-
 impl<R: BufRead> CastReader<R> {
     /// Reads the header line.
     pub fn new(mut reader: R) -> Result<CastReader<R>, InputError> {
@@ -180,8 +161,8 @@ impl<R: BufRead> CastReader<R> {
         &self.header
     }
 
-    /// The next screen-affecting event, skipping input, marker and unknown events.
-    pub fn next_event(&mut self) -> Result<Option<CastEvent>, InputError> {
+    /// The next event (output, input, resize or marker), skipping events of other codes.
+    pub fn next_event(&mut self) -> Result<Option<TimedEvent>, InputError> {
         loop {
             if !read_line_bounded(&mut self.reader, &mut self.buf, MAX_CAST_LINE)? {
                 return Ok(None);
@@ -212,46 +193,66 @@ impl<R: BufRead> CastReader<R> {
             let (Some(code), Some(data)) = (code.as_str(), data.as_str()) else {
                 return Err(cast_error(line, "event code and data must be strings"));
             };
-            match code {
-                "o" => {
-                    return Ok(Some(CastEvent::Output {
-                        time,
-                        data: data.to_owned(),
-                    }));
-                }
+            let at = Duration::try_from_secs_f64(time)
+                .map_err(|_| cast_error(line, "event time is too large"))?;
+            let event = match code {
+                "o" => Event::Output(data.as_bytes().to_vec()),
+                "i" => Event::Input(data.as_bytes().to_vec()),
+                "m" => Event::Marker(data.chars().take(MAX_MARKER_LABEL).collect()),
                 "r" => {
-                    let (w, h) = data
+                    let (width, height) = data
                         .split_once('x')
-                        .and_then(|(w, h)| {
-                            Some((w.parse::<usize>().ok()?, h.parse::<usize>().ok()?))
-                        })
+                        .and_then(|(w, h)| Some((w.parse::<u16>().ok()?, h.parse::<u16>().ok()?)))
                         .filter(|&(w, h)| {
-                            (1..=MAX_DIMENSION).contains(&w) && (1..=MAX_DIMENSION).contains(&h)
+                            let range = 1..=MAX_DIMENSION;
+                            range.contains(&usize::from(w)) && range.contains(&usize::from(h))
                         })
                         .ok_or_else(|| cast_error(line, format!("bad resize {data:?}")))?;
-                    return Ok(Some(CastEvent::Resize {
-                        time,
-                        width: w,
-                        height: h,
-                    }));
+                    Event::Resize { width, height }
                 }
                 _ => continue,
+            };
+            return Ok(Some(TimedEvent { at, event }));
+        }
+    }
+
+    /// Every remaining event, in order; reading stops at the first error.
+    pub fn events(mut self) -> impl Iterator<Item = Result<TimedEvent, InputError>> {
+        let mut failed = false;
+        std::iter::from_fn(move || {
+            if failed {
+                return None;
             }
+            let next = self.next_event().transpose();
+            failed = matches!(next, Some(Err(_)));
+            next
+        })
+    }
+
+    /// Where replay of [`CastReader::events`] starts: a blank terminal of the header's size,
+    /// or of `width × height` when given.
+    pub fn start(&self, width: Option<usize>, height: Option<usize>) -> Start {
+        let size = |given: Option<usize>, header: usize| {
+            u16::try_from(given.unwrap_or(header)).unwrap_or(u16::MAX)
+        };
+        Start::Blank {
+            width: size(width, self.header.width),
+            height: size(height, self.header.height),
         }
     }
 
     /// Plays events into `term` up to and including time `until` (all when `None`).
     pub fn play(&mut self, term: &mut Terminal, until: Option<f64>) -> Result<(), InputError> {
-        while let Some(event) = self.next_event()? {
-            let time = match &event {
-                CastEvent::Output { time, .. } | CastEvent::Resize { time, .. } => *time,
-            };
-            if until.is_some_and(|t| time > t) {
+        while let Some(TimedEvent { at, event }) = self.next_event()? {
+            if until.is_some_and(|t| at.as_secs_f64() > t) {
                 break;
             }
             match event {
-                CastEvent::Output { data, .. } => term.advance(data.as_bytes()),
-                CastEvent::Resize { width, height, .. } => term.resize(width, height),
+                Event::Output(data) => term.advance(&data),
+                Event::Resize { width, height } => {
+                    term.resize(usize::from(width), usize::from(height))
+                }
+                Event::Input(_) | Event::Marker(_) => {}
             }
         }
         Ok(())
@@ -304,6 +305,39 @@ mod tests {
         reader.play(&mut term, None).unwrap();
         assert_eq!((term.width(), term.height()), (10, 2));
         assert_eq!(term.text(), "hello\nworld");
+    }
+
+    #[test]
+    fn events_carry_input_markers_and_resizes() {
+        let cast = format!("{CAST}[2.5, \"m\", \"here\"]\n[3, \"x\", \"unknown\"]\n");
+        let events: Vec<TimedEvent> = CastReader::new(cast.as_bytes())
+            .unwrap()
+            .events()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let kinds: Vec<(u128, Event)> = events
+            .into_iter()
+            .map(|e| (e.at.as_millis(), e.event))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (500, Event::Output(b"hello".to_vec())),
+                (1000, Event::Input(b"ignored".to_vec())),
+                (1500, Event::Output(b"\r\nworld".to_vec())),
+                (
+                    2000,
+                    Event::Resize {
+                        width: 10,
+                        height: 2
+                    }
+                ),
+                (2500, Event::Marker("here".into())),
+            ]
+        );
+        let huge = "{\"version\":2,\"width\":10,\"height\":2}\n[1e300,\"o\",\"a\"]\n";
+        let err = CastReader::new(huge.as_bytes()).unwrap().events().next();
+        assert!(matches!(err, Some(Err(_))), "{err:?}");
     }
 
     #[test]

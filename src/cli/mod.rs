@@ -10,6 +10,7 @@ mod render;
 mod serve;
 mod session;
 mod themes;
+mod timing;
 
 use clap::{Args, Parser, Subcommand};
 

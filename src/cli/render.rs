@@ -1,4 +1,5 @@
-//! `shotty render`: raw terminal bytes or an asciicast recording → text or a JSON snapshot.
+//! `shotty render`: raw terminal bytes or an asciicast recording → a screenshot, text, a
+//! JSON snapshot, or (from a recording) an animation.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -7,11 +8,14 @@ use std::path::PathBuf;
 use clap::Args;
 
 use shotty::input::{CastReader, MAX_DIMENSION, looks_like_cast, play_raw};
+use shotty::recording::frames::Frames;
 use shotty::render::Format;
+use shotty::render::animation::animate;
 use shotty::term::Terminal;
 
 use super::appearance::AppearanceArgs;
-use super::output::{encode_warning_blanks, format_arg, resolve_format, write_output};
+use super::output::{encode_warning_blanks, write_output};
+use super::timing::{OutputKind, TimingArgs, output_kind_arg, resolve_output, seconds};
 
 /// Arguments of `shotty render`.
 #[derive(Debug, Args)]
@@ -28,9 +32,13 @@ pub struct RenderArgs {
     /// Terminal rows (default: the recording's, else 24).
     #[arg(long, value_parser = dimension)]
     height: Option<usize>,
-    /// Output format: svg, png, txt or json (default: from the -o extension, else svg).
-    #[arg(long, value_parser = format_arg)]
-    format: Option<Format>,
+    /// Output format: svg, png, txt, json, gif or apng (default: from the -o extension, else
+    /// svg).
+    #[arg(long, value_parser = output_kind_arg)]
+    format: Option<OutputKind>,
+    /// Animate the recording (.svg; .gif and .apng always animate).
+    #[arg(short = 'v', long)]
+    video: bool,
     /// Render the screen as it was this many seconds into an asciicast recording.
     #[arg(long, value_name = "SECONDS", value_parser = seconds)]
     at: Option<f64>,
@@ -39,6 +47,8 @@ pub struct RenderArgs {
     out: Option<PathBuf>,
     #[command(flatten)]
     appearance: AppearanceArgs,
+    #[command(flatten)]
+    timing: TimingArgs,
 }
 
 fn dimension(s: &str) -> Result<usize, String> {
@@ -49,16 +59,11 @@ fn dimension(s: &str) -> Result<usize, String> {
     Ok(n)
 }
 
-fn seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
-        _ => Err(format!("{s:?} is not a non-negative number of seconds")),
-    }
-}
-
 pub fn run(args: RenderArgs) -> Result<i32, String> {
     // Options are checked before any input is read, so a typo fails fast.
-    args.appearance.to_appearance(None)?;
+    let appearance = args.appearance.to_appearance(None)?;
+    let kind = resolve_output(args.format, args.out.as_deref(), args.video, Format::Svg)?;
+    let timing = args.timing.to_timing()?;
     let (name, reader): (String, Box<dyn Read>) = match &args.file {
         None => ("stdin".into(), Box::new(io::stdin())),
         Some(p) if p.as_os_str() == "-" => ("stdin".into(), Box::new(io::stdin())),
@@ -79,6 +84,27 @@ pub fn run(args: RenderArgs) -> Result<i32, String> {
         ));
     }
 
+    let format = match kind {
+        OutputKind::Still(format) => format,
+        OutputKind::Animated(format) => {
+            if !is_cast {
+                return Err(format!(
+                    "an animation needs an asciicast recording, but {name} is raw output"
+                ));
+            }
+            if args.at.is_some() {
+                return Err("--at renders one moment, not an animation".into());
+            }
+            let cast = CastReader::new(reader).map_err(|e| format!("{name}: {e}"))?;
+            let start = cast.start(args.width, args.height);
+            let mut frames = Frames::new(&start, cast.events(), timing);
+            let bytes =
+                animate(&mut frames, format, &appearance).map_err(|e| format!("{name}: {e}"))?;
+            write_output(args.out.as_deref(), &bytes)?;
+            return Ok(0);
+        }
+    };
+
     let term = if is_cast {
         let mut cast = CastReader::new(reader).map_err(|e| format!("{name}: {e}"))?;
         let width = args.width.unwrap_or(cast.header().width);
@@ -93,8 +119,6 @@ pub fn run(args: RenderArgs) -> Result<i32, String> {
         term
     };
 
-    let format = resolve_format(args.format, args.out.as_deref(), Format::Svg)?;
-    let appearance = args.appearance.to_appearance(None)?;
     let bytes = encode_warning_blanks(&term.snapshot(), format, &appearance)?;
     write_output(args.out.as_deref(), &bytes)?;
     Ok(0)

@@ -190,14 +190,11 @@ where
         if at < t.from {
             return None;
         }
-        let shown = match self.clock {
-            None => (at - t.from) / t.speed,
-            Some((previous, shown)) => {
-                let gap = at - previous.max(t.from);
-                let gap = t.idle_time_limit.map_or(gap, |limit| gap.min(limit));
-                shown + gap / t.speed
-            }
-        };
+        // The wait before the first event counts from the window's start.
+        let (previous, shown) = self.clock.unwrap_or((t.from, 0.0));
+        let gap = at - previous.max(t.from);
+        let gap = t.idle_time_limit.map_or(gap, |limit| gap.min(limit));
+        let shown = shown + gap / t.speed;
         self.clock = Some((at, shown));
         Some((shown * f64::from(t.fps)).floor() as u64)
     }
@@ -291,5 +288,147 @@ where
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn timeline(events: &[(f64, &str)]) -> Timeline {
+        let mut timeline = Timeline::new(20, 2, 1 << 20);
+        for &(at, text) in events {
+            let event = Event::Output(text.as_bytes().to_vec());
+            timeline.push(Duration::from_secs_f64(at), event);
+        }
+        timeline
+    }
+
+    /// Each frame's index and first line, and the end index.
+    fn frames(timeline: &Timeline, timing: Timing) -> (Vec<(u64, String)>, u64) {
+        let mut frames = timeline.frames(timing);
+        let shown = frames
+            .by_ref()
+            .map(|f| {
+                let f = f.unwrap_or_else(|e: Infallible| match e {});
+                (
+                    f.index,
+                    f.snapshot.text().lines().next().unwrap_or("").to_owned(),
+                )
+            })
+            .collect();
+        (shown, frames.end_index())
+    }
+
+    #[test]
+    fn output_that_changes_nothing_makes_no_frame() {
+        let t = timeline(&[(0.0, "a"), (1.0, "\x1b[0m"), (2.0, "b")]);
+        let (shown, end) = frames(&t, Timing::default());
+        assert_eq!(shown, [(0, "a".into()), (60, "ab".into())]);
+        assert_eq!(end, 90);
+    }
+
+    #[test]
+    fn the_window_starts_on_the_screen_of_its_start() {
+        let t = timeline(&[(0.0, "a"), (1.0, "b"), (2.0, "c"), (3.0, "d"), (4.0, "e")]);
+        let timing = Timing {
+            from: 1.5,
+            to: Some(3.5),
+            fps: 10,
+            sleep: 0.5,
+            ..Timing::default()
+        };
+        let (shown, end) = frames(&t, timing);
+        assert_eq!(
+            shown,
+            [(0, "ab".into()), (5, "abc".into()), (15, "abcd".into())]
+        );
+        assert_eq!(end, 20 + 5);
+    }
+
+    #[test]
+    fn pauses_are_cut_to_the_idle_limit_before_the_speed_applies() {
+        let t = timeline(&[(0.0, "a"), (10.0, "b"), (10.5, "c")]);
+        let timing = Timing {
+            speed: 2.0,
+            idle_time_limit: Some(2.0),
+            fps: 10,
+            sleep: 0.0,
+            ..Timing::default()
+        };
+        let (shown, end) = frames(&t, timing.clone());
+        assert_eq!(
+            shown,
+            [(0, "a".into()), (10, "ab".into()), (12, "abc".into())]
+        );
+        assert_eq!(end, 12);
+        let unlimited = Timing {
+            idle_time_limit: None,
+            ..timing
+        };
+        assert_eq!(frames(&t, unlimited).0[1], (50, "ab".into()));
+    }
+
+    #[test]
+    fn changes_within_one_frame_show_as_its_last_screen() {
+        let t = timeline(&[(0.0, "a"), (0.51, "b"), (0.52, "\x08c"), (0.6, "d")]);
+        let timing = Timing {
+            fps: 2,
+            ..Timing::default()
+        };
+        let (shown, _) = frames(&t, timing);
+        assert_eq!(shown, [(0, "a".into()), (1, "acd".into())]);
+    }
+
+    #[test]
+    fn resizes_apply_in_order() {
+        let mut t = timeline(&[(0.0, "abc")]);
+        t.push(
+            Duration::from_secs(1),
+            Event::Resize {
+                width: 2,
+                height: 2,
+            },
+        );
+        let mut frames = t.frames(Timing::default());
+        let last = frames
+            .by_ref()
+            .last()
+            .map(|f| f.unwrap_or_else(|e| match e {}));
+        assert_eq!(last.map(|f| f.snapshot.width), Some(2));
+    }
+
+    #[test]
+    fn bad_timing_is_refused_by_name() {
+        let bad = |t: Timing| t.validate().unwrap_err();
+        assert!(
+            bad(Timing {
+                fps: 0,
+                ..Timing::default()
+            })
+            .contains("fps")
+        );
+        assert!(
+            bad(Timing {
+                speed: 0.0,
+                ..Timing::default()
+            })
+            .contains("speed")
+        );
+        let window = Timing {
+            from: 2.0,
+            to: Some(1.0),
+            ..Timing::default()
+        };
+        assert!(bad(window).contains("to"));
+        assert!(
+            bad(Timing {
+                sleep: f64::NAN,
+                ..Timing::default()
+            })
+            .contains("sleep")
+        );
     }
 }

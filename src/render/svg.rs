@@ -155,7 +155,7 @@ fn attr(out: &mut String, name: &str, value: &str) {
 }
 
 /// ` name="number"`.
-fn num(out: &mut String, name: &str, v: f64) {
+pub(crate) fn num(out: &mut String, name: &str, v: f64) {
     out.push(' ');
     out.push_str(name);
     out.push_str("=\"");
@@ -212,6 +212,11 @@ fn rect(out: &mut String, r: Rect, style: RectStyle) {
     out.push_str("/>");
 }
 
+/// `\n<rect …/>` without paint (a clip path's shape).
+pub(crate) fn plain_rect(out: &mut String, r: Rect) {
+    rect(out, r, RectStyle::default());
+}
+
 /// A filled rectangle, translucent when the layout's opacity is below 1.
 fn screen_rect(out: &mut String, r: Rect, fill: Rgb, opacity: f64) {
     rect(
@@ -227,7 +232,7 @@ fn screen_rect(out: &mut String, r: Rect, fill: Rgb, opacity: f64) {
 
 /// How a `<tspan>` gets its colour and face.
 #[derive(Clone, Copy)]
-enum TextStyle {
+pub(crate) enum TextStyle {
     /// Inherited (the window title).
     Inherit,
     /// The CSS class `c<index>`.
@@ -300,12 +305,12 @@ fn font_stack(a: &Appearance, embedded: &str) -> String {
 }
 
 /// The style sheet; the `c<index>` text classes unless the text is styled inline.
-fn css(
-    layout: &Layout,
+pub(crate) fn css(
+    text_classes: &[TextClass],
+    frame: Option<&Frame>,
     a: &Appearance,
     font_faces: &str,
     embedded_families: &str,
-    classes: bool,
 ) -> String {
     let mut css = String::new();
     css.push_str(font_faces);
@@ -319,7 +324,6 @@ fn css(
         f(a.font_size)
     );
     css.push_str(".m{text-anchor:middle}");
-    let text_classes = if classes { &layout.classes[..] } else { &[] };
     for (i, class) in text_classes.iter().enumerate() {
         let _ = write!(css, ".c{i}{{fill:{}", hex(class.fill));
         if class.bold {
@@ -330,7 +334,7 @@ fn css(
         }
         css.push('}');
     }
-    if let Some(frame) = &layout.frame {
+    if let Some(frame) = frame {
         let _ = write!(
             css,
             ".t{{fill:{};font-size:{}px}}",
@@ -502,7 +506,7 @@ fn frame(out: &mut String, frame: &Frame, layout: &Layout, defs: &mut String) {
 }
 
 /// The cell backgrounds, one `<rect>` each.
-fn backgrounds(out: &mut String, backgrounds: &[(Rect, Rgb)]) {
+pub(crate) fn backgrounds(out: &mut String, backgrounds: &[(Rect, Rgb)]) {
     for (r, c) in backgrounds {
         let fill = Some(Paint::Rgb(*c));
         rect(
@@ -516,10 +520,7 @@ fn backgrounds(out: &mut String, backgrounds: &[(Rect, Rgb)]) {
     }
 }
 
-/// The shapes, then the strokes, then the text, of the screen or of one scaled row. One
-/// `<text>` for the runs without a link, with nothing between its `<tspan>`s (see the title
-/// in [`frame`]); one `<a><text>` per linked run. `xml:space` on the `<text>`, once, rather
-/// than on every tspan: there is no other character data for it to apply to.
+/// The shapes, then the strokes, then the text, of the screen or of one scaled row.
 fn drawing(
     out: &mut String,
     layout: &Layout,
@@ -528,6 +529,12 @@ fn drawing(
     runs: &[Run],
     text_style: impl Fn(usize) -> TextStyle,
 ) {
+    shapes_and_strokes(out, shapes, strokes);
+    text(out, &layout.links, runs, 0.0, text_style);
+}
+
+/// Box drawing, blocks and decorations, then curly underlines: one `<path>` each.
+pub(crate) fn shapes_and_strokes(out: &mut String, shapes: &[Shape], strokes: &[Stroke1]) {
     for shape in shapes {
         out.push_str("\n<path");
         attr(out, "d", &shape.path);
@@ -545,18 +552,44 @@ fn drawing(
         num(out, "stroke-width", s.width);
         out.push_str("/>");
     }
+}
+
+/// Text runs, each baseline moved by `dy` (rows drawn once and placed with `<use>` are
+/// written at their own origin): one `<text>` for the runs without a link, with nothing
+/// between its `<tspan>`s (see the title in [`frame`]); one `<a><text>` per linked run.
+/// `xml:space` on the `<text>`, once, rather than on every tspan: there is no other character
+/// data for it to apply to.
+pub(crate) fn text(
+    out: &mut String,
+    links: &[String],
+    runs: &[Run],
+    dy: f64,
+    text_style: impl Fn(usize) -> TextStyle,
+) {
     out.push_str("\n<text xml:space=\"preserve\">");
     for run in runs.iter().filter(|r| r.link.is_none()) {
-        tspan(out, text_style(run.class), &run.x, Some(run.y), &run.text);
+        tspan(
+            out,
+            text_style(run.class),
+            &run.x,
+            Some(run.y + dy),
+            &run.text,
+        );
     }
     out.push_str("</text>");
     for run in runs {
         let Some(l) = run.link else { continue };
         out.push_str("\n<a href=\"");
-        push_escaped(out, &layout.links[l], Escape::Uri);
+        push_escaped(out, &links[l], Escape::Uri);
         out.push('"');
         out.push_str(">\n<text xml:space=\"preserve\">");
-        tspan(out, text_style(run.class), &run.x, Some(run.y), &run.text);
+        tspan(
+            out,
+            text_style(run.class),
+            &run.x,
+            Some(run.y + dy),
+            &run.text,
+        );
         out.push_str("</text>\n</a>");
     }
 }
@@ -581,19 +614,13 @@ fn document(
     a: &Appearance,
     inline_styles: bool,
 ) -> Result<String, RenderError> {
-    let (font_faces, families) = if a.embed_font {
-        #[cfg(feature = "embed-font")]
-        {
-            embedded_font_faces(layout)?
-        }
-        #[cfg(not(feature = "embed-font"))]
-        return Err(RenderError::new(
-            "embedding fonts needs shotty's `embed-font` feature",
-        ));
+    let (font_faces, families) = font_faces(a, |subsets| subsets.add_layout(layout))?;
+    let classes = if inline_styles {
+        &[][..]
     } else {
-        (String::new(), String::new())
+        &layout.classes
     };
-    let css = css(layout, a, &font_faces, &families, !inline_styles);
+    let css = css(classes, layout.frame.as_ref(), a, &font_faces, &families);
     let text_style = |class: usize| match layout.classes.get(class) {
         Some(c) if inline_styles => TextStyle::Inline(*c),
         _ => TextStyle::Class(class),
@@ -604,19 +631,7 @@ fn document(
         1024 + css.len() + text_bytes + shape_bytes + 64 * layout.backgrounds.len(),
     );
 
-    let v = layout.view;
-    out.push_str("<svg");
-    num(&mut out, "height", layout.out_size.1);
-    out.push_str(" viewBox=\"");
-    for (i, n) in [v.x, v.y, v.w, v.h].into_iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        push_f(&mut out, n);
-    }
-    out.push('"');
-    num(&mut out, "width", layout.out_size.0);
-    out.push_str(" xmlns=\"http://www.w3.org/2000/svg\">");
+    open_svg(&mut out, layout);
     // Without serde there is no JSON to embed: such a build writes no metadata.
     #[cfg(not(feature = "serde"))]
     let _ = metadata;
@@ -628,64 +643,17 @@ fn document(
         push_escaped(&mut out, &json, Escape::Json);
         out.push_str("</metadata>");
     }
-    out.push_str("\n<style>\n");
-    push_text(&mut out, &css);
-    out.push_str("\n</style>");
+    style_sheet(&mut out, &css);
 
     // The body goes after <defs>, which the backdrop and the frame add to.
     let mut defs = String::new();
     let mut body = String::with_capacity(out.capacity() - out.len());
-    backdrop(&mut body, layout, &mut defs);
-    match &layout.frame {
-        Some(fr) => frame(&mut body, fr, layout, &mut defs),
-        None => {
-            if let Some(fill) = layout.screen_fill {
-                screen_rect(&mut body, layout.screen, fill, layout.opacity);
-            }
-        }
-    }
+    chrome(&mut body, layout, &mut defs);
 
     body.push_str("\n<g>");
     backgrounds(&mut body, &layout.backgrounds);
-    for (i, row) in layout.scaled_rows.iter().enumerate() {
-        // The clip is on an untransformed group, so its rectangle is in canvas pixels.
-        let _ = write!(defs, "\n<clipPath id=\"row{i}\">");
-        rect(&mut defs, row.clip, RectStyle::default());
-        defs.push_str("\n</clipPath>");
-        let _ = write!(
-            body,
-            "\n<g clip-path=\"url(#row{i})\">\n<g transform=\"matrix("
-        );
-        let [a, d, e, f] = row.transform;
-        for (k, n) in [a, 0.0, 0.0, d, e, f].into_iter().enumerate() {
-            if k > 0 {
-                body.push(' ');
-            }
-            push_f(&mut body, n);
-        }
-        body.push_str(")\">");
-        backgrounds(&mut body, &row.backgrounds);
-        drawing(
-            &mut body,
-            layout,
-            &row.shapes,
-            &row.strokes,
-            &row.runs,
-            text_style,
-        );
-        body.push_str("\n</g>\n</g>");
-    }
-    if let Some((r, c)) = layout.cursor {
-        let fill = Some(Paint::Rgb(c));
-        rect(
-            &mut body,
-            r,
-            RectStyle {
-                fill,
-                ..RectStyle::default()
-            },
-        );
-    }
+    scaled_rows(&mut body, layout, &mut defs, "row", text_style);
+    cursor(&mut body, layout);
     drawing(
         &mut body,
         layout,
@@ -704,15 +672,134 @@ fn document(
         body.push_str("\n</g>");
     }
     body.push_str("\n</g>");
+    close_svg(out, &defs, &body)
+}
 
+/// `<svg height=… viewBox=… width=… xmlns=…>`.
+pub(crate) fn open_svg(out: &mut String, layout: &Layout) {
+    let v = layout.view;
+    out.push_str("<svg");
+    num(out, "height", layout.out_size.1);
+    out.push_str(" viewBox=\"");
+    for (i, n) in [v.x, v.y, v.w, v.h].into_iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        push_f(out, n);
+    }
+    out.push('"');
+    num(out, "width", layout.out_size.0);
+    out.push_str(" xmlns=\"http://www.w3.org/2000/svg\">");
+}
+
+/// `<style>` with the style sheet.
+pub(crate) fn style_sheet(out: &mut String, css: &str) {
+    out.push_str("\n<style>\n");
+    push_text(out, css);
+    out.push_str("\n</style>");
+}
+
+/// `<defs>` (if any), the body and the end of the document.
+pub(crate) fn close_svg(mut out: String, defs: &str, body: &str) -> Result<String, RenderError> {
     if !defs.is_empty() {
         out.push_str("\n<defs>");
-        out.push_str(&defs);
+        out.push_str(defs);
         out.push_str("\n</defs>");
     }
-    out.push_str(&body);
+    out.push_str(body);
     out.push_str("\n</svg>");
     Ok(out)
+}
+
+/// Everything around the cells: the backdrop and the window frame, or the screen's fill.
+pub(crate) fn chrome(body: &mut String, layout: &Layout, defs: &mut String) {
+    backdrop(body, layout, defs);
+    match &layout.frame {
+        Some(fr) => frame(body, fr, layout, defs),
+        None => {
+            if let Some(fill) = layout.screen_fill {
+                screen_rect(body, layout.screen, fill, layout.opacity);
+            }
+        }
+    }
+}
+
+/// The double-width and double-height rows, each clipped (clip paths `<clip_id><i>` in
+/// `defs`) and transformed.
+pub(crate) fn scaled_rows(
+    body: &mut String,
+    layout: &Layout,
+    defs: &mut String,
+    clip_id: &str,
+    text_style: impl Fn(usize) -> TextStyle + Copy,
+) {
+    for (i, row) in layout.scaled_rows.iter().enumerate() {
+        // The clip is on an untransformed group, so its rectangle is in canvas pixels.
+        let _ = write!(defs, "\n<clipPath id=\"{clip_id}{i}\">");
+        plain_rect(defs, row.clip);
+        defs.push_str("\n</clipPath>");
+        let _ = write!(
+            body,
+            "\n<g clip-path=\"url(#{clip_id}{i})\">\n<g transform=\"matrix("
+        );
+        let [a, d, e, f] = row.transform;
+        for (k, n) in [a, 0.0, 0.0, d, e, f].into_iter().enumerate() {
+            if k > 0 {
+                body.push(' ');
+            }
+            push_f(body, n);
+        }
+        body.push_str(")\">");
+        backgrounds(body, &row.backgrounds);
+        drawing(
+            body,
+            layout,
+            &row.shapes,
+            &row.strokes,
+            &row.runs,
+            text_style,
+        );
+        body.push_str("\n</g>\n</g>");
+    }
+}
+
+/// The cursor's rectangle, if it is drawn.
+pub(crate) fn cursor(body: &mut String, layout: &Layout) {
+    if let Some((r, c)) = layout.cursor {
+        let fill = Some(Paint::Rgb(c));
+        rect(
+            body,
+            r,
+            RectStyle {
+                fill,
+                ..RectStyle::default()
+            },
+        );
+    }
+}
+
+/// The `@font-face` rules and family list for `a`: empty unless it embeds fonts, else
+/// subsets of what `add` adds.
+pub(crate) fn font_faces(
+    a: &Appearance,
+    add: impl FnOnce(&mut FontSubsets),
+) -> Result<(String, String), RenderError> {
+    if !a.embed_font {
+        return Ok((String::new(), String::new()));
+    }
+    #[cfg(feature = "embed-font")]
+    {
+        let mut subsets = FontSubsets::default();
+        add(&mut subsets);
+        subsets.font_faces()
+    }
+    #[cfg(not(feature = "embed-font"))]
+    {
+        let _ = add;
+        Err(RenderError::new(
+            "embedding fonts needs shotty's `embed-font` feature",
+        ))
+    }
 }
 
 /// Family names the embedded subsets are declared under: the monospace family (four styles)
@@ -720,57 +807,76 @@ fn document(
 #[cfg(feature = "embed-font")]
 const EMBED_MONO: &str = "shotty-mono";
 
-/// `@font-face` rules embedding subsets of the bundled faces for exactly the characters the
-/// layout draws as text, and the family list that puts them first.
-#[cfg(feature = "embed-font")]
-fn embedded_font_faces(layout: &Layout) -> Result<(String, String), RenderError> {
-    use base64::Engine;
-    use std::collections::BTreeSet;
-    use std::fmt::Write;
+/// The characters each bundled face draws, gathered from layouts, for the `@font-face`
+/// rules that embed subsets of exactly those.
+#[derive(Default)]
+pub(crate) struct FontSubsets {
+    #[cfg(feature = "embed-font")]
+    per_face: Vec<std::collections::BTreeSet<char>>,
+}
 
-    let mut per_face: Vec<BTreeSet<char>> = vec![BTreeSet::new(); font::BUNDLED.len()];
-    let mut add = |text: &str, bold: bool, italic: bool| {
-        // The characters as the document writes them (U+FFFD for those it cannot carry), the
-        // spaces included: a space the subset lacks is drawn by the viewer's next font, whose
-        // advance differs, and everything after it in the run slides.
-        for c in text.chars().map(drawn_char) {
-            if let Some(i) = font::face_for(c, bold, italic) {
-                per_face[i].insert(c);
+impl FontSubsets {
+    /// Adds what `layout` draws as text: its runs and the window title.
+    pub(crate) fn add_layout(&mut self, layout: &Layout) {
+        for run in layout.all_runs() {
+            let class = layout.classes.get(run.class).copied();
+            let (bold, italic) = class.map_or((false, false), |c| (c.bold, c.italic));
+            self.add(&run.text, bold, italic);
+        }
+        if let Some((title, _, _)) = layout.frame.as_ref().and_then(|f| f.title.as_ref()) {
+            self.add(title, false, false);
+        }
+    }
+
+    #[cfg_attr(not(feature = "embed-font"), allow(unused_variables))]
+    fn add(&mut self, text: &str, bold: bool, italic: bool) {
+        #[cfg(feature = "embed-font")]
+        {
+            if self.per_face.is_empty() {
+                self.per_face = vec![Default::default(); font::BUNDLED.len()];
+            }
+            // The characters as the document writes them (U+FFFD for those it cannot carry),
+            // the spaces included: a space the subset lacks is drawn by the viewer's next
+            // font, whose advance differs, and everything after it in the run slides.
+            for c in text.chars().map(drawn_char) {
+                if let Some(i) = font::face_for(c, bold, italic) {
+                    self.per_face[i].insert(c);
+                }
             }
         }
-    };
-    for run in layout.all_runs() {
-        let class = layout.classes.get(run.class).copied();
-        let (bold, italic) = class.map_or((false, false), |c| (c.bold, c.italic));
-        add(&run.text, bold, italic);
     }
-    if let Some((title, _, _)) = layout.frame.as_ref().and_then(|f| f.title.as_ref()) {
-        add(title, false, false);
-    }
-    let mut css = String::new();
-    let mut families = vec![EMBED_MONO.to_owned()];
-    for (i, chars) in per_face.iter().enumerate() {
-        if chars.is_empty() {
-            continue;
+
+    /// `@font-face` rules embedding subsets of the bundled faces for exactly the characters
+    /// added, and the family list that puts them first.
+    #[cfg(feature = "embed-font")]
+    fn font_faces(&self) -> Result<(String, String), RenderError> {
+        use base64::Engine;
+
+        let mut css = String::new();
+        let mut families = vec![EMBED_MONO.to_owned()];
+        for (i, chars) in self.per_face.iter().enumerate() {
+            if chars.is_empty() {
+                continue;
+            }
+            let font = &font::BUNDLED[i];
+            let data = font::subset_face(i, chars)?;
+            let family = if font.family == PRIMARY_FAMILY {
+                EMBED_MONO.to_owned()
+            } else {
+                let name = format!("shotty-f{i}");
+                families.push(name.clone());
+                name
+            };
+            let _ = write!(
+                css,
+                "@font-face{{font-family:{family};src:url(data:font/ttf;base64,{});font-weight:{};font-style:{}}}",
+                base64::engine::general_purpose::STANDARD.encode(&data),
+                if font.bold { "bold" } else { "normal" },
+                if font.italic { "italic" } else { "normal" },
+            );
         }
-        let font = &font::BUNDLED[i];
-        let data = font::subset_face(i, chars)?;
-        let family = if font.family == PRIMARY_FAMILY {
-            EMBED_MONO.to_owned()
-        } else {
-            let name = format!("shotty-f{i}");
-            families.push(name.clone());
-            name
-        };
-        let _ = write!(
-            css,
-            "@font-face{{font-family:{family};src:url(data:font/ttf;base64,{});font-weight:{};font-style:{}}}",
-            base64::engine::general_purpose::STANDARD.encode(&data),
-            if font.bold { "bold" } else { "normal" },
-            if font.italic { "italic" } else { "normal" },
-        );
+        Ok((css, families.join(",")))
     }
-    Ok((css, families.join(",")))
 }
 
 #[cfg(test)]

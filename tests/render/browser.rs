@@ -11,6 +11,7 @@
 //! binary, and `SHOTTY_BROWSER_ARTIFACTS=DIR` keeps the pages, the SVGs and both images of every
 //! case.
 
+mod animation;
 mod devtools;
 
 use std::path::{Path, PathBuf};

@@ -210,6 +210,21 @@ fn bad_input_gives_one_line_errors() {
             b"{\"version\": 2, \"width\": 100000, \"height\": 2}\n",
             "outside 1",
         ),
+        (
+            &["render", "--video"],
+            b"plain bytes",
+            "an animation needs an asciicast recording",
+        ),
+        (
+            &["render", "--video", "--format", "txt"],
+            b"{\"version\": 2, \"width\": 10, \"height\": 2}\n",
+            "--video writes svg, gif or apng",
+        ),
+        (
+            &["render", "--from", "2", "--to", "1", "--video"],
+            b"{\"version\": 2, \"width\": 10, \"height\": 2}\n",
+            "--to must be later than from",
+        ),
     ];
     for (args, stdin, expected) in cases {
         let out = shotty(args, stdin);
@@ -222,7 +237,9 @@ fn bad_input_gives_one_line_errors() {
     // Usage errors come from clap with exit code 2.
     for args in [
         &["render", "--width", "0"][..],
-        &["render", "--format", "gif"],
+        &["render", "--format", "bmp"],
+        &["render", "--fps", "0"],
+        &["render", "--speed", "-1"],
     ] {
         let out = shotty(args, b"");
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -5,6 +5,8 @@
 //! which keeps only what it needs to write the file (never every frame's pixels), so a long
 //! recording is animated in bounded memory.
 
+pub mod svg;
+
 use std::fmt::Display;
 use std::path::Path;
 
@@ -66,13 +68,15 @@ pub trait AnimationWriter {
 /// The writer of `format` for animations of `timing`'s frame rate and looping.
 pub fn writer(
     format: AnimationFormat,
-    _appearance: &Appearance,
-    _timing: &Timing,
+    appearance: &Appearance,
+    timing: &Timing,
 ) -> Result<Box<dyn AnimationWriter>, RenderError> {
     match format {
-        AnimationFormat::Svg | AnimationFormat::Gif | AnimationFormat::Apng => Err(
-            RenderError::new(format!("{} animations are not written yet", format.name())),
-        ),
+        AnimationFormat::Svg => Ok(Box::new(svg::SvgAnimation::new(appearance, timing)?)),
+        AnimationFormat::Gif | AnimationFormat::Apng => Err(RenderError::new(format!(
+            "{} animations are not written yet",
+            format.name()
+        ))),
     }
 }
 

@@ -1,0 +1,131 @@
+//! The options every animated output shares (SPEC §9): timing, and which outputs animate.
+
+use std::path::Path;
+
+use clap::Args;
+
+use shotty::recording::frames::Timing;
+use shotty::render::Format;
+use shotty::render::animation::AnimationFormat;
+
+/// Timing of animated outputs, flattened into `record`, `capture` and `render`.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Animation")]
+pub struct TimingArgs {
+    /// Frames a second; changes within one frame show as its last screen.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=i64::from(shotty::recording::frames::MAX_FPS)))]
+    fps: u32,
+    /// Playback speed (2 plays twice as fast).
+    #[arg(long, default_value_t = 1.0, value_parser = positive)]
+    speed: f64,
+    /// Pauses longer than this many seconds are cut to it (0 or more).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0, value_parser = seconds)]
+    idle_time_limit: f64,
+    /// Start the animation this many seconds into the recording.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    from: Option<f64>,
+    /// End the animation this many seconds into the recording.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    to: Option<f64>,
+    /// Hold the last frame this many seconds before the animation loops.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = seconds)]
+    sleep: f64,
+    /// Play once and stay on the last frame.
+    #[arg(long)]
+    no_loop: bool,
+}
+
+/// Parses a non-negative number of seconds.
+pub fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err(format!("{s:?} is not a non-negative number of seconds")),
+    }
+}
+
+fn positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("{s:?} is not a positive number")),
+    }
+}
+
+impl TimingArgs {
+    /// The timing these options give.
+    pub fn to_timing(&self) -> Result<Timing, String> {
+        let timing = Timing {
+            fps: self.fps,
+            speed: self.speed,
+            idle_time_limit: Some(self.idle_time_limit),
+            from: self.from.unwrap_or(0.0),
+            to: self.to,
+            sleep: self.sleep,
+            looped: !self.no_loop,
+        };
+        timing.validate().map_err(|e| format!("--{e}"))?;
+        Ok(timing)
+    }
+}
+
+/// What a rendering command writes: a still or an animation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputKind {
+    /// One screen.
+    Still(Format),
+    /// The run, animated.
+    Animated(AnimationFormat),
+}
+
+/// Parses `--format` of a command that can animate: a still format or `gif`/`apng`.
+pub fn output_kind_arg(s: &str) -> Result<OutputKind, String> {
+    let still = Format::ALL.iter().find(|(n, _)| n.eq_ignore_ascii_case(s));
+    let animated = AnimationFormat::ALL
+        .iter()
+        .find(|(n, f)| *f != AnimationFormat::Svg && n.eq_ignore_ascii_case(s));
+    match (still, animated) {
+        (Some((_, f)), _) => Ok(OutputKind::Still(*f)),
+        (None, Some((_, f))) => Ok(OutputKind::Animated(*f)),
+        (None, None) => Err(format!(
+            "{s:?} is not one of svg, png, txt, json, gif, apng"
+        )),
+    }
+}
+
+/// The output: `--format` if given, else the file's extension, else `default`; `.gif` and
+/// `.apng` (and `--format gif|apng`) animate, and so does `.svg` with `--video`.
+pub fn resolve_output(
+    explicit: Option<OutputKind>,
+    out: Option<&Path>,
+    video: bool,
+    default: Format,
+) -> Result<OutputKind, String> {
+    let out = out.filter(|p| p.as_os_str() != "-");
+    let kind = match explicit {
+        Some(kind) => kind,
+        None => match out {
+            Some(p) => match AnimationFormat::from_path(p) {
+                Some(AnimationFormat::Svg) | None => {
+                    OutputKind::Still(Format::from_path(p).ok_or_else(|| {
+                        format!(
+                            "cannot tell the format of {} from its extension; use .svg, .png, .gif, .apng, .txt, .json or --format",
+                            p.display()
+                        )
+                    })?)
+                }
+                Some(animated) => OutputKind::Animated(animated),
+            },
+            None => OutputKind::Still(default),
+        },
+    };
+    match kind {
+        OutputKind::Still(Format::Svg) if video => Ok(OutputKind::Animated(AnimationFormat::Svg)),
+        OutputKind::Still(Format::Png) if video => Err(
+            "--video writes .svg, .gif or .apng (an animated PNG named .png needs --format apng)"
+                .into(),
+        ),
+        OutputKind::Still(f) if video => {
+            Err(format!("--video writes svg, gif or apng, not {}", f.name()))
+        }
+        kind => Ok(kind),
+    }
+}

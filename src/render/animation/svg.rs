@@ -1,0 +1,397 @@
+//! Animated SVG: one self-contained document that plays in browsers without script.
+//!
+//! Each distinct row of text is drawn once, in `<defs>`, at its own origin, and placed with
+//! `<use>` wherever and whenever it appears (a scrolling shell reuses every line); so is each
+//! distinct set of box-drawing shapes. Each distinct screen is a group in a *strip*: the
+//! screens side by side in a grid, clipped to the terminal area, and one CSS animation moves
+//! the strip so the screen of the moment sits under the clip (`step-end`: frames switch,
+//! never slide). Cell backgrounds and the cursor stay in each screen's own group, merged as
+//! the still renderer merges them, so the grid is exactly the still's. The strip's own
+//! `transform` shows the last screen, which is what a viewer that does not animate (or a
+//! reader who asked for reduced motion) sees. The window chrome is drawn once, from the last
+//! screen (its title included).
+
+use std::fmt::Write;
+
+use rustc_hash::FxHashMap;
+
+use super::AnimationWriter;
+use crate::recording::frames::Timing;
+use crate::render::layout::{Layout, TextClass};
+use crate::render::number::{push_f, push_hundredths};
+use crate::render::svg::{self as still, FontSubsets, TextStyle};
+use crate::render::{Appearance, RenderError};
+
+/// Screens side by side in one row of the strip, before the next row starts. The strip stays
+/// within about a hundred thousand pixels either way for tens of thousands of screens, where
+/// browsers' single-precision transforms still place glyphs to a hundredth of a pixel.
+const STRIP_COLUMNS: usize = 64;
+
+/// The animated SVG writer (see the [module documentation](self)).
+pub struct SvgAnimation {
+    appearance: Appearance,
+    fps: u32,
+    looped: bool,
+    /// Text classes of every frame, in order of first use.
+    classes: Vec<TextClass>,
+    class_ids: FxHashMap<TextClass, usize>,
+    /// Row drawings and shape sets already in `defs`, with their ids.
+    drawn: FxHashMap<String, usize>,
+    defs: String,
+    /// Distinct screens, each the body of its strip group, and where each one is.
+    screens: Vec<String>,
+    screen_ids: FxHashMap<String, usize>,
+    /// When each frame starts (grid index) and which screen it shows.
+    timeline: Vec<(u64, usize)>,
+    /// The largest screen area seen: the strip's cell.
+    cell: (f64, f64),
+    fonts: FontSubsets,
+    /// The newest frame's layout, whose chrome the document shows.
+    last: Option<Layout>,
+    /// Clip paths of scaled rows written so far (their ids are numbered).
+    clips: usize,
+}
+
+impl SvgAnimation {
+    /// A writer for `appearance`, at `timing`'s frame rate and looping.
+    pub fn new(appearance: &Appearance, timing: &Timing) -> Result<SvgAnimation, RenderError> {
+        timing.validate().map_err(RenderError::new)?;
+        Ok(SvgAnimation {
+            appearance: appearance.clone(),
+            fps: timing.fps,
+            looped: timing.looped,
+            classes: Vec::new(),
+            class_ids: FxHashMap::default(),
+            drawn: FxHashMap::default(),
+            defs: String::new(),
+            screens: Vec::new(),
+            screen_ids: FxHashMap::default(),
+            timeline: Vec::new(),
+            cell: (0.0, 0.0),
+            fonts: FontSubsets::default(),
+            last: None,
+            clips: 0,
+        })
+    }
+
+    /// The id of a drawing in `<defs>` (`prefix` + number), adding it when it is new.
+    fn define(&mut self, prefix: char, drawing: String) -> usize {
+        if let Some(&id) = self.drawn.get(&drawing) {
+            return id;
+        }
+        let id = self.drawn.len();
+        let _ = write!(self.defs, "\n<g id=\"{prefix}{id}\">");
+        self.defs.push_str(&drawing);
+        self.defs.push_str("\n</g>");
+        self.drawn.insert(drawing, id);
+        id
+    }
+
+    /// The animation's class number of each of the layout's text classes.
+    fn class_numbers(&mut self, layout: &Layout) -> Vec<usize> {
+        layout
+            .classes
+            .iter()
+            .map(|class| {
+                *self.class_ids.entry(*class).or_insert_with(|| {
+                    self.classes.push(*class);
+                    self.classes.len() - 1
+                })
+            })
+            .collect()
+    }
+
+    /// The body of a screen's strip group: what differs from screen to screen.
+    fn screen(&mut self, layout: &Layout) -> String {
+        let numbers = self.class_numbers(layout);
+        let text_style = |class: usize| TextStyle::Class(numbers.get(class).copied().unwrap_or(0));
+        let mut body = String::new();
+        still::backgrounds(&mut body, &layout.backgrounds);
+        let clip_id = format!("z{}-", self.clips);
+        self.clips += usize::from(!layout.scaled_rows.is_empty());
+        still::scaled_rows(&mut body, layout, &mut self.defs, &clip_id, text_style);
+        still::cursor(&mut body, layout);
+        let mut shapes = String::new();
+        still::shapes_and_strokes(&mut shapes, &layout.shapes, &layout.strokes);
+        if !shapes.is_empty() {
+            let id = self.define('s', shapes);
+            let _ = write!(body, "\n<use href=\"#s{id}\"/>");
+        }
+        // Runs come row by row; each row's share is drawn at the row's top-left origin.
+        let baseline = layout.metrics.baseline;
+        let mut rest = &layout.runs[..];
+        while let Some(first) = rest.first() {
+            let len = rest.iter().take_while(|r| r.y == first.y).count();
+            let (row, after) = rest.split_at(len);
+            rest = after;
+            let mut drawing = String::new();
+            still::text(
+                &mut drawing,
+                &layout.links,
+                row,
+                baseline - first.y,
+                text_style,
+            );
+            let id = self.define('r', drawing);
+            // In the hundredths the document writes numbers in, so that the row's baseline
+            // plus its place is exactly the still's baseline.
+            let hundredths = |v: f64| (v * 100.0).round() as i64;
+            let _ = write!(body, "\n<use href=\"#r{id}\" y=\"");
+            push_hundredths(&mut body, hundredths(first.y) - hundredths(baseline));
+            body.push_str("\"/>");
+        }
+        body
+    }
+
+    /// The style sheet's animation: the strip moves screen by screen.
+    fn animation_css(&self, end: u64, offsets: &[(f64, f64)]) -> String {
+        let mut css = String::new();
+        if end == 0 || self.timeline.len() < 2 {
+            return css;
+        }
+        let millis = (end * 1000).div_ceil(u64::from(self.fps));
+        let _ = write!(
+            css,
+            ".strip{{animation:play {millis}ms step-end {}}}@keyframes play{{",
+            if self.looped { "infinite" } else { "forwards" }
+        );
+        let last = self.timeline.last().map(|&(_, screen)| (end, screen));
+        for (i, &(index, screen)) in self.timeline.iter().chain(last.iter()).enumerate() {
+            // Hundred-thousandths of the duration: under 20 ms off in a 30-minute recording.
+            // The first keyframe is at 0 whatever its index, the last at 100%.
+            let at = if i == 0 {
+                0
+            } else {
+                u128::from(index.min(end)) * 10_000_000 / u128::from(end)
+            };
+            let (x, y) = offsets[screen];
+            let _ = write!(
+                css,
+                "{}.{:05}%{{transform:translate(",
+                at / 100_000,
+                at % 100_000
+            );
+            push_f(&mut css, -x);
+            css.push_str("px,");
+            push_f(&mut css, -y);
+            css.push_str("px)}");
+        }
+        css.push('}');
+        css.push_str("@media (prefers-reduced-motion:reduce){.strip{animation:none}}");
+        css
+    }
+}
+
+impl AnimationWriter for SvgAnimation {
+    fn push(&mut self, layout: &Layout, index: u64) -> Result<(), RenderError> {
+        self.fonts.add_layout(layout);
+        let body = self.screen(layout);
+        let screen = match self.screen_ids.get(&body) {
+            Some(&id) => id,
+            None => {
+                let id = self.screens.len();
+                self.screens.push(body.clone());
+                self.screen_ids.insert(body, id);
+                id
+            }
+        };
+        if self.timeline.last().map(|&(_, s)| s) != Some(screen) {
+            self.timeline.push((index, screen));
+        }
+        self.cell.0 = self.cell.0.max(layout.screen.w);
+        self.cell.1 = self.cell.1.max(layout.screen.h);
+        self.last = Some(layout.clone());
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>, end: u64) -> Result<Vec<u8>, RenderError> {
+        let last = self
+            .last
+            .take()
+            .ok_or_else(|| RenderError::new("an animation needs at least one frame"))?;
+        let fonts = std::mem::take(&mut self.fonts);
+        let (font_faces, families) = still::font_faces(&self.appearance, |f| *f = fonts)?;
+        // Screens are a little apart, so no glyph that overhangs its cell reaches into the
+        // screen next to it in the strip.
+        let gap = 2.0 * last.metrics.width.max(last.metrics.height);
+        let (w, h) = (self.cell.0 + gap, self.cell.1 + gap);
+        let offsets: Vec<(f64, f64)> = (0..self.screens.len())
+            .map(|i| {
+                (
+                    (i % STRIP_COLUMNS) as f64 * w,
+                    (i / STRIP_COLUMNS) as f64 * h,
+                )
+            })
+            .collect();
+        let mut css = still::css(
+            &self.classes,
+            last.frame.as_ref(),
+            &self.appearance,
+            &font_faces,
+            &families,
+        );
+        css.push_str(&self.animation_css(end, &offsets));
+
+        let mut out = String::with_capacity(
+            self.defs.len() + self.screens.iter().map(String::len).sum::<usize>() + css.len(),
+        );
+        still::open_svg(&mut out, &last);
+        still::style_sheet(&mut out, &css);
+        let mut defs = std::mem::take(&mut self.defs);
+        let mut body = String::new();
+        still::chrome(&mut body, &last, &mut defs);
+        defs.push_str("\n<clipPath id=\"screen\">");
+        still::plain_rect(&mut defs, last.screen);
+        defs.push_str("\n</clipPath>");
+
+        let shown = self.timeline.last().map_or(0, |&(_, s)| s);
+        let (x, y) = offsets[shown];
+        body.push_str(
+            "\n<g clip-path=\"url(#screen)\">\n<g class=\"strip\" transform=\"translate(",
+        );
+        push_f(&mut body, -x);
+        body.push(' ');
+        push_f(&mut body, -y);
+        body.push_str(")\">");
+        for (screen, &(x, y)) in self.screens.iter().zip(&offsets) {
+            body.push_str("\n<g");
+            if x != 0.0 || y != 0.0 {
+                body.push_str(" transform=\"translate(");
+                push_f(&mut body, x);
+                body.push(' ');
+                push_f(&mut body, y);
+                body.push_str(")\"");
+            }
+            body.push('>');
+            body.push_str(screen);
+            body.push_str("\n</g>");
+        }
+        body.push_str("\n</g>\n</g>");
+        still::close_svg(out, &defs, &body).map(String::into_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::recording::frames::Timing;
+    use crate::recording::{Event, Timeline};
+    use crate::render::animation::{AnimationFormat, animate};
+
+    /// A shell that prints one numbered line every 100 ms, scrolling a 30×4 screen.
+    fn scrolling() -> Timeline {
+        let mut timeline = Timeline::new(30, 4, 1 << 20);
+        for i in 0..12u64 {
+            let line = format!("\x1b[32mline\x1b[0m {i}\r\n");
+            timeline.push(
+                Duration::from_millis(100 * i),
+                Event::Output(line.into_bytes()),
+            );
+        }
+        timeline
+    }
+
+    fn svg(timeline: &Timeline, timing: Timing, a: &Appearance) -> String {
+        let mut frames = timeline.frames(timing);
+        let bytes = animate(&mut frames, AnimationFormat::Svg, a).expect("animation");
+        String::from_utf8(bytes).expect("UTF-8")
+    }
+
+    #[test]
+    fn each_distinct_row_is_drawn_once() {
+        let doc = svg(&scrolling(), Timing::default(), &Appearance::default());
+        for i in 0..12 {
+            let row = format!(">{i}</tspan>");
+            assert_eq!(doc.matches(&row).count(), 1, "line {i}:\n{doc}");
+        }
+        // 13 screens (the blank first one too), each its own group of the strip; 12 keyframes
+        // of change plus the end.
+        assert_eq!(
+            doc.matches("%{transform:translate(").count(),
+            12 + 1,
+            "{doc}"
+        );
+        assert!(doc.contains("step-end infinite"), "{doc}");
+        assert_eq!(
+            doc,
+            svg(&scrolling(), Timing::default(), &Appearance::default())
+        );
+    }
+
+    #[test]
+    fn keyframes_follow_the_frame_grid_and_the_loop_options() {
+        let timing = Timing {
+            fps: 10,
+            sleep: 0.8,
+            looped: false,
+            ..Timing::default()
+        };
+        let doc = svg(&scrolling(), timing, &Appearance::default());
+        // 12 lines 100 ms apart (1.1 s) and the 0.8 s sleep.
+        assert!(
+            doc.contains("animation:play 1900ms step-end forwards"),
+            "{doc}"
+        );
+        // Line 5 arrives at 0.5 s of 1.9 s.
+        assert!(doc.contains("}26.31578%{transform"), "{doc}");
+        assert!(doc.contains("100.00000%{transform"), "{doc}");
+    }
+
+    #[test]
+    fn one_screen_is_a_still_without_animation() {
+        let mut timeline = Timeline::new(10, 2, 1 << 20);
+        timeline.push(Duration::ZERO, Event::Output(b"hi".to_vec()));
+        let doc = svg(&timeline, Timing::default(), &Appearance::default());
+        assert!(!doc.contains("@keyframes"), "{doc}");
+    }
+
+    #[cfg(feature = "png")]
+    #[test]
+    fn a_viewer_that_does_not_animate_shows_the_last_screen() {
+        use crate::render::svg::write_for_raster;
+        use crate::render::{WindowStyle, png};
+
+        let a = Appearance {
+            window: WindowStyle::Macos,
+            title: Some("scroll".into()),
+            ..Appearance::default()
+        };
+        let timeline = scrolling();
+        let doc = svg(&timeline, Timing::default(), &a);
+        let mut frames = timeline.frames(Timing::default());
+        let last = frames
+            .by_ref()
+            .last()
+            .expect("frames")
+            .unwrap_or_else(|e| match e {});
+        let layout = Layout::new(&last.snapshot, &a).expect("layout");
+        let still = write_for_raster(&layout, &a).expect("still");
+        // resvg ignores CSS animations: it draws what the document shows without them.
+        let animated = png::render_pixmap(&doc, &a).expect("animated");
+        let still = png::render_pixmap(&still, &a).expect("still");
+        assert_eq!(
+            (animated.width(), animated.height()),
+            (still.width(), still.height())
+        );
+        let worst = animated
+            .pixels()
+            .iter()
+            .zip(still.pixels())
+            .map(|(p, q)| {
+                [
+                    p.red().abs_diff(q.red()),
+                    p.green().abs_diff(q.green()),
+                    p.blue().abs_diff(q.blue()),
+                ]
+                .into_iter()
+                .max()
+                .unwrap_or(0)
+            })
+            .max();
+        // resvg composes the strip's translations in single precision: a glyph's edge may
+        // come out one level of 255 apart. Any other screen differs by far more.
+        assert!(worst <= Some(1), "the pixels differ by up to {worst:?}");
+    }
+}
