@@ -8,23 +8,31 @@ use clap::Args;
 
 use shotty::duration::parse_duration;
 use shotty::pty::{ColorEnvFlags, PtyCommand, PtyError};
+use shotty::recording::Timeline;
 use shotty::render::Format;
-use shotty::session::run::{RunEnd, StopWhen, run_to_completion};
+use shotty::render::animation::animate;
+use shotty::session::run::{RunEnd, StopWhen, run_recorded};
 use shotty::term::{Terminal, TerminalOptions};
 
 use super::appearance::AppearanceArgs;
-use super::output::{encode_warning_blanks, format_arg, resolve_format, write_output};
+use super::output::{encode_warning_blanks, write_output};
+use super::timing::{OutputKind, TimingArgs, output_kind_arg, resolve_output};
 use super::{dimension, env_pair};
 
 /// Rows a capture runs with when no height is given; the screenshot is then fitted to the
 /// output, scrollback included.
 const FIT_RUN_HEIGHT: u16 = 50;
+/// Rows an animated capture runs with when no height is given (a terminal's usual size: an
+/// animation shows the screen, not a fitted history).
+const VIDEO_HEIGHT: u16 = 24;
 /// The most lines a fitted screenshot shows (the newest).
 const MAX_FITTED_LINES: usize = 2000;
 /// A capture without --timeout or --until-text ends after this long at the latest …
 const SAFETY_TIMEOUT: Duration = Duration::from_secs(60);
 /// … or once the command waits for keyboard input with no output for this long.
 const INPUT_QUIET: Duration = Duration::from_millis(500);
+/// Why piped output cannot be animated.
+const PIPED_ANIMATION: &str = "piped output has no timing to animate: give the command after `--` (shotty capture --video -- CMD)";
 /// Bytes of piped input accepted at most.
 const MAX_PIPE_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -34,7 +42,7 @@ pub struct CaptureArgs {
     /// Terminal columns.
     #[arg(short = 'w', long, default_value_t = 100, value_parser = dimension)]
     width: u16,
-    /// Terminal rows (default: fitted to the output).
+    /// Terminal rows (default: fitted to the output; 24 for --video).
     #[arg(short = 'h', long, value_parser = dimension)]
     height: Option<u16>,
     /// Stop the command after this long (500ms, 2s, 3m, 1h) and render what is on screen
@@ -50,12 +58,16 @@ pub struct CaptureArgs {
     /// that a screen still being drawn is not captured half-done.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "100ms")]
     stable_for: Duration,
-    /// Output file; the format follows the extension (.svg, .png, .txt, .json).
+    /// Output file; the format follows the extension (.svg, .png, .txt, .json; .gif and
+    /// .apng animate).
     #[arg(short = 'o', long = "out", value_name = "PATH")]
     out: Option<PathBuf>,
-    /// Output format: svg, png, txt or json.
-    #[arg(long, value_parser = format_arg)]
-    format: Option<Format>,
+    /// Output format: svg, png, txt, json, gif or apng.
+    #[arg(long, value_parser = output_kind_arg)]
+    format: Option<OutputKind>,
+    /// Record the run and write it animated (.svg; .gif and .apng always animate).
+    #[arg(short = 'v', long)]
+    video: bool,
     /// Write the result to stdout instead of a file.
     #[arg(long)]
     stdout: bool,
@@ -82,6 +94,8 @@ pub struct CaptureArgs {
     env: Vec<(String, String)>,
     #[command(flatten)]
     appearance: AppearanceArgs,
+    #[command(flatten)]
+    timing: TimingArgs,
     #[command(flatten)]
     help: super::HelpFlag,
     /// The command and its arguments (after `--`); without one, stdin is rendered.
@@ -115,10 +129,19 @@ impl CaptureArgs {
             .join(" ")
     }
 
+    fn run_height(&self) -> u16 {
+        let default = if self.video {
+            VIDEO_HEIGHT
+        } else {
+            FIT_RUN_HEIGHT
+        };
+        self.height.unwrap_or(default)
+    }
+
     fn terminal(&self) -> Terminal {
         Terminal::with_options(
             usize::from(self.width),
-            usize::from(self.height.unwrap_or(FIT_RUN_HEIGHT)),
+            usize::from(self.run_height()),
             TerminalOptions {
                 scrollback: MAX_FITTED_LINES,
                 ..Default::default()
@@ -135,18 +158,50 @@ impl CaptureArgs {
         Some(format!("\x1b[1;32m{}\x1b[0m {text}\r\n", self.prompt).into_bytes())
     }
 
-    fn write(&self, term: &Terminal, default_title: Option<String>) -> Result<(), String> {
-        let out = if self.stdout {
-            None
-        } else {
-            Some(
-                self.out
-                    .clone()
-                    .unwrap_or_else(|| PathBuf::from("output.svg")),
-            )
-        };
-        let format = resolve_format(self.format, out.as_deref(), Format::Svg)?;
+    /// Where the result goes: `None` for stdout.
+    fn out_path(&self) -> Option<PathBuf> {
+        if self.stdout {
+            return None;
+        }
+        Some(
+            self.out
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("output.svg")),
+        )
+    }
+
+    /// What is written, checked before anything runs.
+    fn output_kind(&self) -> Result<OutputKind, String> {
+        self.timing.to_timing()?;
+        resolve_output(
+            self.format,
+            self.out_path().as_deref(),
+            self.video,
+            Format::Svg,
+        )
+    }
+
+    /// Writes the screen, or the recording animated when the output animates (pipe mode has
+    /// no recording: `recording` is `None` there).
+    fn write(
+        &self,
+        term: &Terminal,
+        recording: Option<&Timeline>,
+        default_title: Option<String>,
+    ) -> Result<(), String> {
+        let out = self.out_path();
         let appearance = self.appearance.to_appearance(default_title)?;
+        let format = match (self.output_kind()?, recording) {
+            (OutputKind::Still(format), _) => format,
+            (OutputKind::Animated(format), Some(recording)) => {
+                let mut frames = recording.frames(self.timing.to_timing()?);
+                let bytes = animate(&mut frames, format, &appearance).map_err(|e| e.to_string())?;
+                return write_output(out.as_deref(), &bytes);
+            }
+            (OutputKind::Animated(_), None) => {
+                return Err(PIPED_ANIMATION.into());
+            }
+        };
         // A full-screen program (on the alternate screen) drew for the height it ran at.
         let snapshot = match self.height {
             None if !term.screen().is_alternate_screen() => term.history_snapshot(MAX_FITTED_LINES),
@@ -165,9 +220,10 @@ pub fn run(args: CaptureArgs) -> Result<i32, String> {
     }
     // Fail on bad options before running anything.
     args.appearance.to_appearance(None)?;
+    args.output_kind()?;
     let mut cmd = PtyCommand::new(&args.command[0]);
     cmd.args(&args.command[1..])
-        .size(args.width, args.height.unwrap_or(FIT_RUN_HEIGHT))
+        .size(args.width, args.run_height())
         .color_env_with(ColorEnvFlags {
             no_colorenv: args.no_colorenv,
             no_delete_envs: args.no_delete_envs,
@@ -191,11 +247,11 @@ pub fn run(args: CaptureArgs) -> Result<i32, String> {
         awaiting_input: automatic.then_some(INPUT_QUIET),
         ..StopWhen::default()
     };
-    let outcome = run_to_completion(&cmd, &mut term, &stop).map_err(|e| match e {
+    let (outcome, recording) = run_recorded(&cmd, &mut term, &stop).map_err(|e| match e {
         PtyError::CannotRun { .. } => e.to_string(),
         other => format!("capture failed: {other}"),
     })?;
-    args.write(&term, Some(args.command_line()))?;
+    args.write(&term, Some(&recording), Some(args.command_line()))?;
     let program = args.command.first().map_or("the command", String::as_str);
     match outcome.stopped_by {
         RunEnd::AwaitingInput => eprintln!(
@@ -230,6 +286,9 @@ fn pipe(args: CaptureArgs) -> Result<i32, String> {
         );
     }
     args.appearance.to_appearance(None)?;
+    if let OutputKind::Animated(_) = args.output_kind()? {
+        return Err(PIPED_ANIMATION.into());
+    }
     let mut term = args.terminal();
     if let Some(header) = args.header_bytes() {
         term.advance(&header);
@@ -237,6 +296,6 @@ fn pipe(args: CaptureArgs) -> Result<i32, String> {
     let mut input = stdin.lock().take(MAX_PIPE_BYTES);
     shotty::input::play_raw(&mut input, &mut term)
         .map_err(|e| format!("cannot read stdin: {e}"))?;
-    args.write(&term, None)?;
+    args.write(&term, None, None)?;
     Ok(0)
 }

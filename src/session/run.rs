@@ -6,6 +6,7 @@ use std::ffi::OsStr;
 use std::time::{Duration, Instant};
 
 use crate::pty::{Activity, DEFAULT_GRACE, ExitStatus, PtyCommand, PtyError, PtyProcess};
+use crate::recording::Timeline;
 use crate::term::Terminal;
 
 use super::instance::{Live, Session, SessionSpec, StopReason};
@@ -93,6 +94,16 @@ pub fn run_to_completion(
     term: &mut Terminal,
     stop: &StopWhen,
 ) -> Result<RunOutcome, PtyError> {
+    run_recorded(cmd, term, stop).map(|(outcome, _)| outcome)
+}
+
+/// [`run_to_completion`], also returning the run's recording up to the same moment (from
+/// the screen `term` showed at the start).
+pub fn run_recorded(
+    cmd: &PtyCommand,
+    term: &mut Terminal,
+    stop: &StopWhen,
+) -> Result<(RunOutcome, Timeline), PtyError> {
     let process = PtyProcess::spawn(cmd)?;
     let command = std::iter::once(cmd.program())
         .chain(cmd.get_args().iter().map(|a| a.as_os_str()))
@@ -105,14 +116,17 @@ pub fn run_to_completion(
             op: "run",
             reason: e.to_string(),
         })?;
-    let (outcome, screen) = until_end(&session, stop)?;
+    let (outcome, screen, recording) = until_end(&session, stop)?;
     *term = screen;
-    Ok(outcome)
+    Ok((outcome, recording))
 }
 
 /// Waits until the program ends by itself or `stop` ends it; returns why, and the terminal as
 /// it was then.
-fn until_end(session: &Session, stop: &StopWhen) -> Result<(RunOutcome, Terminal), PtyError> {
+/// What a run ends with: how it ended, its screen and its recording.
+type Ended = (RunOutcome, Terminal, Timeline);
+
+fn until_end(session: &Session, stop: &StopWhen) -> Result<Ended, PtyError> {
     let deadline = stop.timeout.map(|t| Instant::now() + t);
     let process = session.process();
     let mut live = session.lock();
@@ -124,10 +138,11 @@ fn until_end(session: &Session, stop: &StopWhen) -> Result<(RunOutcome, Terminal
     loop {
         if live.state.is_ended() {
             let status = live.status.unwrap_or_else(ExitStatus::unknown);
-            let screen = take_screen(&mut live);
+            let (screen, recording) = take_screen(&mut live);
             return Ok((
                 RunOutcome::new(session.pid(), status, RunEnd::Exited),
                 screen,
+                recording,
             ));
         }
         let now = Instant::now();
@@ -172,8 +187,8 @@ fn end_early(
     mut live: std::sync::MutexGuard<'_, Live>,
     reason: RunEnd,
     grace: Duration,
-) -> Result<(RunOutcome, Terminal), PtyError> {
-    let screen = take_screen(&mut live);
+) -> Result<Ended, PtyError> {
+    let (screen, recording) = take_screen(&mut live);
     let status = live.status;
     drop(live);
     let stop_reason = match reason {
@@ -190,10 +205,20 @@ fn end_early(
         .map(|t| t.status)
         .or(status)
         .unwrap_or_else(ExitStatus::unknown);
-    Ok((RunOutcome::new(session.pid(), status, reason), screen))
+    Ok((
+        RunOutcome::new(session.pid(), status, reason),
+        screen,
+        recording,
+    ))
 }
 
-/// The session's terminal, replaced by a blank one that takes whatever output still comes.
-fn take_screen(live: &mut Live) -> Terminal {
-    std::mem::replace(&mut live.term, Terminal::new(1, 1))
+/// The session's terminal and recording, replaced by blank ones that take whatever output
+/// still comes.
+fn take_screen(live: &mut Live) -> (Terminal, Timeline) {
+    let blank = Timeline::new(1, 1, 0);
+    let recording = std::mem::replace(&mut live.recording, blank);
+    (
+        std::mem::replace(&mut live.term, Terminal::new(1, 1)),
+        recording,
+    )
 }

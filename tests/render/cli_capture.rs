@@ -317,7 +317,17 @@ fn bad_input_is_a_one_line_error_and_writes_nothing() {
             &["--backcolor", "red", "-o", "x.svg", "--", "true"],
             "is not a #rrggbb colour",
         ),
-        (&["-o", "x.gif", "--", "true"], "cannot tell the format"),
+        (&["-o", "x.bmp", "--", "true"], "cannot tell the format"),
+        (
+            &["--video", "-o", "x.png", "--", "true"],
+            "--video writes .svg, .gif or .apng",
+        ),
+        (
+            &[
+                "--video", "--from", "2", "--to", "1", "-o", "x.svg", "--", "true",
+            ],
+            "--to must be later",
+        ),
         (
             &["--fontsize", "0", "-o", "x.svg", "--", "true"],
             "font size 0 is outside",
@@ -338,6 +348,48 @@ fn bad_input_is_a_one_line_error_and_writes_nothing() {
     // Usage errors (clap) exit with 2.
     let out = shotty(&["-w", "0", "--", "true"], None, dir.path());
     assert_eq!(out.status.code(), Some(2));
+    // Piped output has no timing.
+    let out = shotty(&["--video", "-o", "x.svg"], Some(b"text"), dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no timing to animate"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn video_records_the_run_and_writes_it_animated() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script =
+        "printf '\\033[1;32mfirst\\033[0m'; sleep 0.6; printf ' second'; sleep 0.3; exit 4";
+    let out = shotty(
+        &[
+            "capture", "--video", "-w", "30", "-h", "3", "--fps", "10", "--sleep", "0.5", "-o",
+            "run.svg", "--", "bash", "--norc", "-c", script,
+        ],
+        None,
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let svg = std::fs::read_to_string(dir.path().join("run.svg")).expect("animation written");
+    assert!(svg.contains("@keyframes"), "{svg}");
+    // Two screens: the first word, then both (each a row of its own, drawn once).
+    assert_eq!(svg.matches("<g id=\"r").count(), 2, "{svg}");
+    assert_eq!(svg.matches("%{transform").count(), 3, "{svg}");
+    assert!(
+        svg.contains(">second</tspan>") || svg.contains(" second</tspan>"),
+        "{svg}"
+    );
+    // The output ends about 0.6 s in (the run's last output); with the 0.5 s sleep the
+    // animation lasts 1.1 s, give or take the machine's scheduling.
+    let millis: u64 = svg
+        .split("animation:play ")
+        .nth(1)
+        .and_then(|rest| rest.split("ms").next())
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or_else(|| panic!("no duration in {svg}"));
+    assert!((1000..1800).contains(&millis), "{millis} ms");
 }
 
 /// `shotty ARGS` in `dir`, killed after 20 s if it has not ended by then (exit code 124).
