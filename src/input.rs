@@ -241,6 +241,39 @@ impl<R: BufRead> CastReader<R> {
         }
     }
 
+    /// Plays events into `term` up to the marker `marker` names — for a number N the Nth
+    /// marker (from 1), else the first with that label — and returns its time, or
+    /// `Ok(Err(labels))` with every marker's label when none matches (`term` then shows the
+    /// end).
+    pub fn play_to_marker(
+        &mut self,
+        term: &mut Terminal,
+        marker: &str,
+    ) -> Result<Result<Duration, Vec<String>>, InputError> {
+        let nth = marker.parse::<usize>().ok();
+        let mut labels = Vec::new();
+        while let Some(TimedEvent { at, event }) = self.next_event()? {
+            match event {
+                Event::Output(data) => term.advance(&data),
+                Event::Resize { width, height } => {
+                    term.resize(usize::from(width), usize::from(height))
+                }
+                Event::Input(_) => {}
+                Event::Marker(label) => {
+                    labels.push(label);
+                    let matches = match nth {
+                        Some(n) => labels.len() == n,
+                        None => labels.last().is_some_and(|l| l == marker),
+                    };
+                    if matches {
+                        return Ok(Ok(at));
+                    }
+                }
+            }
+        }
+        Ok(Err(labels))
+    }
+
     /// Plays events into `term` up to and including time `until` (all when `None`).
     pub fn play(&mut self, term: &mut Terminal, until: Option<f64>) -> Result<(), InputError> {
         while let Some(TimedEvent { at, event }) = self.next_event()? {

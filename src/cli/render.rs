@@ -42,6 +42,10 @@ pub struct RenderArgs {
     /// Render the screen as it was this many seconds into an asciicast recording.
     #[arg(long, value_name = "SECONDS", value_parser = seconds)]
     at: Option<f64>,
+    /// Render the screen as it was at a marker of an asciicast recording: the Nth (from 1)
+    /// for a number, else the first with this label (`shotty session mark`).
+    #[arg(long, value_name = "LABEL|N", conflicts_with = "at")]
+    at_marker: Option<String>,
     /// Write to this file instead of stdout.
     #[arg(short, long, value_name = "PATH")]
     out: Option<PathBuf>,
@@ -57,6 +61,24 @@ fn dimension(s: &str) -> Result<usize, String> {
         return Err(format!("{n} is outside 1–{MAX_DIMENSION}"));
     }
     Ok(n)
+}
+
+/// Why `--at-marker` found nothing, with the markers there are.
+fn no_marker(name: &str, marker: &str, labels: &[String]) -> String {
+    if labels.is_empty() {
+        return format!("{name} has no markers (shotty session mark adds them)");
+    }
+    let shown: Vec<String> = labels.iter().take(10).map(|l| format!("{l:?}")).collect();
+    let more = if labels.len() > shown.len() {
+        ", …"
+    } else {
+        ""
+    };
+    format!(
+        "{name} has no marker {marker:?}; its {} markers: {}{more}",
+        labels.len(),
+        shown.join(", ")
+    )
 }
 
 pub fn run(args: RenderArgs) -> Result<i32, String> {
@@ -78,9 +100,16 @@ pub fn run(args: RenderArgs) -> Result<i32, String> {
         .map_err(|e| format!("cannot read {name}: {e}"))?;
     let first_line = first.split(|&b| b == b'\n').next().unwrap_or_default();
     let is_cast = looks_like_cast(first_line);
-    if args.at.is_some() && !is_cast {
+    if !is_cast
+        && let Some(option) = [
+            (args.at.is_some(), "--at"),
+            (args.at_marker.is_some(), "--at-marker"),
+        ]
+        .into_iter()
+        .find_map(|(given, name)| given.then_some(name))
+    {
         return Err(format!(
-            "--at needs an asciicast recording, but {name} is raw output"
+            "{option} needs an asciicast recording, but {name} is raw output"
         ));
     }
 
@@ -92,8 +121,8 @@ pub fn run(args: RenderArgs) -> Result<i32, String> {
                     "an animation needs an asciicast recording, but {name} is raw output"
                 ));
             }
-            if args.at.is_some() {
-                return Err("--at renders one moment, not an animation".into());
+            if args.at.is_some() || args.at_marker.is_some() {
+                return Err("--at and --at-marker render one moment, not an animation".into());
             }
             let cast = CastReader::new(reader).map_err(|e| format!("{name}: {e}"))?;
             let start = cast.start(args.width, args.height);
@@ -110,8 +139,17 @@ pub fn run(args: RenderArgs) -> Result<i32, String> {
         let width = args.width.unwrap_or(cast.header().width);
         let height = args.height.unwrap_or(cast.header().height);
         let mut term = Terminal::new(width, height);
-        cast.play(&mut term, args.at)
-            .map_err(|e| format!("{name}: {e}"))?;
+        match &args.at_marker {
+            None => cast
+                .play(&mut term, args.at)
+                .map_err(|e| format!("{name}: {e}"))?,
+            Some(marker) => {
+                let found = cast
+                    .play_to_marker(&mut term, marker)
+                    .map_err(|e| format!("{name}: {e}"))?;
+                found.map_err(|labels| no_marker(&name, marker, &labels))?;
+            }
+        }
         term
     } else {
         let mut term = Terminal::new(args.width.unwrap_or(100), args.height.unwrap_or(24));

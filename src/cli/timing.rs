@@ -33,6 +33,9 @@ pub struct TimingArgs {
     /// Play once and stay on the last frame.
     #[arg(long)]
     no_loop: bool,
+    /// Caption the keys being typed (`:wq⏎`, `Ctrl+C`) in the corner while they happen.
+    #[arg(long)]
+    show_keys: bool,
 }
 
 /// Parses a non-negative number of seconds.
@@ -61,6 +64,7 @@ impl TimingArgs {
             to: self.to,
             sleep: self.sleep,
             looped: !self.no_loop,
+            show_keys: self.show_keys,
         };
         timing.validate().map_err(|e| format!("--{e}"))?;
         Ok(timing)

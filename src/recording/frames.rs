@@ -54,7 +54,16 @@ pub struct Timing {
     pub sleep: f64,
     /// Whether the animation plays again from the start.
     pub looped: bool,
+    /// Whether frames carry a caption of the keys being typed (`--show-keys`).
+    pub show_keys: bool,
 }
+
+/// Seconds a caption stays after the last key in it.
+pub const CAPTION_HOLD: f64 = 1.0;
+/// The most characters a caption shows (the newest).
+pub const MAX_CAPTION_CHARS: usize = 40;
+/// Input bytes one caption collects before it starts again.
+const MAX_CAPTION_BYTES: usize = 1024;
 
 impl Default for Timing {
     fn default() -> Timing {
@@ -66,6 +75,7 @@ impl Default for Timing {
             to: None,
             sleep: 1.0,
             looped: true,
+            show_keys: false,
         }
     }
 }
@@ -113,7 +123,7 @@ pub struct Frame {
     pub index: u64,
     /// The screen (its `scrollback_lines` is always 0: only the visible screen is shown).
     pub snapshot: Snapshot,
-    /// Input sent while this frame shows, as `--show-keys` would caption it (none yet).
+    /// The keys being typed while this frame shows ([`Timing::show_keys`]).
     pub caption: Option<String>,
 }
 
@@ -129,7 +139,12 @@ pub struct Frames<I> {
     pending: Option<u64>,
     /// An event read past the pending frame, to be fed after it is sampled.
     held: Option<(u64, Event)>,
-    last: Option<Snapshot>,
+    /// Input of the caption shown, and the frame at which it goes.
+    keys: Vec<u8>,
+    keys_until: Option<u64>,
+    /// The last pending frame once the events have ended.
+    final_pending: Option<u64>,
+    last: Option<(Snapshot, Option<String>)>,
     last_index: u64,
     /// Where the newest event falls on the frame grid.
     newest_index: u64,
@@ -165,6 +180,9 @@ where
             // The screen at the start of the window is always the first frame.
             pending: Some(0),
             held: None,
+            keys: Vec::new(),
+            keys_until: None,
+            final_pending: None,
             last: None,
             last_index: 0,
             newest_index: 0,
@@ -199,29 +217,69 @@ where
         Some((shown * f64::from(t.fps)).floor() as u64)
     }
 
-    fn feed(&mut self, event: &Event) {
+    /// Feeds an event shown at frame `index` (`None` before the window).
+    fn feed(&mut self, event: &Event, index: Option<u64>) {
         match event {
             Event::Output(bytes) => self.term.advance(bytes),
             Event::Resize { width, height } => {
                 self.term.resize(usize::from(*width), usize::from(*height))
             }
-            Event::Input(_) | Event::Marker(_) => {}
+            Event::Input(bytes) => {
+                if let (true, Some(index)) = (self.timing.show_keys, index) {
+                    let gone = self.keys_until.is_none_or(|until| index >= until);
+                    if gone || self.keys.len() + bytes.len() > MAX_CAPTION_BYTES {
+                        self.keys.clear();
+                    }
+                    self.keys.extend(bytes.iter().take(MAX_CAPTION_BYTES));
+                    let hold = (CAPTION_HOLD * f64::from(self.timing.fps)).round() as u64;
+                    self.keys_until = Some(index + hold.max(1));
+                }
+            }
+            Event::Marker(_) => {}
         }
+    }
+
+    /// The caption of the keys collected, its newest characters.
+    fn caption(&self) -> Option<String> {
+        let text = crate::term::keys::caption(&self.keys);
+        let count = text.chars().count();
+        let shown: String = text
+            .chars()
+            .skip(count.saturating_sub(MAX_CAPTION_CHARS))
+            .collect();
+        (!shown.is_empty()).then_some(shown)
+    }
+
+    /// Removes the caption if it goes after frame `after` and before frame `before`,
+    /// returning the frame where it goes.
+    fn expire_caption(&mut self, after: u64, before: Option<u64>) -> Option<u64> {
+        let until = self.keys_until?;
+        if until <= after || before.is_some_and(|b| until >= b) {
+            return None;
+        }
+        self.keys.clear();
+        self.keys_until = None;
+        Some(until)
     }
 
     /// The pending frame, unless it shows what the previous frame showed.
     fn sample(&mut self, index: u64) -> Option<Frame> {
         let mut snapshot = self.term.snapshot();
         snapshot.scrollback_lines = 0;
-        if self.last.as_ref() == Some(&snapshot) {
+        let caption = self.caption();
+        if self
+            .last
+            .as_ref()
+            .is_some_and(|(s, c)| *s == snapshot && *c == caption)
+        {
             return None;
         }
-        self.last = Some(snapshot.clone());
+        self.last = Some((snapshot.clone(), caption.clone()));
         self.last_index = index;
         Some(Frame {
             index,
             snapshot,
-            caption: None,
+            caption,
         })
     }
 }
@@ -235,16 +293,32 @@ where
     fn next(&mut self) -> Option<Result<Frame, E>> {
         loop {
             if let Some((index, event)) = self.held.take() {
+                // A caption that goes before this event gets a frame of its own.
+                let sampled = self.pending.unwrap_or(0);
+                if let Some(gone) = self.expire_caption(sampled, Some(index)) {
+                    self.held = Some((index, event));
+                    self.pending = Some(gone);
+                    if let Some(frame) = self.sample(gone) {
+                        return Some(Ok(frame));
+                    }
+                    continue;
+                }
                 self.pending = Some(index);
-                self.feed(&event);
+                self.feed(&event, Some(index));
                 continue;
             }
             if self.done {
-                let index = self.pending.take()?;
-                if let Some(frame) = self.sample(index) {
-                    return Some(Ok(frame));
+                if let Some(index) = self.pending.take() {
+                    self.final_pending = Some(index);
+                    if let Some(frame) = self.sample(index) {
+                        return Some(Ok(frame));
+                    }
                 }
-                continue;
+                // After the last frame, the caption still goes when its time is up.
+                let after = self.final_pending.take()?;
+                let gone = self.expire_caption(after, None)?;
+                self.newest_index = self.newest_index.max(gone);
+                return self.sample(gone).map(Ok);
             }
             let event = match self.events.next() {
                 Some(Ok(e)) => Some(e),
@@ -271,7 +345,7 @@ where
                 continue;
             };
             let Some(index) = self.place(at) else {
-                self.feed(&event.event);
+                self.feed(&event.event, None);
                 continue;
             };
             self.newest_index = self.newest_index.max(index);
@@ -284,7 +358,7 @@ where
                 }
                 _ => {
                     self.pending = Some(index);
-                    self.feed(&event.event);
+                    self.feed(&event.event, Some(index));
                 }
             }
         }
@@ -380,6 +454,62 @@ mod tests {
         };
         let (shown, _) = frames(&t, timing);
         assert_eq!(shown, [(0, "a".into()), (1, "acd".into())]);
+    }
+
+    #[test]
+    fn typed_keys_are_captioned_while_they_happen() {
+        let mut t = timeline(&[(0.0, "$ ")]);
+        for (at, keys) in [(1.0, "l"), (1.2, "s"), (1.4, "\r")] {
+            t.push(
+                Duration::from_secs_f64(at),
+                Event::Input(keys.as_bytes().to_vec()),
+            );
+        }
+        t.push(
+            Duration::from_secs_f64(1.5),
+            Event::Output(b"\r\nfile\r\n$ ".to_vec()),
+        );
+        t.push(Duration::from_secs(5), Event::Input(b"\x03".to_vec()));
+        let timing = Timing {
+            fps: 10,
+            show_keys: true,
+            ..Timing::default()
+        };
+        let mut frames = t.frames(timing.clone());
+        let shown: Vec<(u64, Option<String>)> = frames
+            .by_ref()
+            .map(|f| {
+                f.map(|f| (f.index, f.caption))
+                    .unwrap_or_else(|e| match e {})
+            })
+            .collect();
+        let c = |s: &str| Some(s.to_owned());
+        assert_eq!(
+            shown,
+            [
+                (0, None),
+                (10, c("l")),
+                (12, c("ls")),
+                (14, c("ls⏎")),
+                (15, c("ls⏎")),
+                (24, None),
+                (45, c("Ctrl+C")),
+                (55, None),
+            ]
+        );
+        assert_eq!(frames.end_index(), 65);
+        // Without --show-keys input makes no frame.
+        let plain = Timing {
+            show_keys: false,
+            ..timing
+        };
+        assert_eq!(frames_of(&t, plain), [0, 15]);
+    }
+
+    fn frames_of(t: &Timeline, timing: Timing) -> Vec<u64> {
+        t.frames(timing)
+            .map(|f| f.map(|f| f.index).unwrap_or_else(|e| match e {}))
+            .collect()
     }
 
     #[test]

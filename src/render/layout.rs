@@ -82,6 +82,22 @@ pub struct Stroke1 {
     pub path: String,
 }
 
+/// A caption of typed keys: white text on a dark rounded box in the screen's bottom-right
+/// corner.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Caption {
+    /// The box.
+    pub rect: Rect,
+    /// Its corner radius.
+    pub radius: f64,
+    /// The text, centred on `x` with its baseline at `y`.
+    pub text: String,
+    /// Centre of the text.
+    pub x: f64,
+    /// Baseline of the text.
+    pub y: f64,
+}
+
 /// The window frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Frame {
@@ -167,6 +183,8 @@ pub struct Layout {
     pub links: Vec<String>,
     /// Cells marked by `shotty diff`, drawn on top.
     pub highlights: Vec<Rect>,
+    /// The keys being typed (`--show-keys`), drawn on top of everything.
+    pub caption: Option<Caption>,
     /// The drawn grid: where its cells are.
     grid: Grid,
 }
@@ -898,6 +916,7 @@ impl Layout {
             cursor,
             links: b.links,
             highlights: Vec::new(),
+            caption: None,
             grid,
         })
     }
@@ -909,6 +928,30 @@ impl Layout {
                 self.highlights.push(rect);
             }
         }
+    }
+
+    /// Shows `text` as a caption of typed keys (see [`Caption`]), as wide as it is, within
+    /// the screen.
+    pub fn set_caption(&mut self, text: &str) {
+        use unicode_width::UnicodeWidthChar;
+        let m = self.metrics;
+        let cells: usize = text.chars().map(|c| c.width().unwrap_or(0)).sum();
+        let pad = m.width;
+        let w = (cells as f64 * m.width + 2.0 * pad).min(self.screen.w - 2.0 * pad);
+        let h = m.height + pad;
+        let rect = Rect {
+            x: self.screen.x + self.screen.w - pad - w,
+            y: self.screen.y + self.screen.h - pad / 2.0 - h,
+            w,
+            h,
+        };
+        self.caption = Some(Caption {
+            rect,
+            radius: pad * 0.75,
+            text: text.to_owned(),
+            x: rect.x + w / 2.0,
+            y: rect.y + pad / 2.0 + m.baseline,
+        });
     }
 
     /// Every text run, those of the scaled rows included.

@@ -671,6 +671,7 @@ fn document(
         }
         body.push_str("\n</g>");
     }
+    caption(&mut body, layout);
     body.push_str("\n</g>");
     close_svg(out, &defs, &body)
 }
@@ -763,6 +764,23 @@ pub(crate) fn scaled_rows(
     }
 }
 
+/// The caption of typed keys, if there is one.
+pub(crate) fn caption(body: &mut String, layout: &Layout) {
+    let Some(c) = &layout.caption else { return };
+    let style = RectStyle {
+        fill: Some(Paint::Rgb((0x10, 0x12, 0x16))),
+        fill_opacity: Some(0.8),
+        rx: Some(c.radius),
+        ..RectStyle::default()
+    };
+    rect(body, c.rect, style);
+    body.push_str("\n<text fill=\"#ffffff\" text-anchor=\"middle\" xml:space=\"preserve\"");
+    num(body, "y", c.y);
+    body.push('>');
+    tspan(body, TextStyle::Inherit, &RunX::Start(c.x), None, &c.text);
+    body.push_str("</text>");
+}
+
 /// The cursor's rectangle, if it is drawn.
 pub(crate) fn cursor(body: &mut String, layout: &Layout) {
     if let Some((r, c)) = layout.cursor {
@@ -825,6 +843,9 @@ impl FontSubsets {
         }
         if let Some((title, _, _)) = layout.frame.as_ref().and_then(|f| f.title.as_ref()) {
             self.add(title, false, false);
+        }
+        if let Some(caption) = &layout.caption {
+            self.add(&caption.text, false, false);
         }
     }
 

@@ -804,5 +804,9 @@ pub fn paste_bytes(text: &str, bracketed: bool) -> Vec<u8> {
     body
 }
 
+mod caption;
+
+pub use caption::caption;
+
 #[cfg(test)]
 mod tests;

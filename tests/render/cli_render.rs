@@ -211,6 +211,16 @@ fn bad_input_gives_one_line_errors() {
             "outside 1",
         ),
         (
+            &["render", "--at-marker", "x"],
+            b"plain bytes",
+            "--at-marker needs an asciicast recording",
+        ),
+        (
+            &["render", "--at-marker", "nope"],
+            b"{\"version\": 2, \"width\": 10, \"height\": 2}\n[0.1, \"m\", \"here\"]\n",
+            "has no marker \"nope\"; its 1 markers: \"here\"",
+        ),
+        (
             &["render", "--video"],
             b"plain bytes",
             "an animation needs an asciicast recording",
@@ -1092,5 +1102,26 @@ fn a_config_file_sets_defaults_and_flags_win() {
         let out = shotty_in(dir, xdg, &["-C", "bad.toml", "--stdout", "--", "echo"]);
         assert_eq!(out.status.code(), Some(2), "{text}: {}", stderr(&out));
         assert!(stderr(&out).contains(says), "{text}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn at_marker_renders_the_screen_at_a_marker_by_label_or_number() {
+    let cast = concat!(
+        "{\"version\": 2, \"width\": 20, \"height\": 2}\n",
+        "[0.1, \"o\", \"one\"]\n[0.2, \"m\", \"first\"]\n",
+        "[0.3, \"o\", \" two\"]\n[0.4, \"m\", \"\"]\n[0.5, \"o\", \" three\"]\n",
+    );
+    for (marker, text) in [("first", "one"), ("1", "one"), ("2", "one two")] {
+        let out = shotty(
+            &["render", "--at-marker", marker, "--format", "txt"],
+            cast.as_bytes(),
+        );
+        assert!(out.status.success(), "{marker}: {}", stderr(&out));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim_end(),
+            text,
+            "{marker}"
+        );
     }
 }

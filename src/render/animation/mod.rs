@@ -94,7 +94,10 @@ where
     let mut out = writer(format, appearance, frames.timing())?;
     for frame in frames.by_ref() {
         let frame = frame.map_err(|e| RenderError::new(e.to_string()))?;
-        let layout = Layout::new(&frame.snapshot, appearance)?;
+        let mut layout = Layout::new(&frame.snapshot, appearance)?;
+        if let Some(caption) = &frame.caption {
+            layout.set_caption(caption);
+        }
         out.push(&layout, frame.index)?;
     }
     out.finish(frames.end_index())

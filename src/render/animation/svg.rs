@@ -140,6 +140,7 @@ impl SvgAnimation {
             push_hundredths(&mut body, hundredths(first.y) - hundredths(baseline));
             body.push_str("\"/>");
         }
+        still::caption(&mut body, layout);
         body
     }
 
@@ -337,6 +338,24 @@ mod tests {
         // Line 5 arrives at 0.5 s of 1.9 s.
         assert!(doc.contains("}26.31578%{transform"), "{doc}");
         assert!(doc.contains("100.00000%{transform"), "{doc}");
+    }
+
+    #[test]
+    fn show_keys_captions_the_input_in_the_frames_it_happens() {
+        let mut timeline = Timeline::new(30, 3, 1 << 20);
+        timeline.push(Duration::ZERO, Event::Output(b"$ ".to_vec()));
+        timeline.push(Duration::from_millis(500), Event::Input(b":wq\r".to_vec()));
+        timeline.push(Duration::from_millis(600), Event::Output(b"bye".to_vec()));
+        let timing = Timing {
+            show_keys: true,
+            ..Timing::default()
+        };
+        let doc = svg(&timeline, timing, &Appearance::default());
+        // Shown with the input (0.5 s), still with the output (0.6 s), gone 1 s later.
+        assert_eq!(doc.matches(">:wq⏎</tspan>").count(), 2, "{doc}");
+        assert_eq!(doc.matches("%{transform").count(), 5, "{doc}");
+        let plain = svg(&timeline, Timing::default(), &Appearance::default());
+        assert!(!plain.contains("wq"), "{plain}");
     }
 
     #[test]
