@@ -112,7 +112,11 @@ fn next_piece(bytes: &[u8]) -> (Option<Piece>, usize) {
             .map_or(bytes.len(), |i| PASTE_START.len() + i + PASTE_END.len());
         return (Some(Piece::Key("Paste".into())), end);
     }
-    if let Some((seq, name)) = SEQUENCES.iter().find(|(seq, _)| bytes.starts_with(seq)) {
+    let alt_char = matches!(bytes, [ESC, next, ..] if *next != ESC);
+    if let Some((seq, name)) = SEQUENCES
+        .iter()
+        .find(|(seq, _)| bytes.starts_with(seq) && !(alt_char && seq.as_slice() == [ESC]))
+    {
         return (Some(Piece::Key(name.clone())), seq.len());
     }
     match bytes {
@@ -198,4 +202,57 @@ pub fn caption(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{encode_keys, paste_bytes};
+    use super::*;
+
+    #[test]
+    fn every_named_key_reads_back_as_itself() {
+        let application = KeyModes {
+            cursor_keys_application: true,
+            keypad_application: false,
+        };
+        for modes in [KeyModes::default(), application] {
+            for (name, expected) in [
+                ("Up", "↑"),
+                ("Ctrl+Left", "Ctrl+←"),
+                ("Shift+Right", "Shift+→"),
+                ("Alt+Down", "Alt+↓"),
+                ("Home", "Home"),
+                ("End", "End"),
+                ("PageUp", "PageUp"),
+                ("Ctrl+PageDown", "Ctrl+PageDown"),
+                ("Delete", "Delete"),
+                ("Insert", "Insert"),
+                ("F1", "F1"),
+                ("Shift+F5", "Shift+F5"),
+                ("F12", "F12"),
+                ("Escape", "Esc"),
+                ("Tab", "⇥"),
+                ("Shift+Tab", "Shift+⇥"),
+                ("Enter", "⏎"),
+                ("Backspace", "⌫"),
+                ("Alt+Enter", "Alt+⏎"),
+            ] {
+                let bytes = encode_keys(name, modes).expect("a valid key");
+                assert_eq!(caption(&bytes), expected, "{name} in {modes:?}: {bytes:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn text_control_keys_pastes_and_mouse_reports() {
+        assert_eq!(caption(b"echo hi\r"), "echo hi⏎");
+        assert_eq!(caption(b"\x03\x04"), "Ctrl+C Ctrl+D");
+        assert_eq!(caption(b"\x1bx"), "Alt+x");
+        assert_eq!(caption("caf\u{e9} 日本".as_bytes()), "caf\u{e9} 日本");
+        assert_eq!(caption(&paste_bytes("a\nb", true)), "Paste");
+        assert_eq!(caption(b"\x1b[<0;10;5M\x1b[<0;10;5mq"), "q");
+        assert_eq!(caption(b"\x1b[M !!q"), "q");
+        // Invalid UTF-8 and a lone ESC at the end lose nothing else.
+        assert_eq!(caption(b"a\xffb\x1b"), "ab Esc");
+    }
 }
