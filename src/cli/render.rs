@@ -8,9 +8,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use shotty::input::{CastReader, MAX_DIMENSION, looks_like_cast, play_raw};
-use shotty::recording::frames::Frames;
 use shotty::render::Format;
-use shotty::render::animation::animate;
+use shotty::render::animation::animate_cast;
 use shotty::term::Terminal;
 
 use super::appearance::AppearanceArgs;
@@ -124,11 +123,9 @@ pub fn run(args: RenderArgs) -> Result<i32, String> {
             if args.at.is_some() || args.at_marker.is_some() {
                 return Err("--at and --at-marker render one moment, not an animation".into());
             }
-            let cast = CastReader::new(reader).map_err(|e| format!("{name}: {e}"))?;
-            let start = cast.start(args.width, args.height);
-            let mut frames = Frames::new(&start, cast.events(), timing);
-            let bytes =
-                animate(&mut frames, format, &appearance).map_err(|e| format!("{name}: {e}"))?;
+            let size = (args.width, args.height);
+            let bytes = animate_cast(reader, size, timing, format, &appearance)
+                .map_err(|e| format!("{name}: {e}"))?;
             write_output(args.out.as_deref(), &bytes)?;
             return Ok(0);
         }

@@ -12,13 +12,16 @@ use shotty::duration::parse_duration;
 use shotty::render::Format;
 use shotty::session::client::{Client, reply_timeout};
 use shotty::session::protocol::{
-    ExportParams, HistoryParams, ListParams, MarkParams, ReadParams, ResizeParams, SendParams,
-    SendStep, StartParams, StopParams, WaitParams,
+    HistoryParams, ListParams, MarkParams, ReadParams, ResizeParams, SendParams, SendStep,
+    StartParams, StopParams, WaitParams,
 };
 use shotty::session::{ErrorCode, SessionError, artifacts, paths};
 
+use shotty::render::animation::{AnimationFormat, animate_cast};
+
 use super::appearance::AppearanceArgs;
 use super::output::{format_arg, resolve_format, write_output};
+use super::timing::TimingArgs;
 use super::{dimension, env_pair};
 
 #[derive(Debug, Parser)]
@@ -219,17 +222,46 @@ struct MarkArgs {
     label: Option<String>,
 }
 
-/// Write the session's recording (asciicast v2: output, input, resizes, markers).
+/// Write the session's recording: asciicast v2 (output, input, resizes, markers), or
+/// animated (.svg, .gif, .apng).
 #[derive(Debug, Parser)]
 struct ExportArgs {
     /// The session's id.
     id: String,
-    /// Output file (`-`: stdout).
+    /// Output file (`-`: stdout); .cast, or .svg, .gif, .apng for an animation.
     #[arg(short, long)]
     out: PathBuf,
-    /// Output format (only `cast` so far; the default).
-    #[arg(long, value_parser = ["cast"])]
+    /// cast, svg, gif or apng (default: from the extension, else cast).
+    #[arg(long, value_parser = ["cast", "svg", "gif", "apng"])]
     format: Option<String>,
+    #[command(flatten)]
+    appearance: AppearanceArgs,
+    #[command(flatten)]
+    timing: TimingArgs,
+}
+
+impl ExportArgs {
+    /// The animation asked for, `None` for asciicast.
+    fn animation(&self) -> Result<Option<AnimationFormat>, String> {
+        let named = self.format.as_deref().and_then(|name| {
+            AnimationFormat::ALL
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, f)| *f)
+        });
+        if self.format.is_some() || self.out.as_os_str() == "-" {
+            return Ok(named);
+        }
+        match self.out.extension().and_then(|e| e.to_str()) {
+            Some("cast") | None => Ok(None),
+            Some(_) => AnimationFormat::from_path(&self.out).map(Some).ok_or_else(|| {
+                format!(
+                    "cannot tell the format of {} from its extension; use .cast, .svg, .gif, .apng or --format",
+                    self.out.display()
+                )
+            }),
+        }
+    }
 }
 
 /// Lines from scrollback and screen with their global indices.
@@ -475,34 +507,28 @@ fn connect() -> Result<Client, SessionError> {
 
 /// `session export`: the host writes the file (a recording can be larger than any reply);
 /// for stdout it writes a private temporary file that is copied out and removed.
-fn export(id: String, out: &std::path::Path) -> Result<Value, SessionError> {
-    let to_stdout = out.as_os_str() == "-";
-    let tmp = if to_stdout {
-        Some(
-            tempfile::tempdir()
-                .map_err(|e| SessionError::io("cannot make a temporary directory", e))?,
-        )
-    } else {
-        None
+fn export(args: &ExportArgs) -> Result<Value, SessionError> {
+    let usage = |e: String| SessionError::invalid_request(e);
+    let animation = args.animation().map_err(usage)?;
+    let timing = args.timing.to_timing().map_err(usage)?;
+    let appearance = args.appearance.to_appearance(None).map_err(usage)?;
+    let (cast, mut reply) = artifacts::recording(connect()?, &args.id)?;
+    let bytes = match animation {
+        None => cast,
+        Some(format) => animate_cast(cast.as_slice(), (None, None), timing, format, &appearance)
+            .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?,
     };
-    let path = match &tmp {
-        Some(dir) => dir.path().join("export.cast"),
-        None => std::path::absolute(out).map_err(|e| SessionError::io("bad path", e))?,
-    };
-    let reply = call(
-        "export",
-        &ExportParams {
-            session_id: id,
-            path: path.clone(),
-        },
-    )?;
-    let mut reply = reply;
-    if to_stdout {
-        let bytes = std::fs::read(&path)
-            .map_err(|e| SessionError::io("cannot read the exported recording", e))?;
+    let path = if args.out.as_os_str() == "-" {
         write_output(None, &bytes).map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
-        reply["path"] = json!("-");
-    }
+        json!("-")
+    } else {
+        let path = std::path::absolute(&args.out).map_err(|e| SessionError::io("bad path", e))?;
+        artifacts::write_file(&path, &bytes)
+            .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
+        json!(path)
+    };
+    reply["path"] = path;
+    reply["format"] = json!(animation.map_or("cast", AnimationFormat::name));
     Ok(reply)
 }
 
@@ -700,7 +726,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                 label,
             },
         ),
-        SessionCommand::Export(ExportArgs { id, out, format: _ }) => export(id, &out),
+        SessionCommand::Export(args) => export(&args),
         SessionCommand::Stop(StopArgs {
             ids,
             all,

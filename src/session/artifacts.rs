@@ -65,6 +65,23 @@ pub fn render_to(
     Ok((bytes, fetched.reply))
 }
 
+/// Fetches a session's recording as asciicast v2: the host writes it to a private temporary
+/// file (the host writes files, the caller reads them), which is read and removed. Returns the
+/// bytes and the host's `export` reply.
+pub fn recording(mut client: Client, id: &str) -> Result<(Vec<u8>, Value), SessionError> {
+    let dir = tempfile::tempdir()
+        .map_err(|e| SessionError::io("cannot make a temporary directory", e))?;
+    let path = dir.path().join("export.cast");
+    let params = super::protocol::ExportParams {
+        session_id: id.to_owned(),
+        path: path.clone(),
+    };
+    let reply = client.call("export", &params, super::client::reply_timeout("export"))?;
+    let bytes = std::fs::read(&path)
+        .map_err(|e| SessionError::io("cannot read the exported recording", e))?;
+    Ok((bytes, reply))
+}
+
 /// Writes `bytes` to `path` via a temporary file in the same directory and a rename, so a
 /// failure never leaves half a file. A new file gets mode 0644; a replaced one keeps its mode.
 /// A symlink is followed (the file it points to is replaced, the link stays), and anything

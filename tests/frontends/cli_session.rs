@@ -2145,6 +2145,31 @@ fn a_session_is_recorded_marked_and_exported_as_asciicast() {
     );
     assert!(env.tmp.join("rel.cast").is_file());
 
+    // Animated: the extension picks the format, appearance and timing options apply (slowed
+    // down 50 times, a run of milliseconds shows as several frames).
+    let svg = env.tmp.join("run.svg");
+    let animated = env.ok(&[
+        "export",
+        &id,
+        "-o",
+        svg.to_str().expect("UTF-8 path"),
+        "--speed",
+        "0.02",
+        "-d",
+        "macos",
+    ]);
+    assert_eq!(animated["format"], "svg");
+    let svg = std::fs::read_to_string(&svg).expect("animation written");
+    assert!(
+        svg.contains("@keyframes play") && svg.contains("<circle"),
+        "{svg}"
+    );
+    let bad = env
+        .command(&["export", &id, "-o", "x.bmp"])
+        .output()
+        .expect("runs");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("cannot tell the format"));
+
     env.error(
         &["mark", "s_00000000000000000000000000000000"],
         "session_not_found",

@@ -80,6 +80,26 @@ pub fn writer(
     }
 }
 
+/// Animates an asciicast recording read from `reader`, at its own size unless `width` or
+/// `height` is given. Errors name the line of the recording at fault.
+#[cfg(feature = "serde")]
+pub fn animate_cast(
+    reader: impl std::io::BufRead,
+    size: (Option<usize>, Option<usize>),
+    timing: Timing,
+    format: AnimationFormat,
+    appearance: &Appearance,
+) -> Result<Vec<u8>, RenderError> {
+    let cast =
+        crate::input::CastReader::new(reader).map_err(|e| RenderError::new(e.to_string()))?;
+    let start = cast.start(size.0, size.1);
+    animate(
+        &mut Frames::new(&start, cast.events(), timing),
+        format,
+        appearance,
+    )
+}
+
 /// Plays `frames` into an animation of `format`. An error of the recording being read names
 /// what failed to read.
 pub fn animate<I, E>(
