@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWriteExt};
 
 use crate::lines::{Line, LineReader};
+use crate::recording::frames::Timing;
 use crate::render::{Appearance, Format};
 use crate::rpc::{MAX_LINE, RpcError, code};
 use crate::serve;
@@ -36,8 +37,8 @@ use crate::session::client::{Client, reply_timeout};
 use crate::session::host::PANIC_HOOK_ENV;
 use crate::session::instance::MAX_SIZE;
 use crate::session::protocol::{
-    HistoryParams, IdParams, ListParams, ReadParams, ResizeParams, SendParams, SendStep,
-    StartParams, StopParams, WaitParams,
+    HistoryParams, IdParams, ListParams, MarkParams, ReadParams, ResizeParams, SendParams,
+    SendStep, StartParams, StopParams, WaitParams,
 };
 use crate::session::{ErrorCode, SessionError, artifacts};
 
@@ -215,6 +216,31 @@ pub struct CaptureArgs {
     /// Output file; the extension picks the format: .svg, .png, .txt or .json. A relative
     /// path is relative to the MCP server's working directory.
     pub path: String,
+}
+
+/// Arguments of `mark`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct MarkArgs {
+    /// The session id.
+    pub session_id: String,
+    /// The marker's label (at most 1024 characters).
+    pub label: Option<String>,
+}
+
+/// Arguments of `export`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ExportArgs {
+    /// The session id.
+    pub session_id: String,
+    /// Output file; the extension picks the format: .cast (asciicast v2), or .svg, .gif,
+    /// .apng for an animation. A relative path is relative to the MCP server's working
+    /// directory.
+    pub path: String,
+    /// Caption the keys typed (`--show-keys`) in an animation.
+    #[serde(default)]
+    pub show_keys: bool,
 }
 
 /// The MCP server.
@@ -488,6 +514,41 @@ impl Server {
             artifacts::write_file(&path, &bytes)
                 .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
             Ok(json!({ "sessionId": a.session_id, "artifact": { "path": path, "format": format.name() } }))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Add a marker to a session's recording (every session records its output, input and resizes), e.g. before a step worth finding again. Returns {sessionId, label, atMs}."
+    )]
+    async fn mark(&self, Parameters(a): Parameters<MarkArgs>) -> CallToolResult {
+        let params = MarkParams {
+            session_id: a.session_id,
+            label: a.label,
+        };
+        run(move || call("mark", &params)).await
+    }
+
+    #[tool(
+        description = "Save a session's recording to a file: .cast (asciicast v2, plays in asciinema), or an animation of the run as .svg, .gif or .apng (showKeys captions the keys typed). Returns {sessionId, path (absolute), format, events, outputBytes, truncated}."
+    )]
+    async fn export(&self, Parameters(a): Parameters<ExportArgs>) -> CallToolResult {
+        run(move || {
+            let out = PathBuf::from(&a.path);
+            let format = artifacts::export_format(&out).map_err(SessionError::invalid_request)?;
+            let timing = Timing {
+                show_keys: a.show_keys,
+                ..Timing::default()
+            };
+            let look = appearance(None).map_err(SessionError::invalid_request)?;
+            let animation = format.map(|f| (f, timing, &look));
+            let (bytes, mut reply) =
+                artifacts::export(Client::connect()?, &a.session_id, animation)?;
+            let path = std::path::absolute(&out).map_err(|e| SessionError::io("bad path", e))?;
+            artifacts::write_file(&path, &bytes)
+                .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
+            reply["path"] = json!(path);
+            Ok(reply)
         })
         .await
     }

@@ -20,7 +20,7 @@ from mcp.client.stdio import stdio_client
 
 EXPECTED_TOOLS = {
     "spawn", "read", "write", "wait", "resize", "status", "kill", "list", "history",
-    "capture", "inspect",
+    "capture", "inspect", "mark", "export",
 }
 
 
@@ -264,6 +264,29 @@ async def main(binary, workdir, home):
             assert captured["artifact"] == {"path": out, "format": "png"}, captured
             with open(out, "rb") as f:
                 assert png_size(f.read()) == (width, height), "inspect and capture differ"
+
+            # The recording: a marker, the asciicast with it, an animation of the run.
+            marked = payload(await call(session, "mark", {"sessionId": sid, "label": "shot"}))
+            assert marked["label"] == "shot" and marked["atMs"] >= 0, marked
+            cast_path = os.path.join(workdir, "run.cast")
+            exported = payload(await call(session, "export", {"sessionId": sid, "path": cast_path}))
+            assert exported["path"] == cast_path and exported["format"] == "cast", exported
+            with open(cast_path) as f:
+                events = [json.loads(line) for line in f]
+            assert events[0]["version"] == 2, events[0]
+            assert ["m", "shot"] in [e[1:] for e in events[1:]], events[-3:]
+            assert any(e[1] == "i" for e in events[1:]), "no input recorded"
+            svg_path = os.path.join(workdir, "run.svg")
+            animated = payload(await call(session, "export", {
+                "sessionId": sid, "path": svg_path, "showKeys": True,
+            }))
+            assert animated["format"] == "svg", animated
+            with open(svg_path) as f:
+                assert "echo hi" in f.read(), "the animation lacks the screen"
+            err = payload(await call(session, "export", {
+                "sessionId": sid, "path": os.path.join(workdir, "x.bmp"),
+            }, expect_error=True))
+            assert err["error"]["code"] == "invalid_request", err
 
             # More columns make a wider image, by as many cells as the columns added.
             await call(session, "resize", {"sessionId": sid, "cols": 80, "rows": 12})

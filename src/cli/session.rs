@@ -17,7 +17,7 @@ use shotty::session::protocol::{
 };
 use shotty::session::{ErrorCode, SessionError, artifacts, paths};
 
-use shotty::render::animation::{AnimationFormat, animate_cast};
+use shotty::render::animation::AnimationFormat;
 
 use super::appearance::AppearanceArgs;
 use super::output::{format_arg, resolve_format, write_output};
@@ -243,23 +243,13 @@ struct ExportArgs {
 impl ExportArgs {
     /// The animation asked for, `None` for asciicast.
     fn animation(&self) -> Result<Option<AnimationFormat>, String> {
-        let named = self.format.as_deref().and_then(|name| {
-            AnimationFormat::ALL
+        match self.format.as_deref() {
+            Some(name) => Ok(AnimationFormat::ALL
                 .iter()
                 .find(|(n, _)| *n == name)
-                .map(|(_, f)| *f)
-        });
-        if self.format.is_some() || self.out.as_os_str() == "-" {
-            return Ok(named);
-        }
-        match self.out.extension().and_then(|e| e.to_str()) {
-            Some("cast") | None => Ok(None),
-            Some(_) => AnimationFormat::from_path(&self.out).map(Some).ok_or_else(|| {
-                format!(
-                    "cannot tell the format of {} from its extension; use .cast, .svg, .gif, .apng or --format",
-                    self.out.display()
-                )
-            }),
+                .map(|(_, f)| *f)),
+            None if self.out.as_os_str() == "-" => Ok(None),
+            None => artifacts::export_format(&self.out),
         }
     }
 }
@@ -509,16 +499,12 @@ fn connect() -> Result<Client, SessionError> {
 /// for stdout it writes a private temporary file that is copied out and removed.
 fn export(args: &ExportArgs) -> Result<Value, SessionError> {
     let usage = |e: String| SessionError::invalid_request(e);
-    let animation = args.animation().map_err(usage)?;
+    let format = args.animation().map_err(usage)?;
     let timing = args.timing.to_timing().map_err(usage)?;
     let appearance = args.appearance.to_appearance(None).map_err(usage)?;
-    let (cast, mut reply) = artifacts::recording(connect()?, &args.id)?;
-    let bytes = match animation {
-        None => cast,
-        Some(format) => animate_cast(cast.as_slice(), (None, None), timing, format, &appearance)
-            .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?,
-    };
-    let path = if args.out.as_os_str() == "-" {
+    let animation = format.map(|f| (f, timing, &appearance));
+    let (bytes, mut reply) = artifacts::export(connect()?, &args.id, animation)?;
+    reply["path"] = if args.out.as_os_str() == "-" {
         write_output(None, &bytes).map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
         json!("-")
     } else {
@@ -527,8 +513,6 @@ fn export(args: &ExportArgs) -> Result<Value, SessionError> {
             .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
         json!(path)
     };
-    reply["path"] = path;
-    reply["format"] = json!(animation.map_or("cast", AnimationFormat::name));
     Ok(reply)
 }
 

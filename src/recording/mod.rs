@@ -106,6 +106,19 @@ impl Start {
     }
 }
 
+/// The figures of a recording, as `export` reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct RecordingSummary {
+    /// Events written (a keyframe start counts as one).
+    pub events: usize,
+    /// Output bytes held.
+    pub output_bytes: usize,
+    /// Whether the oldest part was dropped.
+    pub truncated: bool,
+}
+
 /// A bounded timeline (see the [module documentation](self)).
 #[derive(Clone, Debug)]
 pub struct Timeline {
@@ -225,6 +238,16 @@ impl Timeline {
     /// Events dropped from the start to stay within the limit.
     pub fn dropped_events(&self) -> u64 {
         self.dropped
+    }
+
+    /// What an export of this timeline holds.
+    pub fn summary(&self) -> RecordingSummary {
+        let truncated = matches!(self.start, Start::Keyframe(_));
+        RecordingSummary {
+            events: self.events.len() + usize::from(truncated),
+            output_bytes: self.output_bytes,
+            truncated,
+        }
     }
 
     /// The markers held, with their times.

@@ -6,8 +6,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
+use crate::recording::asciicast::CastInfo;
+use crate::recording::frames::Timing;
+use crate::render::Appearance;
+use crate::render::animation::AnimationFormat;
 use crate::rpc::{Request, RpcError, code, parse_request};
-use crate::session::error::ErrorCode;
+use crate::session::artifacts;
+use crate::session::error::{ErrorCode, SessionError};
 use crate::session::hangup::HangupWatch;
 use crate::session::host::PANIC_HOOK_ENV;
 use crate::session::instance::Live;
@@ -16,10 +21,12 @@ use crate::session::rows::{Rows, RowsError};
 use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
 
 use super::catch_panic::catch_panic;
-use super::params::{NoParams, ReadParams, ResizeParams, WaitParams, params, parse_actions};
+use super::params::{
+    ExportParams, MarkParams, NoParams, ReadParams, ResizeParams, WaitParams, params, parse_actions,
+};
 use super::results::{
-    EmptyResult, Outcome, Position, ScreenResult, Size, StatusResult, WaitReply, WriteResult,
-    response_line, screen_text,
+    EmptyResult, ExportResult, MarkResult, Outcome, Position, ScreenResult, Size, StatusResult,
+    WaitReply, WriteResult, response_line, screen_text,
 };
 use super::shared::Shared;
 use super::socket::Stream;
@@ -117,6 +124,47 @@ impl Shared {
         })
     }
 
+    fn mark(&self, p: MarkParams) -> Result<Outcome, RpcError> {
+        let label = p.label.unwrap_or_default();
+        let at = self
+            .session
+            .mark(label.clone())
+            .map_err(RpcError::from_session)?;
+        Ok(Outcome::Marked(MarkResult {
+            at_ms: u64::try_from(at.as_millis()).unwrap_or(u64::MAX),
+            label,
+        }))
+    }
+
+    fn export(&self, p: ExportParams) -> Result<Outcome, RpcError> {
+        if !p.path.is_absolute() {
+            return Err(RpcError::invalid_params(
+                "export needs an absolute path (the endpoint's working directory is not the caller's)",
+            ));
+        }
+        let format = artifacts::export_format(&p.path).map_err(RpcError::invalid_params)?;
+        let timeline = self.session.lock().recording.clone();
+        let info = CastInfo {
+            timestamp: None,
+            title: Some(self.session.spec().command.join(" ")),
+        };
+        let timing = Timing {
+            show_keys: p.show_keys,
+            ..Timing::default()
+        };
+        let look = Appearance::default();
+        let animation = format.map(|f| (f, timing, &look));
+        let bytes = artifacts::timeline_file(&timeline, &info, animation)
+            .map_err(RpcError::from_session)?;
+        artifacts::write_file(&p.path, &bytes)
+            .map_err(|e| RpcError::from_session(SessionError::new(ErrorCode::IoError, e)))?;
+        Ok(Outcome::Exported(ExportResult {
+            path: p.path,
+            format: format.map_or("cast", AnimationFormat::name).to_owned(),
+            recording: timeline.summary(),
+        }))
+    }
+
     fn resize(&self, p: ResizeParams) -> Result<Outcome, RpcError> {
         self.session
             .resize(p.cols, p.rows)
@@ -168,6 +216,8 @@ impl Shared {
             "pty/wait" => params(p).and_then(|p| self.wait_cancellable(p, conn)),
             "pty/status" => params::<NoParams>(p).map(|_| self.status()),
             "pty/resize" => params(p).and_then(|p| self.resize(p)),
+            "pty/mark" => params(p).and_then(|p| self.mark(p)),
+            "pty/export" => params(p).and_then(|p| self.export(p)),
             "pty/kill" => {
                 return match params::<NoParams>(p) {
                     Ok(_) => {

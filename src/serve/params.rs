@@ -42,6 +42,21 @@ pub(super) struct WaitParams {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+pub(super) struct MarkParams {
+    #[serde(default)]
+    pub(super) label: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(super) struct ExportParams {
+    pub(super) path: std::path::PathBuf,
+    #[serde(default)]
+    pub(super) show_keys: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(super) struct ResizeParams {
     pub(super) cols: u16,
     pub(super) rows: u16,

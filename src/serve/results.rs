@@ -71,6 +71,29 @@ pub struct StatusResult {
     pub pid: u32,
 }
 
+/// `pty/mark`'s result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MarkResult {
+    /// Milliseconds from the start of the recording.
+    pub at_ms: u64,
+    /// The marker's label.
+    pub label: String,
+}
+
+/// `pty/export`'s result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportResult {
+    /// The file written.
+    pub path: std::path::PathBuf,
+    /// `cast`, `svg`, `gif` or `apng`.
+    pub format: String,
+    /// What the recording holds.
+    #[serde(flatten)]
+    pub recording: crate::recording::RecordingSummary,
+}
+
 /// The empty result of `pty/resize` and `pty/kill`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EmptyResult {}
@@ -82,6 +105,8 @@ pub(super) enum Outcome {
     Written(WriteResult),
     Waited(WaitReply),
     Status(StatusResult),
+    Marked(MarkResult),
+    Exported(ExportResult),
     Empty(EmptyResult),
 }
 

@@ -12,6 +12,10 @@ use super::client::{Client, REPLY_TIMEOUT};
 use super::error::{ErrorCode, SessionError};
 use super::paths;
 use super::protocol::IdParams;
+use crate::recording::Timeline;
+use crate::recording::asciicast::{self, CastInfo};
+use crate::recording::frames::Timing;
+use crate::render::animation::{AnimationFormat, animate, animate_cast};
 use crate::render::{Appearance, Format, encode};
 
 /// A session's screen as the host's `snapshot` method returns it.
@@ -80,6 +84,62 @@ pub fn recording(mut client: Client, id: &str) -> Result<(Vec<u8>, Value), Sessi
     let bytes = std::fs::read(&path)
         .map_err(|e| SessionError::io("cannot read the exported recording", e))?;
     Ok((bytes, reply))
+}
+
+/// A session's recording as a file's bytes: asciicast v2 when `animation` is `None`, else
+/// animated in that format, timing and look. The host's `export` reply gets the `format`.
+pub fn export(
+    client: Client,
+    id: &str,
+    animation: Option<(AnimationFormat, Timing, &Appearance)>,
+) -> Result<(Vec<u8>, Value), SessionError> {
+    let (cast, mut reply) = recording(client, id)?;
+    reply["format"] = Value::from(
+        animation
+            .as_ref()
+            .map_or("cast", |(format, ..)| format.name()),
+    );
+    let Some((format, timing, appearance)) = animation else {
+        return Ok((cast, reply));
+    };
+    let bytes = animate_cast(cast.as_slice(), (None, None), timing, format, appearance)
+        .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+    Ok((bytes, reply))
+}
+
+/// A timeline as a file's bytes: asciicast v2 (with `info`) when `animation` is `None`, else
+/// animated in that format, timing and look.
+pub fn timeline_file(
+    timeline: &Timeline,
+    info: &CastInfo,
+    animation: Option<(AnimationFormat, Timing, &Appearance)>,
+) -> Result<Vec<u8>, SessionError> {
+    match animation {
+        None => {
+            let mut cast = Vec::new();
+            asciicast::write_v2(timeline, info, &mut cast)
+                .map_err(|e| SessionError::io("cannot write the recording", e))?;
+            Ok(cast)
+        }
+        Some((format, timing, appearance)) => {
+            animate(&mut timeline.frames(timing), format, appearance)
+                .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))
+        }
+    }
+}
+
+/// The format a recording is exported in by the name of its file: `None` (asciicast) for
+/// `.cast`, else the animated format of `.svg`, `.gif` or `.apng`.
+pub fn export_format(path: &Path) -> Result<Option<AnimationFormat>, String> {
+    if path.extension().is_some_and(|e| e == "cast") {
+        return Ok(None);
+    }
+    AnimationFormat::from_path(path).map(Some).ok_or_else(|| {
+        format!(
+            "cannot tell the format of {} from its extension; use .cast, .svg, .gif, .apng or --format",
+            path.display()
+        )
+    })
 }
 
 /// Writes `bytes` to `path` via a temporary file in the same directory and a rename, so a

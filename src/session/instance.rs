@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::pty::{
     Activity, ColorEnvFlags, ExitStatus, PtyCommand, PtyError, PtyEvent, PtyProcess, Termination,
 };
-use crate::recording::{Event, Keyframe, Timeline};
+use crate::recording::{Event, Keyframe, MAX_MARKER_LABEL, Timeline};
 use crate::term::{Terminal, TerminalOptions};
 
 use super::error::{ErrorCode, SessionError};
@@ -564,13 +564,19 @@ impl Session {
         Ok(())
     }
 
-    /// Adds a marker to the recording; returns its time from the start.
-    pub fn mark(&self, label: String) -> Duration {
+    /// Adds a marker to the recording; returns its time from the start. A label longer than
+    /// [`MAX_MARKER_LABEL`] characters is refused.
+    pub fn mark(&self, label: String) -> Result<Duration, SessionError> {
+        if label.chars().count() > MAX_MARKER_LABEL {
+            return Err(SessionError::invalid_request(format!(
+                "a marker label has at most {MAX_MARKER_LABEL} characters"
+            )));
+        }
         let mut live = self.lock();
         let at = self.created.elapsed();
         live.recording.push(at, Event::Marker(label));
         live.keyframe_if_due(at);
-        at
+        Ok(at)
     }
 
     /// Ends the whole process tree (SIGHUP, SIGTERM, then SIGKILL after `grace`; see

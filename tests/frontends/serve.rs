@@ -873,6 +873,62 @@ fn terminal_replies_keys_and_quoting() {
     c.wait_for("^A^[[A^[x^[[15~");
 }
 
+#[test]
+fn the_session_is_recorded_marked_and_exported() {
+    let server = Server::unix("bash --norc --noprofile", &[]);
+    let mut c = server.connect();
+    c.ok(
+        "pty/write",
+        json!({"action": [{"text": "echo one-$((2+3))"}, {"key": "Enter"}]}),
+    );
+    c.wait_for("one-5");
+    let marked = c.ok("pty/mark", json!({"label": "after one"}));
+    assert_eq!(marked["label"], "after one");
+    assert!(marked["atMs"].as_u64().is_some(), "{marked}");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cast = dir.path().join("run.cast");
+    let exported = c.ok("pty/export", json!({"path": cast}));
+    assert_eq!(exported["format"], "cast", "{exported}");
+    assert_eq!(exported["truncated"], false, "{exported}");
+    let text = std::fs::read_to_string(&cast).expect("recording written");
+    let events: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(events[0]["version"], 2);
+    assert!(
+        events.iter().any(|e| e[1] == "m" && e[2] == "after one"),
+        "{text}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e[1] == "i" && e[2].as_str().unwrap_or("").starts_with("echo one-$((2+3))")),
+        "{text}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e[1] == "o" && e[2].as_str().unwrap_or("").contains("one-5"))
+    );
+    let svg = dir.path().join("run.svg");
+    let animated = c.ok("pty/export", json!({"path": svg, "showKeys": true}));
+    assert_eq!(animated["format"], "svg", "{animated}");
+    assert!(
+        std::fs::read_to_string(&svg)
+            .expect("animation")
+            .contains("one-5")
+    );
+    c.err("pty/export", json!({"path": "relative.cast"}), -32602);
+    c.err(
+        "pty/export",
+        json!({"path": dir.path().join("x.bmp")}),
+        -32602,
+    );
+    c.err("pty/mark", json!({"label": "x".repeat(1025)}), -32602);
+    c.err("pty/mark", json!({"colour": "red"}), -32602);
+}
+
 // ----- TCP ------------------------------------------------------------------------------------
 
 fn free_port() -> u16 {

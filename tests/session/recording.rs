@@ -274,7 +274,7 @@ mod live {
             .write(b"printf '\\e[31mred\\e[0m \\xe4\\xb8\\xad\\n'; echo done-$((1))\r")
             .expect("typed");
         wait_for(&session, "done-1");
-        let marked = session.mark("after printf".into());
+        let marked = session.mark("after printf".into()).expect("a short label");
         session
             .write(b"seq 1 30; echo done-$((2))\r")
             .expect("typed");

@@ -12,7 +12,6 @@ use crate::lines::rfc3339;
 use crate::pty::ColorEnvFlags;
 use crate::term::{Snapshot, Terminal};
 
-use crate::recording::MAX_MARKER_LABEL;
 use crate::session::error::{ErrorCode, SessionError};
 use crate::session::instance::{
     DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT, MIN_RECORD_LIMIT, STOP_GRACE, Session, SessionSpec,
@@ -30,8 +29,7 @@ use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
 use super::connection::Deferred;
 use super::{
     DEFAULT_RETAIN, Derived, Entry, Host, LiveEntry, MAX_SCREEN_CHARS, Meta, READ_SETTLE_MAX,
-    Record, RecordSlot, RecordingSummary, cast_of, new_session_id, recording_file,
-    remove_session_files,
+    Record, RecordSlot, cast_of, new_session_id, recording_file, remove_session_files,
 };
 
 /// A screen to report on: a live session's terminal, or an ended session's final snapshot.
@@ -491,12 +489,7 @@ impl Host {
     pub(super) fn mark(&self, p: MarkParams) -> Result<MarkReply, SessionError> {
         let session = self.live_session(&p.session_id)?;
         let label = p.label.unwrap_or_default();
-        if label.chars().count() > MAX_MARKER_LABEL {
-            return Err(SessionError::invalid_request(format!(
-                "a marker label has at most {MAX_MARKER_LABEL} characters"
-            )));
-        }
-        let at = session.mark(label.clone());
+        let at = session.mark(label.clone())?;
         Ok(MarkReply {
             at_ms: at.as_millis() as u64,
             label,
@@ -515,10 +508,7 @@ impl Host {
         let (cast, summary) = match self.lookup(&p.session_id)? {
             Entry::Live(l) => {
                 let timeline = l.session.lock().recording.clone();
-                (
-                    cast_of(&l.session, &l.meta, &timeline)?,
-                    RecordingSummary::of(&timeline),
-                )
+                (cast_of(&l.session, &l.meta, &timeline)?, timeline.summary())
             }
             Entry::Ended(r) => {
                 let missing = || {

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use crate::recording::asciicast::{self, CastInfo};
-use crate::recording::{Start, Timeline};
+use crate::recording::{RecordingSummary, Timeline};
 use crate::term::Snapshot;
 
 use super::error::{ErrorCode, SessionError};
@@ -76,26 +76,6 @@ struct Record {
     /// What its recording (`<id>.cast` beside the record) holds.
     #[serde(default)]
     recording: Option<RecordingSummary>,
-}
-
-/// The figures of a written recording, for `export`'s reply.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RecordingSummary {
-    events: usize,
-    output_bytes: usize,
-    truncated: bool,
-}
-
-impl RecordingSummary {
-    fn of(timeline: &Timeline) -> RecordingSummary {
-        let truncated = matches!(timeline.start(), Start::Keyframe(_));
-        RecordingSummary {
-            events: timeline.events().len() + usize::from(truncated),
-            output_bytes: timeline.output_bytes(),
-            truncated,
-        }
-    }
 }
 
 /// What became of a live entry's record.
@@ -359,7 +339,7 @@ impl Host {
             history,
             dropped,
             host: Some(self.socket.clone()),
-            recording: Some(RecordingSummary::of(&live.recording)),
+            recording: Some(live.recording.summary()),
         };
         let timeline = live.recording.clone();
         drop(live);
