@@ -21,6 +21,11 @@
 #[cfg(feature = "serde")]
 pub mod asciicast;
 pub mod frames;
+#[cfg(feature = "session")]
+pub mod live;
+mod recorder;
+
+pub use recorder::Recorder;
 
 use std::collections::VecDeque;
 use std::time::Duration;
