@@ -112,8 +112,10 @@ pub fn run(args: RecordArgs) -> Result<i32, String> {
     let bytes = match kind {
         Kind::Cast => cast_bytes(&recording, args.appearance.title())?,
         Kind::Animation(format) => {
-            animate(&mut recording.timeline.frames(timing), format, &appearance)
-                .map_err(|e| e.to_string())?
+            match animate(&mut recording.timeline.frames(timing), format, &appearance) {
+                Ok(bytes) => bytes,
+                Err(e) => return Err(keep_as_cast(&recording, &args, &e.to_string())),
+            }
         }
     };
     write_output(Some(&args.out), &bytes)?;
@@ -129,6 +131,27 @@ pub fn run(args: RecordArgs) -> Result<i32, String> {
         (None, Some(signal)) => 128 + signal,
         (None, None) => 0,
     })
+}
+
+/// The message for an animation that could not be made: the session the user just recorded
+/// is not lost, it is written beside the output as `FILE.cast` (if that works).
+fn keep_as_cast(recording: &LiveRecording, args: &RecordArgs, error: &str) -> String {
+    let mut kept = args.out.clone().into_os_string();
+    kept.push(".cast");
+    let kept = PathBuf::from(kept);
+    let saved = cast_bytes(recording, args.appearance.title())
+        .and_then(|bytes| write_output(Some(&kept), &bytes));
+    match saved {
+        Ok(()) => format!(
+            "cannot write {}: {error}; the recording is kept in {}",
+            args.out.display(),
+            kept.display()
+        ),
+        Err(e) => format!(
+            "cannot write {}: {error} (nor keep the recording: {e})",
+            args.out.display()
+        ),
+    }
 }
 
 /// The recording as asciicast v2.

@@ -345,3 +345,42 @@ fn record_without_a_terminal_refuses() {
     );
     assert!(!dir.path().join("out.cast").exists());
 }
+
+#[test]
+fn record_with_stdout_not_a_terminal_refuses() {
+    let tmux = Tmux::new();
+    tmux.type_line(
+        "\"$SHOTTY\" record -o piped.cast -- true 2> err.txt | cat; echo ${PIPESTATUS[0]} > \
+         exit.tmp; mv exit.tmp exit.txt",
+    );
+    assert_eq!(tmux.wait_for_file("exit.txt").trim(), "2");
+    let err = std::fs::read_to_string(tmux.path("err.txt")).expect("stderr saved");
+    assert!(err.contains("stdout is not a terminal"), "{err}");
+    assert!(!tmux.path("piped.cast").exists());
+}
+
+/// An animation that cannot be written does not lose the recording: it is kept as a cast
+/// beside the output. (Once the writer of the format exists, the animation itself is
+/// written.)
+#[test]
+fn a_recording_whose_animation_fails_is_kept_as_a_cast() {
+    let tmux = Tmux::new();
+    tmux.type_line(
+        "\"$SHOTTY\" record -o out.gif -- echo drawn 2> err.txt; echo $? > exit.tmp; mv \
+         exit.tmp exit.txt",
+    );
+    let code = tmux.wait_for_file("exit.txt");
+    let err = std::fs::read_to_string(tmux.path("err.txt")).expect("stderr saved");
+    if tmux.path("out.gif").exists() {
+        assert_eq!(code.trim(), "0", "{err}");
+        assert!(std::fs::metadata(tmux.path("out.gif")).expect("gif").len() > 0);
+        return;
+    }
+    assert_eq!(code.trim(), "1", "{err}");
+    assert!(
+        err.contains("the recording is kept in out.gif.cast"),
+        "{err}"
+    );
+    let cast = Cast::read(&tmux.path("out.gif.cast"));
+    assert!(cast.stream("o").contains("drawn\r\n"), "{:?}", cast.events);
+}
