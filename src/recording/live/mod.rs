@@ -108,8 +108,9 @@ pub fn record(cmd: &PtyCommand, limit: usize) -> Result<LiveRecording, LiveError
     };
     let status = pump.run(&signals);
     let (recorder, signal) = (pump.recorder, pump.signal);
-    raw.restore()
-        .map_err(|e| LiveError::Io("restore the terminal", e))?;
+    // A terminal that cannot be restored is gone (hung up); the recording is still worth
+    // keeping, so that is no error.
+    let _ = raw.restore();
     Ok(LiveRecording {
         timeline: recorder.into_timeline(),
         status: status?,
