@@ -180,6 +180,11 @@ fn backdrop(values: &[String]) -> Result<Backdrop, String> {
 }
 
 impl AppearanceArgs {
+    /// The `--title` given, if any.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
     /// The appearance these options describe; `default_title` is used when `--title` is not
     /// given (for example the command line of a capture).
     pub fn to_appearance(&self, default_title: Option<String>) -> Result<Appearance, String> {

@@ -2,7 +2,7 @@
 //! `$XDG_CONFIG_HOME/shotty/config.toml` (`~/.config/shotty/config.toml`), the first that
 //! exists. Top-level keys are appearance options — the long names `shotty render --help`
 //! lists, such as `theme = "dracula"` or `window = "macos"` — and apply to `capture`,
-//! `render`, `session capture` and `session inspect`; a `[capture]` table holds capture
+//! `render`, `record`, `session capture` and `session inspect`; a `[capture]` table holds capture
 //! options (`width = 120`, `timeout = "5s"`).
 //!
 //! The keys become command-line arguments placed before the user's, and every command they
@@ -17,6 +17,7 @@ use clap::CommandFactory;
 /// The commands a config file applies to, as their first argument names them.
 const CAPTURE: &str = "capture";
 const RENDER: &str = "render";
+const RECORD: &str = "record";
 
 /// `args` (the whole command line) with the config file's defaults put in, and `-C/--config`
 /// taken out. Commands other than capture and render are left as they are.
@@ -24,7 +25,7 @@ pub fn apply(mut args: Vec<OsString>) -> Result<Vec<OsString>, String> {
     let explicit = take_config_flag(&mut args)?;
     let first = args.get(1).and_then(|a| a.to_str()).unwrap_or("");
     let (command, insert_at) = match first {
-        CAPTURE | RENDER => (first.to_owned(), 2),
+        CAPTURE | RENDER | RECORD => (first.to_owned(), 2),
         // Bare `shotty [OPTIONS] -- CMD` is a capture; anything else not starting with `-`
         // (or nothing) is another subcommand or a piped capture.
         f if f.is_empty() || f.starts_with('-') => (CAPTURE.to_owned(), 1),

@@ -6,6 +6,7 @@ mod config;
 mod diff;
 mod manual;
 mod output;
+mod record;
 mod render;
 mod serve;
 mod session;
@@ -74,6 +75,10 @@ enum Command {
     /// Render raw terminal bytes or an asciicast recording.
     #[command(args_override_self = true)]
     Render(Box<render::RenderArgs>),
+    /// Record a program live in this terminal (like `asciinema rec`) into a .cast file or an
+    /// animation.
+    #[command(args_override_self = true)]
+    Record(Box<record::RecordArgs>),
     /// Compare two screenshots (SVG with metadata, or JSON snapshots) cell by cell.
     Diff(Box<diff::DiffArgs>),
     /// Background terminal sessions for agents and scripts (JSON output; see
@@ -130,6 +135,7 @@ pub fn run() -> i32 {
         None => capture::run(*cli.capture),
         Some(Command::Capture(args)) => capture::run(*args),
         Some(Command::Render(args)) => render::run(*args),
+        Some(Command::Record(args)) => record::run(*args),
         Some(Command::Themes(args)) => themes::run(args),
         Some(Command::Completions(args)) => manual::completions(args),
         Some(Command::Man(args)) => manual::man(args),

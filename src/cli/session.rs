@@ -17,11 +17,9 @@ use shotty::session::protocol::{
 };
 use shotty::session::{ErrorCode, SessionError, artifacts, paths};
 
-use shotty::render::animation::AnimationFormat;
-
 use super::appearance::AppearanceArgs;
 use super::output::{format_arg, resolve_format, write_output};
-use super::timing::TimingArgs;
+use super::timing::{RECORDING_FORMATS, TimingArgs, recording_format};
 use super::{dimension, env_pair};
 
 #[derive(Debug, Parser)]
@@ -232,26 +230,12 @@ struct ExportArgs {
     #[arg(short, long)]
     out: PathBuf,
     /// cast, svg, gif or apng (default: from the extension, else cast).
-    #[arg(long, value_parser = ["cast", "svg", "gif", "apng"])]
+    #[arg(long, value_parser = RECORDING_FORMATS)]
     format: Option<String>,
     #[command(flatten)]
     appearance: AppearanceArgs,
     #[command(flatten)]
     timing: TimingArgs,
-}
-
-impl ExportArgs {
-    /// The animation asked for, `None` for asciicast.
-    fn animation(&self) -> Result<Option<AnimationFormat>, String> {
-        match self.format.as_deref() {
-            Some(name) => Ok(AnimationFormat::ALL
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, f)| *f)),
-            None if self.out.as_os_str() == "-" => Ok(None),
-            None => artifacts::export_format(&self.out),
-        }
-    }
 }
 
 /// Lines from scrollback and screen with their global indices.
@@ -499,7 +483,7 @@ fn connect() -> Result<Client, SessionError> {
 /// for stdout it writes a private temporary file that is copied out and removed.
 fn export(args: &ExportArgs) -> Result<Value, SessionError> {
     let usage = |e: String| SessionError::invalid_request(e);
-    let format = args.animation().map_err(usage)?;
+    let format = recording_format(args.format.as_deref(), &args.out).map_err(usage)?;
     let timing = args.timing.to_timing().map_err(usage)?;
     let appearance = args.appearance.to_appearance(None).map_err(usage)?;
     let animation = format.map(|f| (f, timing, &appearance));

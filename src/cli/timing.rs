@@ -66,8 +66,49 @@ impl TimingArgs {
             looped: !self.no_loop,
             show_keys: self.show_keys,
         };
-        timing.validate().map_err(|e| format!("--{e}"))?;
+        timing.validate().map_err(|e| option_named(&e))?;
         Ok(timing)
+    }
+}
+
+/// `Timing::validate`'s message with the option's own spelling (`fps must be …` → `--fps
+/// must be …`).
+fn option_named(message: &str) -> String {
+    const NAMES: [(&str, &str); 6] = [
+        ("fps", "--fps"),
+        ("speed", "--speed"),
+        ("idle time limit", "--idle-time-limit"),
+        ("from", "--from"),
+        ("sleep", "--sleep"),
+        ("to", "--to"),
+    ];
+    let renamed = NAMES.iter().find_map(|(name, flag)| {
+        message
+            .strip_prefix(name)
+            .filter(|rest| rest.starts_with(' '))
+            .map(|rest| format!("{flag}{rest}"))
+    });
+    let renamed = renamed.unwrap_or_else(|| message.to_owned());
+    // "to must be later than from"
+    renamed.replace("than from", "than --from")
+}
+
+/// The `--format` names of a recording's output.
+pub const RECORDING_FORMATS: [&str; 4] = ["cast", "svg", "gif", "apng"];
+
+/// What a recording is written as: `None` for asciicast, else an animation; `--format` (one
+/// of [`RECORDING_FORMATS`]) if given, else the extension of `out` (`-`: asciicast).
+pub fn recording_format(
+    format: Option<&str>,
+    out: &Path,
+) -> Result<Option<AnimationFormat>, String> {
+    match format {
+        Some(name) => Ok(AnimationFormat::ALL
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, f)| *f)),
+        None if out.as_os_str() == "-" => Ok(None),
+        None => shotty::session::artifacts::export_format(out),
     }
 }
 
@@ -131,5 +172,94 @@ pub fn resolve_output(
             Err(format!("--video writes svg, gif or apng, not {}", f.name()))
         }
         kind => Ok(kind),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use shotty::recording::frames::MAX_FPS;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        timing: TimingArgs,
+    }
+
+    fn timing(args: &[&str]) -> Result<Timing, String> {
+        let cli = Cli::try_parse_from(std::iter::once("t").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        cli.timing.to_timing()
+    }
+
+    #[test]
+    fn a_recording_is_written_as_its_extension_or_format_says() {
+        use std::path::Path;
+        let kind = |format: Option<&str>, name: &str| recording_format(format, Path::new(name));
+        assert_eq!(kind(None, "a.cast"), Ok(None));
+        assert_eq!(kind(None, "a.CAST"), Ok(None));
+        assert_eq!(kind(None, "-"), Ok(None));
+        assert_eq!(kind(None, "a.GIF"), Ok(Some(AnimationFormat::Gif)));
+        assert_eq!(kind(None, "a.svg"), Ok(Some(AnimationFormat::Svg)));
+        assert!(kind(None, "a.png").is_err());
+        assert_eq!(kind(Some("apng"), "a.png"), Ok(Some(AnimationFormat::Apng)));
+        assert_eq!(kind(Some("cast"), "a.gif"), Ok(None));
+    }
+
+    #[test]
+    fn defaults_are_the_specs() {
+        assert_eq!(timing(&[]), Ok(Timing::default()));
+    }
+
+    #[test]
+    fn every_option_reaches_the_timing() {
+        let t = timing(&[
+            "--fps",
+            "10",
+            "--speed",
+            "2",
+            "--idle-time-limit",
+            "0.5",
+            "--from",
+            "1",
+            "--to",
+            "4",
+            "--sleep",
+            "0",
+            "--no-loop",
+            "--show-keys",
+        ]);
+        assert_eq!(
+            t,
+            Ok(Timing {
+                fps: 10,
+                speed: 2.0,
+                idle_time_limit: Some(0.5),
+                from: 1.0,
+                to: Some(4.0),
+                sleep: 0.0,
+                looped: false,
+                show_keys: true,
+            })
+        );
+    }
+
+    #[test]
+    fn bad_values_name_their_option() {
+        let fps = timing(&["--fps", "0"]).unwrap_err();
+        assert!(fps.contains("0 is not in 1..=120"), "{fps}");
+        assert_eq!(MAX_FPS, 120);
+        let speed = timing(&["--speed", "0"]).unwrap_err();
+        assert!(speed.contains("\"0\" is not a positive number"), "{speed}");
+        assert_eq!(
+            timing(&["--from", "3", "--to", "2"]),
+            Err("--to must be later than --from".into())
+        );
+        let limit = timing(&["--idle-time-limit=-1"]).unwrap_err();
+        assert!(
+            limit.contains("not a non-negative number of seconds"),
+            "{limit}"
+        );
     }
 }

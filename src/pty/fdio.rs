@@ -299,6 +299,15 @@ impl PtyInput {
     }
 }
 
+/// What [`Events::recv_or_readable`] woke up for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Wake {
+    /// Something happened on the PTY.
+    Event(PtyEvent),
+    /// These descriptors of the watched ones (their indices) are readable or hung up.
+    Readable(Vec<usize>),
+}
+
 /// The consumer's side of the event stream.
 #[derive(Default)]
 pub(super) struct EventState {
@@ -343,33 +352,77 @@ impl Events<'_> {
     }
 
     fn next(&mut self, deadline: Option<Instant>) -> Result<PtyEvent, RecvTimeoutError> {
+        match self.next_or_readable(deadline, &[])? {
+            Wake::Event(event) => Ok(event),
+            // Nothing is watched besides the PTY, so nothing else can be readable.
+            Wake::Readable(_) => Err(RecvTimeoutError::Timeout),
+        }
+    }
+
+    /// The next event, or the indices of the descriptors of `watch` that are readable (or
+    /// hung up) — whichever comes first — waiting at most `timeout` (`None`: as long as it
+    /// takes). For a consumer that also waits for other things (a user's keyboard, a signal
+    /// pipe) in the same `poll`. Output that keeps coming never starves `watch`: it is
+    /// looked at whenever output is taken.
+    pub fn recv_or_readable(
+        &mut self,
+        watch: &[BorrowedFd<'_>],
+        timeout: Option<Duration>,
+    ) -> Result<Wake, RecvTimeoutError> {
+        self.next_or_readable(timeout.map(|t| Instant::now() + t), watch)
+    }
+
+    fn next_or_readable(
+        &mut self,
+        deadline: Option<Instant>,
+        watch: &[BorrowedFd<'_>],
+    ) -> Result<Wake, RecvTimeoutError> {
         loop {
             if let Some(event) = self.state.pending.pop_front() {
-                return Ok(event);
+                return Ok(Wake::Event(event));
             }
             if self.state.eof && self.state.exited && self.state.exit.is_none() {
                 return Err(RecvTimeoutError::Disconnected);
             }
             let timeout = deadline.map(|d| timespec(d.saturating_duration_since(Instant::now())));
-            self.poll_once(timeout)?;
+            let readable = self.poll_once(timeout, watch)?;
+            if !readable.is_empty() {
+                return Ok(Wake::Readable(readable));
+            }
             if self.state.pending.is_empty() && deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err(RecvTimeoutError::Timeout);
             }
         }
     }
 
-    /// Takes the output the reactor has read; then, with nothing to report, one `poll` over
-    /// the wake-up (new output), the child's exit and, with input queued, the master's room.
-    fn poll_once(&mut self, timeout: Option<Timespec>) -> Result<(), RecvTimeoutError> {
+    /// Takes the output the reactor has read; then one `poll` over the wake-up (new output),
+    /// the child's exit, with input queued the master's room, and `watch` — without waiting
+    /// when there was output to take. Returns the indices of `watch` that are ready.
+    fn poll_once(
+        &mut self,
+        timeout: Option<Timespec>,
+        watch: &[BorrowedFd<'_>],
+    ) -> Result<Vec<usize>, RecvTimeoutError> {
         let shared = self.shared;
         shared.drain_wake();
+        let mut timeout = timeout;
         if self.take_output() {
             self.release_exit();
-            return Ok(());
+            if watch.is_empty() {
+                return Ok(Vec::new());
+            }
+            timeout = Some(Timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            });
         }
         let wants_out = !shared.input().queue.is_empty();
         let master = shared.master_fd();
-        let mut fds = vec![PollFd::new(&shared.wake, PollFlags::IN)];
+        let mut fds: Vec<PollFd<'_>> = watch
+            .iter()
+            .map(|fd| PollFd::new(fd, PollFlags::IN))
+            .collect();
+        fds.push(PollFd::new(&shared.wake, PollFlags::IN));
         let master_at = wants_out.then(|| {
             fds.push(PollFd::new(&master, PollFlags::OUT));
             fds.len() - 1
@@ -383,6 +436,9 @@ impl Events<'_> {
             Ok(_) | Err(Errno::INTR) => {}
             Err(_) => return Err(RecvTimeoutError::Disconnected),
         }
+        let readable: Vec<usize> = (0..watch.len())
+            .filter(|&i| !fds[i].revents().is_empty())
+            .collect();
         let ready = |at: Option<usize>| at.map_or(PollFlags::empty(), |i| fds[i].revents());
         let (master_ready, exit_ready) = (ready(master_at), ready(exit_at));
         drop(fds);
@@ -398,7 +454,7 @@ impl Events<'_> {
             self.state.exit = Some((status, shared.output_written_so_far(u64::MAX)));
         }
         self.release_exit();
-        Ok(())
+        Ok(readable)
     }
 
     /// Reports the held-back exit once the output written before it has been reported (or

@@ -21,9 +21,16 @@
 #[cfg(feature = "serde")]
 pub mod asciicast;
 pub mod frames;
+#[cfg(feature = "session")]
+pub mod live;
+mod recorder;
+
+pub use recorder::Recorder;
 
 use std::collections::VecDeque;
 use std::time::Duration;
+
+use crate::term::Terminal;
 
 /// The longest marker label, in characters.
 pub const MAX_MARKER_LABEL: usize = 1024;
@@ -217,6 +224,16 @@ impl Timeline {
             }
             self.first_index = index;
             self.start = Start::Keyframe(frame);
+        }
+    }
+
+    /// Takes a keyframe of `term` (the terminal this timeline records) when one is due
+    /// ([`Timeline::wants_keyframe`]), which also lets the oldest part go.
+    pub fn keyframe_if_due(&mut self, at: Duration, term: &Terminal) {
+        if self.wants_keyframe() {
+            let clamp = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
+            let (width, height) = (clamp(term.width()), clamp(term.height()));
+            self.keyframe(at, width, height, term.keyframe());
         }
     }
 

@@ -131,7 +131,10 @@ pub fn timeline_file(
 /// The format a recording is exported in by the name of its file: `None` (asciicast) for
 /// `.cast`, else the animated format of `.svg`, `.gif` or `.apng`.
 pub fn export_format(path: &Path) -> Result<Option<AnimationFormat>, String> {
-    if path.extension().is_some_and(|e| e == "cast") {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("cast"))
+    {
         return Ok(None);
     }
     AnimationFormat::from_path(path).map(Some).ok_or_else(|| {

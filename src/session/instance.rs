@@ -213,11 +213,7 @@ impl Live {
     /// Takes a keyframe once enough was recorded since the last (which also lets the
     /// recording drop its oldest part).
     fn keyframe_if_due(&mut self, at: Duration) {
-        if self.recording.wants_keyframe() {
-            let (width, height) = (self.term.width() as u16, self.term.height() as u16);
-            let redraw = self.term.keyframe();
-            self.recording.keyframe(at, width, height, redraw);
-        }
+        self.recording.keyframe_if_due(at, &self.term);
     }
 
     /// The program has exited and all its output is in the terminal.

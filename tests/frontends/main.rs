@@ -1,11 +1,14 @@
-//! The front ends end to end, through the real binary: `shotty session` (the per-user host and
+//! The front ends end to end, through the real binary: `shotty record` (in tmux), `shotty session` (the per-user host and
 //! its CLI), `shotty serve` and `shotty mcp` (driven by the official Python MCP SDK).
 //!
 //! Run one part with a filter, e.g. `cargo test --test frontends serve::`.
 
+#[path = "../support/asciinema.rs"]
+mod asciinema;
 #[path = "../support/procs.rs"]
 mod procs;
 
+mod cli_record;
 mod cli_session;
 mod mcp;
 mod serve;

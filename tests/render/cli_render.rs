@@ -233,7 +233,7 @@ fn bad_input_gives_one_line_errors() {
         (
             &["render", "--from", "2", "--to", "1", "--video"],
             b"{\"version\": 2, \"width\": 10, \"height\": 2}\n",
-            "--to must be later than from",
+            "--to must be later than --from",
         ),
     ];
     for (args, stdin, expected) in cases {

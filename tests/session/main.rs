@@ -3,6 +3,8 @@
 //!
 //! Run one part with a filter, e.g. `cargo test --test session pty::`.
 
+#[path = "../support/asciinema.rs"]
+mod asciinema;
 #[path = "../support/procs.rs"]
 mod procs;
 

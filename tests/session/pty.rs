@@ -539,3 +539,65 @@ fn the_exit_is_reported_after_the_output_written_before_it() {
         process.terminate(Duration::from_secs(1)).expect("stopped");
     }
 }
+
+/// `Events::recv_or_readable`: a descriptor the consumer watches besides the PTY is reported
+/// while the program floods output (a user's key must not wait for `yes` to stop), the
+/// program's output and exit still come, and nothing is reported for a quiet descriptor.
+#[test]
+fn watched_descriptors_are_not_starved_by_a_flood() {
+    use std::io::Write;
+    use std::os::fd::AsFd;
+    use std::os::unix::net::UnixStream;
+
+    use shotty::pty::Wake;
+
+    let (mut key_writer, keys) = UnixStream::pair().expect("socket pair");
+    let (_quiet_writer, quiet) = UnixStream::pair().expect("socket pair");
+    let process =
+        PtyProcess::spawn(&sh("stty -opost; yes flood | head -c 20000000")).expect("spawn");
+    let mut events = process.events();
+    let watch = [quiet.as_fd(), keys.as_fd()];
+    // The flood is under way before the key comes.
+    let mut output = 0usize;
+    while output < 1 << 20 {
+        match events.recv_or_readable(&watch, Some(SAFETY)) {
+            Ok(Wake::Event(PtyEvent::Output(bytes))) => output += bytes.len(),
+            other => panic!("{other:?} during the flood"),
+        }
+    }
+    key_writer.write_all(b"k").expect("key sent");
+    let mut events_before_key = 0;
+    loop {
+        // A consumer slower than the program (writing to a slow terminal) finds output every
+        // time it asks.
+        std::thread::sleep(Duration::from_millis(5));
+        match events.recv_or_readable(&watch, Some(SAFETY)) {
+            Ok(Wake::Readable(ready)) => {
+                assert_eq!(ready, [1], "only the key's descriptor is ready");
+                break;
+            }
+            Ok(Wake::Event(PtyEvent::Output(bytes))) => output += bytes.len(),
+            other => panic!("{other:?} before the key"),
+        }
+        events_before_key += 1;
+        // Each call reads at most a queue's worth ahead; the key is seen within a few.
+        assert!(
+            events_before_key < 64,
+            "the key was not reported under the flood"
+        );
+    }
+    // The key is read, as a consumer would; the rest of the output and the exit follow.
+    let mut byte = [0u8; 1];
+    std::io::Read::read_exact(&mut &keys, &mut byte).expect("key read");
+    let watch = [quiet.as_fd()];
+    let status = loop {
+        match events.recv_or_readable(&watch, Some(SAFETY)) {
+            Ok(Wake::Event(PtyEvent::Output(bytes))) => output += bytes.len(),
+            Ok(Wake::Event(PtyEvent::Eof)) => {}
+            Ok(Wake::Event(PtyEvent::Exited(status))) => break status,
+            other => panic!("{other:?} after the key"),
+        }
+    };
+    assert!(status.success(), "{status}");
+    assert_eq!(output, 20_000_000);
+}

@@ -2,12 +2,13 @@
 //! (Debian's `asciinema cat`), giving the screen the program drew.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use shotty::Terminal;
 use shotty::recording::asciicast::{CastInfo, write_v2};
 use shotty::recording::{Event, Timeline};
+
+use crate::asciinema::asciinema_cat;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -28,35 +29,6 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
         .collect();
     out.sort();
     out
-}
-
-/// `asciinema cat` of a cast file: the output events' data, concatenated. It insists on a
-/// controlling terminal (it opens /dev/tty), so it runs under `script`, its stdout in a file.
-fn asciinema_cat(cast: &Path) -> Vec<u8> {
-    let dir = cast.parent().expect("dir");
-    let out = dir.join("asciinema-cat.out");
-    let command = format!(
-        "asciinema cat {} > {}",
-        shell_quote(cast),
-        shell_quote(&out)
-    );
-    let status = Command::new("script")
-        .args(["-q", "-e", "-c", &command, "/dev/null"])
-        .env("HOME", dir)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("script runs (util-linux), asciinema inside it (Debian package asciinema)");
-    assert!(
-        status.success(),
-        "asciinema cat {} failed: {status}",
-        cast.display()
-    );
-    std::fs::read(&out).expect("asciinema's output")
-}
-
-fn shell_quote(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', "'\\''"))
 }
 
 #[test]
