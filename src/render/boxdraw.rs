@@ -101,6 +101,51 @@ pub fn cell_path(
     Some(fill)
 }
 
+/// Appends `new` (path data of one cell) to `path`, joining a rectangle that continues the
+/// last rectangle of `path` on the right at the same height into it: a horizontal line or a
+/// bar across many cells (`──────`, a progress bar) becomes one rectangle instead of one per
+/// cell, the same filled area in far fewer bytes.
+pub fn append_joined(path: &mut String, new: &str) {
+    if let (Some(last_start), Some(next)) = (path.rfind('M'), as_rect(new))
+        && let Some(last) = as_rect(&path[last_start..])
+        && last.y0 == next.y0
+        && last.y1 == next.y1
+        && last.x1 == next.x0
+    {
+        let joined = format!(
+            "M{} {}H{}V{}H{}Z",
+            last.x0, last.y0, next.x1, last.y1, last.x0
+        );
+        path.truncate(last_start);
+        path.push_str(&joined);
+        return;
+    }
+    path.push_str(new);
+}
+
+/// The corners of a rectangle as [`Pen::rect`] writes it, `M x0 y0 H x1 V y1 H x0 Z`, as
+/// written.
+struct RectText<'a> {
+    x0: &'a str,
+    y0: &'a str,
+    x1: &'a str,
+    y1: &'a str,
+}
+
+fn as_rect(path: &str) -> Option<RectText<'_>> {
+    let body = path.strip_prefix('M')?.strip_suffix('Z')?;
+    let (x0, rest) = body.split_once(' ')?;
+    let (y0, rest) = rest.split_once('H')?;
+    let (x1, rest) = rest.split_once('V')?;
+    let (y1, back) = rest.split_once('H')?;
+    let number = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+    };
+    (back == x0 && [x0, y0, x1, y1].into_iter().all(number)).then_some(RectText { x0, y0, x1, y1 })
+}
+
 #[derive(Clone, Copy)]
 struct Cell {
     x: f64,

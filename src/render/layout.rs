@@ -667,7 +667,7 @@ impl Builder<'_> {
                         Fill::Solid => 1.0,
                         Fill::Alpha(a) => a,
                     };
-                    self.shape(colors.fg, alpha).push_str(&path);
+                    boxdraw::append_joined(self.shape(colors.fg, alpha), &path);
                 }
                 self.scratch = path;
                 spaces += width;

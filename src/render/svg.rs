@@ -530,7 +530,7 @@ fn drawing(
     text_style: impl Fn(usize) -> TextStyle,
 ) {
     shapes_and_strokes(out, shapes, strokes);
-    text(out, &layout.links, runs, 0.0, text_style);
+    text(out, &layout.links, runs, Baseline::PerRun, text_style);
 }
 
 /// Box drawing, blocks and decorations, then curly underlines: one `<path>` each.
@@ -554,42 +554,50 @@ pub(crate) fn shapes_and_strokes(out: &mut String, shapes: &[Shape], strokes: &[
     }
 }
 
-/// Text runs, each baseline moved by `dy` (rows drawn once and placed with `<use>` are
-/// written at their own origin): one `<text>` for the runs without a link, with nothing
-/// between its `<tspan>`s (see the title in [`frame`]); one `<a><text>` per linked run.
-/// `xml:space` on the `<text>`, once, rather than on every tspan: there is no other character
-/// data for it to apply to.
+/// Where the baselines of [`text`] are written.
+#[derive(Clone, Copy)]
+pub(crate) enum Baseline {
+    /// On each `<tspan>`, at its run's own baseline (runs of several rows in one `<text>`).
+    PerRun,
+    /// Once on the `<text>`, this value, for runs of one row drawn at its own origin (rows
+    /// drawn once and placed with `<use>`).
+    Row(f64),
+}
+
+/// Text runs: one `<text>` for the runs without a link, with nothing between its
+/// `<tspan>`s (see the title in [`frame`]); one `<a><text>` per linked run. `xml:space` on the
+/// `<text>`, once, rather than on every tspan: there is no other character data for it to
+/// apply to.
 pub(crate) fn text(
     out: &mut String,
     links: &[String],
     runs: &[Run],
-    dy: f64,
+    baseline: Baseline,
     text_style: impl Fn(usize) -> TextStyle,
 ) {
-    out.push_str("\n<text xml:space=\"preserve\">");
+    let open = |out: &mut String| {
+        out.push_str("\n<text xml:space=\"preserve\"");
+        if let Baseline::Row(y) = baseline {
+            num(out, "y", y);
+        }
+        out.push('>');
+    };
+    let y = |run: &Run| match baseline {
+        Baseline::PerRun => Some(run.y),
+        Baseline::Row(_) => None,
+    };
+    open(out);
     for run in runs.iter().filter(|r| r.link.is_none()) {
-        tspan(
-            out,
-            text_style(run.class),
-            &run.x,
-            Some(run.y + dy),
-            &run.text,
-        );
+        tspan(out, text_style(run.class), &run.x, y(run), &run.text);
     }
     out.push_str("</text>");
     for run in runs {
         let Some(l) = run.link else { continue };
         out.push_str("\n<a href=\"");
         push_escaped(out, &links[l], Escape::Uri);
-        out.push('"');
-        out.push_str(">\n<text xml:space=\"preserve\">");
-        tspan(
-            out,
-            text_style(run.class),
-            &run.x,
-            Some(run.y + dy),
-            &run.text,
-        );
+        out.push_str("\">");
+        open(out);
+        tspan(out, text_style(run.class), &run.x, y(run), &run.text);
         out.push_str("</text>\n</a>");
     }
 }

@@ -19,13 +19,25 @@ use super::AnimationWriter;
 use crate::recording::frames::Timing;
 use crate::render::layout::{Layout, TextClass};
 use crate::render::number::{push_f, push_hundredths};
-use crate::render::svg::{self as still, FontSubsets, TextStyle};
+use crate::render::svg::{self as still, Baseline, FontSubsets, TextStyle};
 use crate::render::{Appearance, RenderError};
 
 /// Screens side by side in one row of the strip, before the next row starts. The strip stays
 /// within about a hundred thousand pixels either way for tens of thousands of screens, where
 /// browsers' single-precision transforms still place glyphs to a hundredth of a pixel.
 const STRIP_COLUMNS: usize = 64;
+
+/// Appends `n` × 10^-`decimals`, without trailing zeros.
+fn push_fraction(out: &mut String, n: u128, decimals: u32) {
+    let unit = 10u128.pow(decimals);
+    let _ = write!(out, "{}", n / unit);
+    let fraction = n % unit;
+    if fraction != 0 {
+        let digits = format!("{fraction:0width$}", width = decimals as usize);
+        out.push('.');
+        out.push_str(digits.trim_end_matches('0'));
+    }
+}
 
 /// The animated SVG writer (see the [module documentation](self)).
 pub struct SvgAnimation {
@@ -80,9 +92,16 @@ impl SvgAnimation {
             return id;
         }
         let id = self.drawn.len();
-        let _ = write!(self.defs, "\n<g id=\"{prefix}{id}\">");
-        self.defs.push_str(&drawing);
-        self.defs.push_str("\n</g>");
+        // One element takes the id itself; several are grouped.
+        let single = drawing.matches("\n<").count() == 1;
+        match drawing.strip_prefix("\n<text ").filter(|_| single) {
+            Some(rest) => {
+                let _ = write!(self.defs, "\n<text id=\"{prefix}{id}\" {rest}");
+            }
+            None => {
+                let _ = write!(self.defs, "\n<g id=\"{prefix}{id}\">{drawing}\n</g>");
+            }
+        }
         self.drawn.insert(drawing, id);
         id
     }
@@ -129,7 +148,7 @@ impl SvgAnimation {
                 &mut drawing,
                 &layout.links,
                 row,
-                baseline - first.y,
+                Baseline::Row(baseline),
                 text_style,
             );
             let id = self.define('r', drawing);
@@ -156,25 +175,34 @@ impl SvgAnimation {
             ".strip{{animation:play {millis}ms step-end {}}}@keyframes play{{",
             if self.looped { "infinite" } else { "forwards" }
         );
+        // Percentages with as many decimals as keep every keyframe within a quarter of a
+        // frame of its time (rounded to the nearest step of a 10^-decimals per cent).
+        let decimals = (0..=6u32).find(|&d| 10u64.pow(d) * 50 >= end).unwrap_or(6);
+        let scale = 100 * u128::from(10u64.pow(decimals));
         let last = self.timeline.last().map(|&(_, screen)| (end, screen));
+        let mut keyframes: Vec<(u128, usize)> = Vec::with_capacity(self.timeline.len() + 1);
         for (i, &(index, screen)) in self.timeline.iter().chain(last.iter()).enumerate() {
-            // Hundred-thousandths of the duration: under 20 ms off in a 30-minute recording.
             // The first keyframe is at 0 whatever its index, the last at 100%.
-            let at = if i == 0 {
-                0
-            } else {
-                u128::from(index.min(end)) * 10_000_000 / u128::from(end)
-            };
+            let index = if i == 0 { 0 } else { index.min(end) };
+            let at = (u128::from(index) * scale + u128::from(end) / 2) / u128::from(end);
+            // Of frames that round to one step, the latest is what shows after it.
+            if keyframes
+                .last()
+                .is_some_and(|&(previous, _)| previous == at)
+            {
+                keyframes.pop();
+            }
+            keyframes.push((at, screen));
+        }
+        for (at, screen) in keyframes {
+            push_fraction(&mut css, at, decimals);
             let (x, y) = offsets[screen];
-            let _ = write!(
-                css,
-                "{}.{:05}%{{transform:translate(",
-                at / 100_000,
-                at % 100_000
-            );
+            css.push_str("%{transform:translate(");
             push_f(&mut css, -x);
-            css.push_str("px,");
-            push_f(&mut css, -y);
+            if y != 0.0 {
+                css.push_str("px,");
+                push_f(&mut css, -y);
+            }
             css.push_str("px)}");
         }
         css.push('}');
@@ -215,7 +243,8 @@ impl AnimationWriter for SvgAnimation {
         // Screens are a little apart, so no glyph that overhangs its cell reaches into the
         // screen next to it in the strip.
         let gap = 2.0 * last.metrics.width.max(last.metrics.height);
-        let (w, h) = (self.cell.0 + gap, self.cell.1 + gap);
+        // Whole pixels, so the strip's offsets are short integers.
+        let (w, h) = ((self.cell.0 + gap).ceil(), (self.cell.1 + gap).ceil());
         let offsets: Vec<(f64, f64)> = (0..self.screens.len())
             .map(|i| {
                 (
@@ -336,8 +365,8 @@ mod tests {
             "{doc}"
         );
         // Line 5 arrives at 0.5 s of 1.9 s.
-        assert!(doc.contains("}26.31578%{transform"), "{doc}");
-        assert!(doc.contains("100.00000%{transform"), "{doc}");
+        assert!(doc.contains("}26%{transform"), "{doc}");
+        assert!(doc.contains("}100%{transform"), "{doc}");
     }
 
     #[test]
