@@ -5,6 +5,9 @@
 //! which keeps only what it needs to write the file (never every frame's pixels), so a long
 //! recording is animated in bounded memory.
 
+#[cfg(feature = "png")]
+pub mod raster;
+
 use std::fmt::Display;
 use std::path::Path;
 
