@@ -11,7 +11,10 @@
 //! a few backgrounds), and then a GIF frame is exact. One palette for the whole GIF is grown
 //! frame by frame, appending, so indices already encoded stay valid; a frame whose colours no
 //! longer fit gets its own palette, and a frame of more than 256 colours is reduced by a
-//! deterministic median cut ([`median_cut`]). APNG frames are 8-bit RGBA, always exact.
+//! deterministic median cut ([`median_cut`]). APNG is always exact: 8-bit indices into one
+//! RGBA palette grown the same way while the animation's colours fit 256 (a terminal frame
+//! deflates about four times smaller so), else 8-bit RGBA (the frames so far are then
+//! re-encoded once).
 //!
 //! Timing: frame `index` is shown from `index / fps` seconds. APNG delays are exact fractions
 //! of a second; GIF delays are whole centiseconds, each frame's start rounded to the nearest
@@ -621,13 +624,27 @@ fn median_cut(colours: &[(u32, u32)], max: usize) -> (Vec<u32>, FxHashMap<u32, u
 struct ApngFrame {
     region: Region,
     delay: (u16, u16),
-    blend: ::png::BlendOp,
     data: Vec<u8>,
+}
+
+/// How APNG pixels are stored. All frames share the colour type and the palette.
+enum ApngPixels {
+    /// 8-bit indices into one RGBA palette (PLTE and tRNS), grown as frames come: a terminal
+    /// frame deflates several times smaller so.
+    Indexed(Palette),
+    /// 8-bit RGBA, once the colours of the animation no longer fit a palette.
+    Rgba,
 }
 
 struct ApngFrames {
     compression: ::png::Compression,
+    pixels: ApngPixels,
     frames: Vec<ApngFrame>,
+}
+
+/// The palette key of an RGBA pixel.
+fn rgba_key(px: &[u8]) -> u32 {
+    u32::from_be_bytes([px[0], px[1], px[2], px[3]])
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -654,6 +671,7 @@ impl ApngFrames {
                 PngCompression::Default => ::png::Compression::Balanced,
                 PngCompression::Fast => ::png::Compression::Fast,
             },
+            pixels: ApngPixels::Indexed(Palette::default()),
             frames: Vec::new(),
         }
     }
@@ -665,31 +683,56 @@ impl ApngFrames {
         width: u32,
         fps: u32,
     ) -> Result<(), RenderError> {
-        let region = frame.region;
-        let pixels: Vec<u8> = region
-            .rows(&frame.pixels, width)
-            .flatten()
-            .copied()
-            .collect();
-        let data = deflate_rgba(&pixels, region.w, region.h, self.compression)?;
         let delays = apng_delays(end - frame.index, fps);
-        self.frames.push(ApngFrame {
-            region,
-            delay: delays[0],
-            blend: ::png::BlendOp::Source,
-            data,
-        });
-        if delays.len() > 1 {
-            // Hold frames: one transparent pixel blended over, which changes nothing.
-            let data = deflate_rgba(&[0; 4], 1, 1, self.compression)?;
-            for &delay in &delays[1..] {
-                self.frames.push(ApngFrame {
-                    region: Region::full(1, 1),
-                    delay,
-                    blend: ::png::BlendOp::Over,
-                    data: data.clone(),
-                });
+        // A delay too long for one fcTL continues in hold frames that redraw the top-left
+        // pixel as it is.
+        let holds = delays[1..].iter().map(|&d| (Region::full(1, 1), d));
+        for (region, delay) in std::iter::once((frame.region, delays[0])).chain(holds) {
+            let rgba: Vec<u8> = region
+                .rows(&frame.pixels, width)
+                .flatten()
+                .copied()
+                .collect();
+            let data = self.deflate(&rgba, region)?;
+            self.frames.push(ApngFrame {
+                region,
+                delay,
+                data,
+            });
+        }
+        Ok(())
+    }
+
+    /// Deflates a region's RGBA pixels in the animation's colour type, switching the
+    /// animation to RGBA when its colours outgrow the palette.
+    fn deflate(&mut self, rgba: &[u8], region: Region) -> Result<Vec<u8>, RenderError> {
+        if let ApngPixels::Indexed(palette) = &mut self.pixels {
+            let keys: Vec<u32> = rgba.chunks_exact(4).map(rgba_key).collect();
+            let mut distinct = keys.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            if palette.extend(&distinct) {
+                let indices: Vec<u8> = keys
+                    .iter()
+                    .map(|k| palette.index.get(k).copied().unwrap_or(0))
+                    .collect();
+                return deflate_still(&indices, region, Some(palette), self.compression);
             }
+            self.switch_to_rgba()?;
+        }
+        deflate_still(rgba, region, None, self.compression)
+    }
+
+    /// Re-encodes the frames so far as RGBA: each is inflated (as a still PNG with the
+    /// palette), expanded and deflated again, one at a time.
+    fn switch_to_rgba(&mut self) -> Result<(), RenderError> {
+        let ApngPixels::Indexed(palette) = std::mem::replace(&mut self.pixels, ApngPixels::Rgba)
+        else {
+            return Ok(());
+        };
+        for frame in &mut self.frames {
+            let rgba = inflate_indexed(&frame.data, frame.region, &palette)?;
+            frame.data = deflate_still(&rgba, frame.region, None, self.compression)?;
         }
         Ok(())
     }
@@ -700,10 +743,12 @@ impl ApngFrames {
         };
         let count = u32::try_from(self.frames.len())
             .map_err(|_| RenderError::new("too many frames for an animated PNG"))?;
+        let palette = match &self.pixels {
+            ApngPixels::Indexed(palette) => Some(palette),
+            ApngPixels::Rgba => None,
+        };
         let mut out = Vec::new();
-        let mut encoder = ::png::Encoder::new(&mut out, width, height);
-        encoder.set_color(::png::ColorType::Rgba);
-        encoder.set_depth(::png::BitDepth::Eight);
+        let mut encoder = png_encoder(&mut out, Region::full(width, height), palette);
         encoder
             .set_animated(count, if looped { 0 } else { 1 })
             .map_err(err)?;
@@ -732,7 +777,8 @@ impl ApngFrames {
     }
 }
 
-/// The fcTL chunk of a frame.
+/// The fcTL chunk of a frame: it replaces its region (blend Source) and leaves it (dispose
+/// None).
 fn fctl(sequence: u32, frame: &ApngFrame) -> [u8; 26] {
     let r = frame.region;
     let mut data = [0; 26];
@@ -744,28 +790,80 @@ fn fctl(sequence: u32, frame: &ApngFrame) -> [u8; 26] {
     data[20..22].copy_from_slice(&frame.delay.0.to_be_bytes());
     data[22..24].copy_from_slice(&frame.delay.1.to_be_bytes());
     data[24] = ::png::DisposeOp::None as u8;
-    data[25] = frame.blend as u8;
+    data[25] = ::png::BlendOp::Source as u8;
     data
 }
 
-/// Filters and deflates an RGBA image as the png crate does for a still: the zlib stream of
-/// its IDAT chunks.
-fn deflate_rgba(
+/// A PNG encoder of an image of `region`'s size: 8-bit indexed with `palette`'s PLTE and tRNS,
+/// or 8-bit RGBA without one.
+fn png_encoder<'a>(
+    out: &'a mut Vec<u8>,
+    region: Region,
+    palette: Option<&Palette>,
+) -> ::png::Encoder<'static, &'a mut Vec<u8>> {
+    let mut encoder = ::png::Encoder::new(out, region.w, region.h);
+    encoder.set_depth(::png::BitDepth::Eight);
+    match palette {
+        Some(palette) => {
+            encoder.set_color(::png::ColorType::Indexed);
+            let bytes: Vec<[u8; 4]> = palette.keys.iter().map(|k| k.to_be_bytes()).collect();
+            encoder.set_palette(
+                bytes
+                    .iter()
+                    .flat_map(|b| [b[0], b[1], b[2]])
+                    .collect::<Vec<_>>(),
+            );
+            encoder.set_trns(bytes.iter().map(|b| b[3]).collect::<Vec<_>>());
+        }
+        None => encoder.set_color(::png::ColorType::Rgba),
+    }
+    encoder
+}
+
+/// Filters and deflates an image (indices into `palette`, or RGBA without one) as the png
+/// crate does for a still: the zlib stream of its IDAT chunks.
+fn deflate_still(
     pixels: &[u8],
-    width: u32,
-    height: u32,
+    region: Region,
+    palette: Option<&Palette>,
     compression: ::png::Compression,
 ) -> Result<Vec<u8>, RenderError> {
     let err = |e: ::png::EncodingError| RenderError::new(format!("cannot encode a frame: {e}"));
     let mut still = Vec::new();
-    let mut encoder = ::png::Encoder::new(&mut still, width, height);
-    encoder.set_color(::png::ColorType::Rgba);
-    encoder.set_depth(::png::BitDepth::Eight);
+    let mut encoder = png_encoder(&mut still, region, palette);
     encoder.set_compression(compression);
     let mut writer = encoder.write_header().map_err(err)?;
     writer.write_image_data(pixels).map_err(err)?;
     writer.finish().map_err(err)?;
     idat_data(&still)
+}
+
+/// The RGBA pixels of an indexed frame's IDAT data.
+fn inflate_indexed(data: &[u8], region: Region, palette: &Palette) -> Result<Vec<u8>, RenderError> {
+    let err = |e: String| RenderError::new(format!("cannot re-encode a frame as RGBA: {e}"));
+    let mut still = Vec::new();
+    let mut writer = png_encoder(&mut still, region, Some(palette))
+        .write_header()
+        .map_err(|e| err(e.to_string()))?;
+    writer
+        .write_chunk(::png::chunk::IDAT, data)
+        .map_err(|e| err(e.to_string()))?;
+    writer.finish().map_err(|e| err(e.to_string()))?;
+    let mut decoder = ::png::Decoder::new(std::io::Cursor::new(still));
+    decoder.set_transformations(::png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().map_err(|e| err(e.to_string()))?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| err("the frame is too large".into()))?;
+    let mut rgba = vec![0; size];
+    let info = reader
+        .next_frame(&mut rgba)
+        .map_err(|e| err(e.to_string()))?;
+    rgba.truncate(info.buffer_size());
+    if info.color_type != ::png::ColorType::Rgba {
+        return Err(err(format!("expanded to {:?}", info.color_type)));
+    }
+    Ok(rgba)
 }
 
 /// The concatenated IDAT data of a PNG file.
@@ -883,9 +981,9 @@ mod tests {
     }
 
     fn decode_apng(data: &[u8]) -> (u32, u32, ::png::AnimationControl, Vec<ApngOut>) {
-        let mut reader = ::png::Decoder::new(std::io::Cursor::new(data))
-            .read_info()
-            .expect("PNG header");
+        let mut decoder = ::png::Decoder::new(std::io::Cursor::new(data));
+        decoder.set_transformations(::png::Transformations::EXPAND);
+        let mut reader = decoder.read_info().expect("PNG header");
         let info = reader.info();
         let (w, h) = (info.width, info.height);
         let actl = info.animation_control.expect("acTL");
@@ -1136,6 +1234,24 @@ mod tests {
             .unwrap_or(0);
         assert!(worst <= 48, "worst channel error {worst}");
         assert!(got != want, "600 colours cannot be exact");
+
+        // APNG: the first frame was indexed, the second outgrows the palette, and the file
+        // is RGBA throughout, exact.
+        let one = write(RasterFormat::Apng, &a, &timing(30, true), &frames, 40);
+        let two = write(RasterFormat::Apng, &a, &timing(30, true), &frames, 40);
+        assert!(one == two);
+        assert_eq!(apng_colour_type(&one), ::png::ColorType::Rgba);
+        let (w, h, _, apng) = decode_apng(&one);
+        assert!(composite_apng(w, h, &apng) == want);
+        let few = write(RasterFormat::Apng, &a, &timing(30, true), &frames[..1], 40);
+        assert_eq!(apng_colour_type(&few), ::png::ColorType::Indexed);
+    }
+
+    fn apng_colour_type(data: &[u8]) -> ::png::ColorType {
+        let reader = ::png::Decoder::new(std::io::Cursor::new(data))
+            .read_info()
+            .expect("PNG header");
+        reader.info().color_type
     }
 
     #[test]
