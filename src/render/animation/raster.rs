@@ -11,15 +11,20 @@
 //! a few backgrounds), and then a GIF frame is exact. One palette for the whole GIF is grown
 //! frame by frame, appending, so indices already encoded stay valid; a frame whose colours no
 //! longer fit gets its own palette, and a frame of more than 256 colours is reduced by a
-//! deterministic median cut ([`median_cut`]). APNG is always exact: 8-bit indices into one
+//! deterministic median cut. APNG is always exact: 8-bit indices into one
 //! RGBA palette grown the same way while the animation's colours fit 256 (a terminal frame
 //! deflates about four times smaller so), else 8-bit RGBA (the frames so far are then
 //! re-encoded once).
 //!
-//! Timing: frame `index` is shown from `index / fps` seconds. APNG delays are exact fractions
-//! of a second; GIF delays are whole centiseconds, each frame's start rounded to the nearest
-//! centisecond of its grid time, so rounding never accumulates. A delay too long for the
-//! format's 16-bit field is continued by hold frames that draw nothing.
+//! Timing: frame `index` is shown from `index / fps` seconds, until the next frame; a frame
+//! whose pixels equal the previous one's only makes that one last longer. APNG delays are
+//! exact fractions of a second. GIF delays are whole centiseconds, each frame starting at its
+//! grid time rounded to the nearest centisecond, so rounding never accumulates; no GIF delay
+//! is below 2 cs (browsers show 0 or 1 cs as 10 cs), so a frame that would be shorter is shown
+//! for 2 cs and the frames after it start that much later until they are back on the grid
+//! (frames are never dropped: each may be the base of the next one's changed rectangle). A
+//! delay too long for the format's 16-bit field is continued by hold frames that change
+//! nothing.
 
 use std::borrow::Cow;
 
@@ -500,7 +505,7 @@ fn gif_hold(region: Region, delay: u16, dispose: gif::DisposalMethod) -> gif::Fr
 }
 
 /// A frame's own palette for `colours` (key, count), sorted by key: exact if they fit,
-/// else reduced by [`median_cut`]. The transparent entry, if any, comes last.
+/// else reduced by `median_cut`. The transparent entry, if any, comes last.
 fn local_palette(colours: &[(u32, u32)]) -> (Vec<u32>, FxHashMap<u32, u8>) {
     let has_transparent = colours.first().map(|&(k, _)| k) == Some(TRANSPARENT);
     let opaque = &colours[usize::from(has_transparent)..];
