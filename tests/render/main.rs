@@ -1,12 +1,13 @@
 //! Screenshots: the renderer and the one-shot commands through the real binary (`shotty
-//! render`, `shotty capture`), XML validity of every SVG, the golden images, and the SVGs in
-//! a real browser.
+//! render`, `shotty capture`), XML validity of every SVG, the golden images, the SVGs in a real
+//! browser, and GIF and APNG animations read back by Pillow.
 //!
 //! Run one part with a filter, e.g. `cargo test --test render golden::`.
 
 #[path = "../support/mod.rs"]
 mod support;
 
+mod animation;
 mod browser;
 mod cli_capture;
 mod cli_render;

@@ -5,6 +5,8 @@
 //! which keeps only what it needs to write the file (never every frame's pixels), so a long
 //! recording is animated in bounded memory.
 
+#[cfg(feature = "png")]
+pub mod raster;
 pub mod svg;
 
 use std::fmt::Display;
@@ -73,8 +75,21 @@ pub fn writer(
 ) -> Result<Box<dyn AnimationWriter>, RenderError> {
     match format {
         AnimationFormat::Svg => Ok(Box::new(svg::SvgAnimation::new(appearance, timing)?)),
+        #[cfg(feature = "png")]
+        AnimationFormat::Gif => Ok(Box::new(raster::RasterAnimation::new(
+            raster::RasterFormat::Gif,
+            appearance,
+            timing,
+        )?)),
+        #[cfg(feature = "png")]
+        AnimationFormat::Apng => Ok(Box::new(raster::RasterAnimation::new(
+            raster::RasterFormat::Apng,
+            appearance,
+            timing,
+        )?)),
+        #[cfg(not(feature = "png"))]
         AnimationFormat::Gif | AnimationFormat::Apng => Err(RenderError::new(format!(
-            "{} animations are not written yet",
+            "{} animations need shotty's `png` feature",
             format.name()
         ))),
     }

@@ -1,0 +1,274 @@
+//! GIF and APNG animations read back by an independent decoder, Python's Pillow: frame count,
+//! each frame's duration, looping, and the final composited picture against the still PNG.
+//!
+//! Needs python3 with Pillow (`.ci/run` installs it); set SHOTTY_SKIP_PILLOW=1 to skip (CI
+//! refuses that switch).
+
+use std::path::Path;
+use std::process::Command;
+
+use shotty::recording::frames::Timing;
+use shotty::render::animation::AnimationWriter;
+use shotty::render::animation::raster::{RasterAnimation, RasterFormat};
+use shotty::render::layout::Layout;
+use shotty::render::{Appearance, WindowStyle};
+use shotty::term::{Snapshot, Terminal};
+
+/// Reads an animation with Pillow: prints a JSON summary and writes the last frame, composited
+/// and converted to RGBA, to the second argument.
+const READ_ANIMATION: &str = r#"
+import json, sys
+from PIL import Image
+
+im = Image.open(sys.argv[1])
+durations = []
+for i in range(im.n_frames):
+    im.seek(i)
+    durations.append(im.info.get("duration"))
+last = im.convert("RGBA")
+with open(sys.argv[2], "wb") as f:
+    f.write(last.tobytes())
+print(json.dumps({
+    "format": im.format,
+    "frames": im.n_frames,
+    "durations": durations,
+    "loop": im.info.get("loop"),
+    "size": list(last.size),
+}))
+"#;
+
+/// Whether Pillow is there; panics with what to do when it is missing, unless skipped on
+/// purpose.
+fn require_pillow() -> bool {
+    if std::env::var_os("SHOTTY_SKIP_PILLOW").is_some_and(|v| v == "1") {
+        eprintln!("SHOTTY_SKIP_PILLOW=1: skipping the Pillow checks of animations");
+        return false;
+    }
+    match Command::new("python3").args(["-c", "import PIL"]).output() {
+        Err(e) => panic!(
+            "python3 is needed for tests/render/animation.rs ({e}); install it, or set \
+             SHOTTY_SKIP_PILLOW=1 to skip"
+        ),
+        Ok(out) if !out.status.success() => panic!(
+            "Pillow is missing (pip install pillow, see .ci/run), or set SHOTTY_SKIP_PILLOW=1 \
+             to skip: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Ok(_) => true,
+    }
+}
+
+/// What Pillow read.
+struct Read {
+    format: String,
+    frames: usize,
+    /// Milliseconds.
+    durations: Vec<f64>,
+    looped: Option<u64>,
+    size: (u32, u32),
+    last: Vec<u8>,
+}
+
+fn read_with_pillow(dir: &Path, name: &str, data: &[u8]) -> Read {
+    let file = dir.join(name);
+    let last = dir.join(format!("{name}.rgba"));
+    std::fs::write(&file, data).expect("write the animation");
+    let script = dir.join("read_animation.py");
+    std::fs::write(&script, READ_ANIMATION).expect("write the script");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(&file)
+        .arg(&last)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "Pillow cannot read {name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the script's JSON");
+    Read {
+        format: json["format"].as_str().expect("format").to_owned(),
+        frames: json["frames"].as_u64().expect("frames") as usize,
+        durations: json["durations"]
+            .as_array()
+            .expect("durations")
+            .iter()
+            .map(|d| d.as_f64().expect("a duration"))
+            .collect(),
+        looped: json["loop"].as_u64(),
+        size: (
+            json["size"][0].as_u64().expect("width") as u32,
+            json["size"][1].as_u64().expect("height") as u32,
+        ),
+        last: std::fs::read(&last).expect("the last frame"),
+    }
+}
+
+/// The still PNG of `snapshot`, decoded: size and RGBA.
+fn still(snapshot: &Snapshot, a: &Appearance) -> ((u32, u32), Vec<u8>) {
+    let data = shotty::render::to_png(snapshot, a).expect("still PNG");
+    let mut reader = png::Decoder::new(std::io::Cursor::new(data))
+        .read_info()
+        .expect("PNG header");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("buffer size")];
+    let info = reader.next_frame(&mut pixels).expect("PNG frame");
+    pixels.truncate(info.buffer_size());
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    ((info.width, info.height), pixels)
+}
+
+/// A progress bar with a coloured counter drawn at grid indices `INDICES`; the last step
+/// erases the word "working" (its pixels turn transparent in the transparent style).
+const INDICES: [u64; 5] = [0, 4, 9, 20, 33];
+
+fn screens() -> Vec<Snapshot> {
+    let mut term = Terminal::new(40, 4);
+    let steps = [
+        "\x1b[1mworking\x1b[0m on \x1b[36mbuild\x1b[0m\r\n\x1b[32m[          ]\x1b[0m   0%",
+        "\r\x1b[32m[###       ]\x1b[0m \x1b[33m 30%\x1b[0m",
+        "\r\x1b[32m[######    ]\x1b[0m \x1b[33m 60%\x1b[0m",
+        "\r\x1b[32m[##########]\x1b[0m \x1b[1;32m100%\x1b[0m",
+        "\x1b[A\r\x1b[7C\x1b[1K\r\n\x1b[44;97m done \x1b[0m",
+    ];
+    steps
+        .iter()
+        .map(|s| {
+            term.advance(s.as_bytes());
+            term.snapshot()
+        })
+        .collect()
+}
+
+fn animate(format: RasterFormat, a: &Appearance, timing: &Timing, shots: &[Snapshot]) -> Vec<u8> {
+    let mut writer = Box::new(RasterAnimation::new(format, a, timing).expect("writer"));
+    for (shot, &index) in shots.iter().zip(&INDICES) {
+        let layout = Layout::new(shot, a).expect("layout");
+        writer.push(&layout, index).expect("push");
+    }
+    writer.finish(end(timing)).expect("finish")
+}
+
+fn end(timing: &Timing) -> u64 {
+    INDICES[INDICES.len() - 1] + timing.sleep_frames()
+}
+
+/// The grid times of the frames and the end, each as `f` says.
+fn boundaries(timing: &Timing, f: impl Fn(u64) -> f64) -> Vec<f64> {
+    let times: Vec<u64> = INDICES.iter().copied().chain([end(timing)]).collect();
+    times.windows(2).map(|w| f(w[1]) - f(w[0])).collect()
+}
+
+/// The still's pixels as a GIF shows them: opaque at half opacity and above, else clear.
+fn as_gif_shows(rgba: &[u8]) -> Vec<u8> {
+    rgba.chunks_exact(4)
+        .flat_map(|p| {
+            if p[3] < 128 {
+                [0, 0, 0, 0]
+            } else {
+                [p[0], p[1], p[2], 255]
+            }
+        })
+        .collect()
+}
+
+/// Pillow's transparent pixels keep the palette colour of the transparent index: clear them.
+fn clear_transparent(rgba: &[u8]) -> Vec<u8> {
+    rgba.chunks_exact(4)
+        .flat_map(|p| {
+            if p[3] == 0 {
+                [0, 0, 0, 0]
+            } else {
+                [p[0], p[1], p[2], p[3]]
+            }
+        })
+        .collect()
+}
+
+fn colour_count(rgba: &[u8]) -> usize {
+    let mut colours: Vec<&[u8]> = rgba.chunks_exact(4).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    colours.len()
+}
+
+fn check(window: WindowStyle, looped: bool) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let a = Appearance {
+        window,
+        ..Appearance::default()
+    };
+    let timing = Timing {
+        looped,
+        ..Timing::default()
+    };
+    let shots = screens();
+    let (size, still) = still(&shots[shots.len() - 1], &a);
+    let fps = f64::from(timing.fps);
+
+    let gif = read_with_pillow(
+        dir.path(),
+        "a.gif",
+        &animate(RasterFormat::Gif, &a, &timing, &shots),
+    );
+    assert_eq!(gif.format, "GIF");
+    assert_eq!(gif.frames, INDICES.len(), "{window:?}");
+    // Centiseconds rounded on the grid, in milliseconds.
+    let cs = |i: u64| (i as f64 * 100.0 / fps).round() * 10.0;
+    assert_eq!(gif.durations, boundaries(&timing, cs), "{window:?}");
+    assert_eq!(gif.looped, looped.then_some(0), "{window:?}");
+    assert_eq!(gif.size, size);
+    let shown = as_gif_shows(&still);
+    assert!(
+        colour_count(&shown) <= 256,
+        "the test's screen fits a palette"
+    );
+    assert!(
+        clear_transparent(&gif.last) == shown,
+        "{window:?}: the GIF's last frame differs from the still"
+    );
+
+    let apng = read_with_pillow(
+        dir.path(),
+        "a.apng",
+        &animate(RasterFormat::Apng, &a, &timing, &shots),
+    );
+    assert_eq!(apng.format, "PNG");
+    assert_eq!(apng.frames, INDICES.len(), "{window:?}");
+    let ms = |i: u64| i as f64 * 1000.0 / fps;
+    let want = boundaries(&timing, ms);
+    assert_eq!(apng.durations.len(), want.len());
+    for (got, want) in apng.durations.iter().zip(&want) {
+        assert!(
+            (got - want).abs() < 1e-6,
+            "{window:?}: {got} ms for {want} ms"
+        );
+    }
+    assert_eq!(apng.looped, Some(if looped { 0 } else { 1 }), "{window:?}");
+    assert_eq!(apng.size, size);
+    assert!(
+        apng.last == still,
+        "{window:?}: the APNG's last frame differs from the still"
+    );
+}
+
+#[test]
+fn pillow_reads_looped_animations_of_the_default_look() {
+    if require_pillow() {
+        check(WindowStyle::None, true);
+    }
+}
+
+#[test]
+fn pillow_reads_transparent_animations_played_once() {
+    if require_pillow() {
+        check(WindowStyle::Transparent, false);
+    }
+}
+
+#[test]
+fn pillow_reads_animations_in_a_window() {
+    if require_pillow() {
+        check(WindowStyle::Macos, true);
+    }
+}
