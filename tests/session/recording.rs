@@ -197,7 +197,7 @@ mod live {
     use shotty::input::CastReader;
     use shotty::pty::ColorEnvFlags;
     use shotty::recording::asciicast::{CastInfo, write_v2};
-    use shotty::recording::{Event, Timeline};
+    use shotty::recording::{Event, Start, Timeline};
     use shotty::session::instance::DEFAULT_RECORD_LIMIT;
     use shotty::session::{Session, SessionSpec};
     use shotty::term::ColorValue;
@@ -463,7 +463,22 @@ mod live {
             events.0.windows(2).all(|w| w[0].0 <= w[1].0),
             "{name}: event times go back"
         );
-        assert!(!events.joined("o").is_empty(), "{name}: no output events");
+        // Every output byte is in the cast, in order: a lost chunk that a later redraw happens
+        // to cover (a progress bar's, a prompt's) would not show on the final screen.
+        let mut output = match timeline.start() {
+            Start::Blank { .. } => Vec::new(),
+            Start::Keyframe(k) => k.bytes.clone(),
+        };
+        for e in timeline.events() {
+            if let Event::Output(bytes) = &e.event {
+                output.extend_from_slice(bytes);
+            }
+        }
+        assert!(!output.is_empty(), "{name}: no output recorded");
+        assert!(
+            events.joined("o") == String::from_utf8_lossy(&output),
+            "{name}: the cast's output events are not the recorded output"
+        );
 
         let mut replayed = Terminal::new(width, height);
         replayed.advance(&super::asciinema_cat(&cast));
@@ -607,13 +622,15 @@ mod live {
             return;
         }
         let dir = tempfile::tempdir().expect("temp dir");
-        // rich redraws the bar from its own refresh thread while the loop sleeps: output in
-        // many small chunks, cursor hidden and moved, colours in truecolor (COLORTERM).
+        // rich redraws the bar from its own refresh thread while the loop sleeps (25 times a
+        // second here: a few dozen chunks), cursor hidden and moved, colours in truecolor
+        // (COLORTERM).
         let script = "import time\n\
             from rich.console import Console\n\
             from rich.progress import track\n\
             console = Console(force_terminal=True)\n\
-            for _ in track(range(40), description='Working', console=console):\n    \
+            for _ in track(range(40), description='Working', console=console,\n\
+                           refresh_per_second=25):\n    \
                 time.sleep(0.02)\n\
             console.print('[bold green]done[/] \u{2714}')\n";
         let session = start(
@@ -650,18 +667,35 @@ mod live {
         std::os::unix::fs::symlink("notes.txt", listing.join("link")).expect("symlink");
         let session = bash(dir.path());
         wait_for(&session, "rec$");
-        // ls's colours fixed here (one 256-colour entry), not taken from the machine's.
-        let commands = [
-            "export LS_COLORS='di=1;34:ln=1;36:ex=1;32:*.txt=38;5;208'; ls --color=always listing\r",
-            "printf '\\e[38;5;196mred\\e[0m \\e[48;5;21mblue\\e[0m \\e[38;2;255;128;0morange\\e[0m \
-             \\e[1;4;48;2;10;20;30;38;2;200;220;240mboth\\e[0m \\xe4\\xb8\\xad\\n'; echo done-$((1))\r",
-            "exit\r",
+        // Each command waits for its result before the next is typed, so the screen's layout
+        // (which lines have scrolled away) does not depend on when bash echoes typed-ahead text.
+        let steps = [
+            // Characters written in parts (a 3-byte one, a 4-byte one) with a pause between, so
+            // the session reads each part as its own chunk: the cast must write them whole.
+            (
+                "printf 'split \\xe6'; sleep 0.1; printf '\\x96\\x87 \\xf0\\x9f'; sleep 0.1; \
+                 printf '\\x98\\x80 joined\\n'\r",
+                "split \u{6587} \u{1f600} joined\nrec$",
+            ),
+            // ls's colours fixed here (one 256-colour entry), not taken from the machine's.
+            (
+                "export LS_COLORS='di=1;34:ln=1;36:ex=1;32:*.txt=38;5;208'; ls --color=always listing\r",
+                "sub\nrec$",
+            ),
+            (
+                "printf '\\e[38;5;196mred\\e[0m \\e[48;5;21mblue\\e[0m \\e[38;2;255;128;0morange\\e[0m \
+                 \\e[1;4;48;2;10;20;30;38;2;200;220;240mboth\\e[0m \\xe4\\xb8\\xad\\n'; echo done-$((1))\r",
+                "done-1\nrec$",
+            ),
         ];
-        for command in &commands[..2] {
+        let mut typed = String::new();
+        for (command, reaction) in steps {
             session.write(command.as_bytes()).expect("typed");
+            typed.push_str(command);
+            wait_for(&session, reaction);
         }
-        wait_for(&session, "done-1\nrec$");
-        session.write(commands[2].as_bytes()).expect("typed");
+        session.write(b"exit\r").expect("typed");
+        typed.push_str("exit\r");
         wait_ended(&session);
         let (timeline, end) = checkpoint(&session);
         let colours: Vec<_> = end.styles.iter().flat_map(|s| [&s.fg, &s.bg]).collect();
@@ -678,6 +712,6 @@ mod live {
             );
         }
         let cast = replays_to(dir.path(), "bash-colour", &timeline, &end);
-        assert_eq!(cast.joined("i"), commands.concat());
+        assert_eq!(cast.joined("i"), typed);
     }
 }
