@@ -347,7 +347,7 @@ fn split_delay(total: u64, max: u64, min: u64) -> Vec<u64> {
 }
 
 /// The GIF palette shared by all frames, only ever appended to.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Palette {
     keys: Vec<u32>,
     index: FxHashMap<u32, u8>,
@@ -386,26 +386,50 @@ struct GifFrames {
     frames: Vec<gif::Frame<'static>>,
     /// The centisecond the previous frame ended at (where the next one starts).
     shown_until: Option<u64>,
+    /// The previous frame's pixels, while it stays on the canvas (it is not cleared): what
+    /// the next frame's transparent pixels show.
+    below: Option<Vec<u8>>,
+}
+
+/// A frame's pixels as palette indices.
+struct Indexed {
+    /// The local colour table, when the global palette cannot take the frame's colours.
+    palette: Option<Vec<u8>>,
+    transparent: Option<u8>,
+    indices: Vec<u8>,
+    /// The global palette with the frame's colours added.
+    global: Palette,
+    /// The LZW-compressed size, once measured.
+    compressed: std::cell::OnceCell<usize>,
+}
+
+impl Indexed {
+    /// How many bytes the frame's data takes compressed.
+    fn encoded_len(&self, region: Region) -> usize {
+        *self.compressed.get_or_init(|| {
+            let mut probe = gif::Frame {
+                width: region.w as u16,
+                height: region.h as u16,
+                buffer: Cow::Borrowed(&self.indices),
+                palette: self.palette.clone(),
+                transparent: self.transparent,
+                ..gif::Frame::default()
+            };
+            probe.make_lzw_pre_encoded();
+            probe.buffer.len()
+        })
+    }
 }
 
 impl GifFrames {
-    fn encode(
-        &mut self,
-        frame: &Pending,
-        end: u64,
-        width: u32,
-        fps: u32,
-    ) -> Result<(), RenderError> {
-        let region = frame.region;
-        let keys: Vec<u32> = region
-            .rows(&frame.pixels, width)
-            .flat_map(|row| row.chunks_exact(4).map(gif_key))
-            .collect();
+    /// `keys` (one per pixel) as indices: into the global palette if it can take their
+    /// colours, else into a local one.
+    fn indexed(&self, keys: Vec<u32>, clears: bool) -> Indexed {
         let mut counts: FxHashMap<u32, u32> = FxHashMap::default();
         for &key in &keys {
             *counts.entry(key).or_insert(0) += 1;
         }
-        if frame.clears {
+        if clears {
             // Clearing needs the frame's transparent index, used or not.
             counts.entry(TRANSPARENT).or_insert(0);
         }
@@ -413,9 +437,9 @@ impl GifFrames {
         colours.sort_unstable();
         let distinct: Vec<u32> = colours.iter().map(|&(k, _)| k).collect();
         let has_transparent = distinct.first() == Some(&TRANSPARENT);
-
-        let (palette, map) = if self.global.extend(&distinct) {
-            (None, Cow::Borrowed(&self.global.index))
+        let mut global = self.global.clone();
+        let (palette, map) = if global.extend(&distinct) {
+            (None, Cow::Borrowed(&global.index))
         } else {
             let (keys, map) = local_palette(&colours);
             (Some(colour_table(&keys)), Cow::Owned(map))
@@ -425,10 +449,59 @@ impl GifFrames {
         } else {
             None
         };
-        let indices: Vec<u8> = keys
+        let indices = keys
             .iter()
             .map(|k| map.get(k).copied().unwrap_or(0))
             .collect();
+        drop(map);
+        Indexed {
+            palette,
+            transparent,
+            indices,
+            global,
+            compressed: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn encode(
+        &mut self,
+        frame: &Pending,
+        end: u64,
+        width: u32,
+        fps: u32,
+    ) -> Result<(), RenderError> {
+        let region = frame.region;
+        let plain: Vec<u32> = region
+            .rows(&frame.pixels, width)
+            .flat_map(|row| row.chunks_exact(4).map(gif_key))
+            .collect();
+        // Drawn as it is, or with the pixels the previous frame already shows transparent
+        // (they stay as they are): runs of that one index usually compress far better, but
+        // not always (a screen that scrolls changes nearly every pixel), so the smaller wins.
+        let mut best = self.indexed(plain, frame.clears);
+        if let Some(below) = &self.below {
+            let kept: Vec<u32> = region
+                .rows(&frame.pixels, width)
+                .zip(region.rows(below, width))
+                .flat_map(|(row, old)| {
+                    row.chunks_exact(4)
+                        .zip(old.chunks_exact(4))
+                        .map(|(px, was)| if px == was { TRANSPARENT } else { gif_key(px) })
+                })
+                .collect();
+            let other = self.indexed(kept, frame.clears);
+            if other.encoded_len(region) < best.encoded_len(region) {
+                best = other;
+            }
+        }
+        let Indexed {
+            palette,
+            transparent,
+            indices,
+            global,
+            ..
+        } = best;
+        self.global = global;
 
         let start = self
             .shown_until
@@ -463,6 +536,7 @@ impl GifFrames {
         };
         image.make_lzw_pre_encoded();
         self.frames.push(image);
+        self.below = (!frame.clears).then(|| frame.pixels.clone());
         for (n, &delay) in delays[1..].iter().enumerate() {
             let last = n + 1 == holds;
             let hold_region = if frame.clears {
