@@ -37,4 +37,9 @@ for theme in shotty-dark shotty-light dracula solarized-light; do
   "$shotty" render tests/fixtures/ls_color.bin --width 100 --height 30 -t "$theme" --crop-bottom 12ch \
     --crop-right 30ch -o "$out/theme-$theme.png"
 done
+# The README's animation, from a committed recording (docs/record-demo.py made it).
+"$shotty" render docs/demo.cast --video --show-keys -d macos --title "shotty" --embed-font \
+  -o "$out/demo.svg"
+"$shotty" render docs/demo.cast --video --show-keys -d macos --title "shotty" -o "$out/demo.gif"
+
 echo "images written to $out"
