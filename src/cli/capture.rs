@@ -42,7 +42,7 @@ pub struct CaptureArgs {
     /// Terminal columns.
     #[arg(short = 'w', long, default_value_t = 100, value_parser = dimension)]
     width: u16,
-    /// Terminal rows (default: fitted to the output; 24 for --video).
+    /// Terminal rows (default: fitted to the output; 24 for an animation).
     #[arg(short = 'h', long, value_parser = dimension)]
     height: Option<u16>,
     /// Stop the command after this long (500ms, 2s, 3m, 1h) and render what is on screen
@@ -130,7 +130,8 @@ impl CaptureArgs {
     }
 
     fn run_height(&self) -> u16 {
-        let default = if self.video {
+        let animates = matches!(self.output_kind(), Ok(OutputKind::Animated(_)));
+        let default = if animates {
             VIDEO_HEIGHT
         } else {
             FIT_RUN_HEIGHT

@@ -375,7 +375,7 @@ fn video_records_the_run_and_writes_it_animated() {
     let svg = std::fs::read_to_string(dir.path().join("run.svg")).expect("animation written");
     assert!(svg.contains("@keyframes"), "{svg}");
     // Two screens: the first word, then both (each a row of its own, drawn once).
-    assert_eq!(svg.matches("<g id=\"r").count(), 2, "{svg}");
+    assert_eq!(svg.matches(" id=\"r").count(), 2, "{svg}");
     assert_eq!(svg.matches("%{transform").count(), 3, "{svg}");
     assert!(
         svg.contains(">second</tspan>") || svg.contains(" second</tspan>"),
@@ -501,4 +501,22 @@ fn until_text_waits_for_the_screen_to_be_drawn_whole() {
         !text.contains("Cancel"),
         "--stable-for 0s captures at once: {text}"
     );
+}
+
+#[test]
+fn an_animation_runs_at_24_rows_unless_told_otherwise() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let height = |args: &[&str], name: &str| {
+        let mut all = vec!["capture", "-w", "20", "-o", name];
+        all.extend(args);
+        all.extend(["--", "echo", "hi"]);
+        let out = shotty(&all, None, dir.path());
+        assert!(out.status.success(), "{}", stderr(&out));
+        let file = std::fs::File::open(dir.path().join(name)).expect("GIF written");
+        let decoder = gif::DecodeOptions::new().read_info(file).expect("a GIF");
+        decoder.height()
+    };
+    // A .gif animates without --video, at the animation's height, not the fitted capture's.
+    assert_eq!(height(&[], "a.gif"), height(&["-h", "24"], "b.gif"));
+    assert!(height(&[], "a.gif") > height(&["-h", "23"], "c.gif"));
 }
