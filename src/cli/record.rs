@@ -9,7 +9,7 @@ use clap::Args;
 use shotty::recording::asciicast::CastInfo;
 use shotty::recording::live::{self, LiveError, LiveRecording};
 use shotty::session::artifacts;
-use shotty::session::instance::{MAX_RECORD_LIMIT, MIN_RECORD_LIMIT};
+use shotty::session::instance::check_record_limit;
 
 use super::appearance::AppearanceArgs;
 use super::output::write_output;
@@ -42,15 +42,7 @@ pub struct RecordArgs {
 
 /// Parses `--record-limit`: a size within the bounds `session start --record-limit` has.
 fn record_limit(s: &str) -> Result<usize, String> {
-    let limit = shotty::bytesize::parse_size(s)?;
-    if !(MIN_RECORD_LIMIT..=MAX_RECORD_LIMIT).contains(&limit) {
-        return Err(format!(
-            "{s} is outside {}K–{}M",
-            MIN_RECORD_LIMIT >> 10,
-            MAX_RECORD_LIMIT >> 20
-        ));
-    }
-    usize::try_from(limit).map_err(|_| format!("{s} is too large for this machine"))
+    check_record_limit(shotty::bytesize::parse_size(s)?)
 }
 
 /// Records the command live and writes the file. Returns the command's exit code (128 +

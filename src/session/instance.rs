@@ -97,6 +97,20 @@ pub const MIN_RECORD_LIMIT: u64 = 64 << 10;
 /// The largest.
 pub const MAX_RECORD_LIMIT: u64 = 1 << 30;
 
+/// Checks a recording bound (`--record-limit`, `recordLimit`) against
+/// [`MIN_RECORD_LIMIT`]–[`MAX_RECORD_LIMIT`].
+pub fn check_record_limit(bytes: u64) -> Result<usize, String> {
+    if !(MIN_RECORD_LIMIT..=MAX_RECORD_LIMIT).contains(&bytes) {
+        return Err(format!(
+            "record limit {bytes} is outside {}K–{}M",
+            MIN_RECORD_LIMIT >> 10,
+            MAX_RECORD_LIMIT >> 20
+        ));
+    }
+    usize::try_from(bytes)
+        .map_err(|_| format!("record limit {bytes} is too large for this machine"))
+}
+
 impl SessionSpec {
     /// `command` (program and arguments) in a `width × height` terminal, with the host's
     /// defaults for everything else: the caller's working directory, no extra environment,

@@ -391,34 +391,15 @@ struct GifFrames {
     below: Option<Vec<u8>>,
 }
 
-/// A frame's pixels as palette indices.
+/// A frame's pixels as palette indices, LZW-compressed as the GIF stores them.
 struct Indexed {
     /// The local colour table, when the global palette cannot take the frame's colours.
     palette: Option<Vec<u8>>,
     transparent: Option<u8>,
-    indices: Vec<u8>,
+    /// The indices, LZW-compressed (what the frame's data is written as).
+    lzw: Vec<u8>,
     /// The global palette with the frame's colours added.
     global: Palette,
-    /// The LZW-compressed size, once measured.
-    compressed: std::cell::OnceCell<usize>,
-}
-
-impl Indexed {
-    /// How many bytes the frame's data takes compressed.
-    fn encoded_len(&self, region: Region) -> usize {
-        *self.compressed.get_or_init(|| {
-            let mut probe = gif::Frame {
-                width: region.w as u16,
-                height: region.h as u16,
-                buffer: Cow::Borrowed(&self.indices),
-                palette: self.palette.clone(),
-                transparent: self.transparent,
-                ..gif::Frame::default()
-            };
-            probe.make_lzw_pre_encoded();
-            probe.buffer.len()
-        })
-    }
 }
 
 impl GifFrames {
@@ -449,17 +430,23 @@ impl GifFrames {
         } else {
             None
         };
-        let indices = keys
+        let indices: Vec<u8> = keys
             .iter()
             .map(|k| map.get(k).copied().unwrap_or(0))
             .collect();
         drop(map);
+        // The data is compressed once, here: the compressed size chooses between the ways of
+        // writing a frame, and the chosen one is written as it is.
+        let mut compressed = gif::Frame {
+            buffer: Cow::Owned(indices),
+            ..gif::Frame::default()
+        };
+        compressed.make_lzw_pre_encoded();
         Indexed {
             palette,
             transparent,
-            indices,
+            lzw: compressed.buffer.into_owned(),
             global,
-            compressed: std::cell::OnceCell::new(),
         }
     }
 
@@ -490,16 +477,15 @@ impl GifFrames {
                 })
                 .collect();
             let other = self.indexed(kept, frame.clears);
-            if other.encoded_len(region) < best.encoded_len(region) {
+            if other.lzw.len() < best.lzw.len() {
                 best = other;
             }
         }
         let Indexed {
             palette,
             transparent,
-            indices,
+            lzw,
             global,
-            ..
         } = best;
         self.global = global;
 
@@ -518,7 +504,7 @@ impl GifFrames {
         };
         // When hold frames follow, the last of them does the clearing, over the same region.
         let holds = delays.len() - 1;
-        let mut image = gif::Frame {
+        let image = gif::Frame {
             delay: delays[0] as u16,
             dispose: if holds == 0 {
                 dispose
@@ -531,10 +517,9 @@ impl GifFrames {
             width: region.w as u16,
             height: region.h as u16,
             palette,
-            buffer: Cow::Owned(indices),
+            buffer: Cow::Owned(lzw),
             ..gif::Frame::default()
         };
-        image.make_lzw_pre_encoded();
         self.frames.push(image);
         self.below = (!frame.clears).then(|| frame.pixels.clone());
         for (n, &delay) in delays[1..].iter().enumerate() {

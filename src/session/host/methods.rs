@@ -14,8 +14,8 @@ use crate::term::{Snapshot, Terminal};
 
 use crate::session::error::{ErrorCode, SessionError};
 use crate::session::instance::{
-    DEFAULT_RECORD_LIMIT, MAX_RECORD_LIMIT, MIN_RECORD_LIMIT, STOP_GRACE, Session, SessionSpec,
-    State, StopReason, check_size,
+    DEFAULT_RECORD_LIMIT, STOP_GRACE, Session, SessionSpec, State, StopReason, check_record_limit,
+    check_size,
 };
 use crate::session::protocol::{
     ExportParams, ExportReply, HistoryLine, HistoryParams, HistoryReply, IdParams, Lifecycle,
@@ -181,11 +181,8 @@ impl Host {
             )));
         }
         let record_limit = p.record_limit.unwrap_or(DEFAULT_RECORD_LIMIT as u64);
-        if !(MIN_RECORD_LIMIT..=MAX_RECORD_LIMIT).contains(&record_limit) {
-            return Err(SessionError::invalid_request(format!(
-                "record limit {record_limit} is outside {MIN_RECORD_LIMIT}–{MAX_RECORD_LIMIT} bytes"
-            )));
-        }
+        let record_limit =
+            check_record_limit(record_limit).map_err(SessionError::invalid_request)?;
         if p.command.is_empty() {
             return Err(SessionError::invalid_request(
                 "no command to run (give it after --)",
@@ -223,7 +220,7 @@ impl Host {
             },
             scrollback,
             timeout: millis(p.timeout_ms),
-            record_limit: record_limit as usize,
+            record_limit,
         };
         let session = Session::start(id.clone(), spec)?;
         let meta = Meta {
