@@ -7,7 +7,8 @@ use clap::Args;
 
 use shotty::render::theme::parse_hex_color;
 use shotty::render::{
-    Appearance, Backdrop, Crop, CropEdge, DEFAULT_THEME, PngCompression, Theme, WindowStyle,
+    Antialiasing, Appearance, Backdrop, Crop, CropEdge, DEFAULT_THEME, PngCompression, Theme,
+    WindowStyle,
 };
 
 /// Options that change how a screenshot looks (names follow console2svg).
@@ -92,6 +93,10 @@ pub struct AppearanceArgs {
     /// pixels).
     #[arg(long)]
     png_fast: bool,
+    /// Shades of antialiased edges in PNG, GIF and APNG: auto (6 in a GIF, every shade
+    /// otherwise), full, off, or a number from 2 (fewer shades, smaller GIFs).
+    #[arg(long, value_name = "auto|full|off|N", default_value = "auto", value_parser = str::parse::<Antialiasing>)]
+    antialiasing: Antialiasing,
 }
 
 fn color(name: &str, value: &str) -> Result<shotty::term::Rgb, String> {
@@ -241,6 +246,7 @@ impl AppearanceArgs {
             } else {
                 PngCompression::Default
             },
+            antialiasing: self.antialiasing,
         })
     }
 }

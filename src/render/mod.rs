@@ -17,6 +17,8 @@ pub mod png;
 // Theme files are read with it only with serde; build.rs reads the built-in themes with it.
 #[cfg_attr(not(feature = "serde"), allow(dead_code))]
 mod scheme;
+#[cfg(feature = "png")]
+pub mod shades;
 pub mod svg;
 pub mod theme;
 
@@ -145,6 +147,71 @@ pub struct Crop {
     pub right: Option<CropEdge>,
 }
 
+/// How many shades a raster draws antialiased edges in (of glyphs, curves and diagonals):
+/// fewer shades, smaller GIFs. The `shades` module (feature `png`) says what is changed and
+/// what never is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Antialiasing {
+    /// The format's choice: [`GIF_SHADES`] shades for GIF, every shade otherwise.
+    #[default]
+    Auto,
+    /// Every shade the rasteriser draws.
+    Full,
+    /// Blends of two colours in this many evenly spaced shades, both colours included (at
+    /// least 2: no antialiasing).
+    Shades(u8),
+}
+
+/// The fewest shades a blend may have: both ends only, no antialiasing at all.
+pub const MIN_SHADES: u8 = 2;
+
+/// The shades of an antialiased edge in a GIF by default: the edges of glyphs look the same at
+/// 1× and a frame of text needs a quarter of the colours (agg draws six too).
+pub const GIF_SHADES: u8 = 6;
+
+impl Antialiasing {
+    /// The number of shades to reduce blends to in a raster of `format` (`None`: keep every
+    /// shade).
+    pub fn shades(self, format: RasterKind) -> Option<u8> {
+        match (self, format) {
+            (Antialiasing::Auto, RasterKind::Gif) => Some(GIF_SHADES),
+            (Antialiasing::Auto | Antialiasing::Full, _) => None,
+            (Antialiasing::Shades(n), _) => Some(n),
+        }
+    }
+}
+
+impl std::str::FromStr for Antialiasing {
+    type Err = String;
+
+    /// `auto`, `full`, `off` (2 shades) or a number of shades from 2 to 255.
+    fn from_str(s: &str) -> Result<Antialiasing, String> {
+        match s {
+            "auto" => Ok(Antialiasing::Auto),
+            "full" => Ok(Antialiasing::Full),
+            "off" => Ok(Antialiasing::Shades(MIN_SHADES)),
+            n => match n.parse::<u8>() {
+                Ok(n) if n >= MIN_SHADES => Ok(Antialiasing::Shades(n)),
+                _ => Err(format!(
+                    "antialiasing is auto, full, off or a number of shades from {} to 255, not {s:?}",
+                    MIN_SHADES
+                )),
+            },
+        }
+    }
+}
+
+/// The kinds of raster whose defaults differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RasterKind {
+    /// A still PNG.
+    Png,
+    /// An animated PNG.
+    Apng,
+    /// A GIF.
+    Gif,
+}
+
 /// How hard the PNG encoder compresses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PngCompression {
@@ -206,6 +273,8 @@ pub struct Appearance {
     pub font_files: Vec<PathBuf>,
     /// PNG compression level (the pixels are the same at every level).
     pub png_compression: PngCompression,
+    /// Shades of antialiased edges in rasters.
+    pub antialiasing: Antialiasing,
 }
 
 impl Default for Appearance {
@@ -240,6 +309,7 @@ impl Default for Appearance {
             scale: 1.0,
             font_files: Vec::new(),
             png_compression: PngCompression::Default,
+            antialiasing: Antialiasing::Auto,
         }
     }
 }
@@ -326,7 +396,7 @@ pub fn encode_highlighted(
     layout.highlight(cells);
     match format {
         #[cfg(feature = "png")]
-        Format::Png => png::rasterize(&svg::write_for_raster(&layout, appearance)?, appearance),
+        Format::Png => png::rasterize(&layout, appearance),
         #[cfg(not(feature = "png"))]
         Format::Png => Err(RenderError::new("PNG output needs shotty's `png` feature")),
         _ => Ok(svg::write(&layout, snapshot, appearance)?.into_bytes()),
@@ -361,5 +431,5 @@ pub fn to_svg(snapshot: &Snapshot, appearance: &Appearance) -> Result<String, Re
 #[cfg(feature = "png")]
 pub fn to_png(snapshot: &Snapshot, appearance: &Appearance) -> Result<Vec<u8>, RenderError> {
     let layout = layout::Layout::new(snapshot, appearance)?;
-    png::rasterize(&svg::write_for_raster(&layout, appearance)?, appearance)
+    png::rasterize(&layout, appearance)
 }

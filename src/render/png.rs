@@ -1,15 +1,35 @@
-//! SVG → PNG with resvg and the bundled fonts.
+//! Layout → SVG → pixels → PNG with resvg and the bundled fonts.
 
 use resvg::tiny_skia;
 use resvg::usvg;
 
 use super::font::{self, PRIMARY_FAMILY};
-use super::{Appearance, PngCompression, RenderError};
+use super::layout::Layout;
+use super::shades::Shades;
+use super::{Appearance, PngCompression, RasterKind, RenderError, svg};
 
-/// Rasterises an SVG produced by [`super::svg::write`] at the appearance's scale and encodes
-/// it as PNG at the appearance's compression.
-pub fn rasterize(svg: &str, a: &Appearance) -> Result<Vec<u8>, RenderError> {
-    encode(&render_pixmap(svg, a)?, a.png_compression)
+/// Rasterises a layout as a still PNG at the appearance's scale, antialiasing and compression.
+pub fn rasterize(layout: &Layout, a: &Appearance) -> Result<Vec<u8>, RenderError> {
+    let mut shades = a.antialiasing.shades(RasterKind::Png).map(Shades::new);
+    encode(
+        &render_layout(layout, a, shades.as_mut())?,
+        a.png_compression,
+    )
+}
+
+/// Rasterises a layout at the appearance's scale (the SVG [`svg::write_for_raster`] writes,
+/// drawn by resvg), its antialiased edges reduced by `shades` when given.
+pub fn render_layout(
+    layout: &Layout,
+    a: &Appearance,
+    shades: Option<&mut Shades>,
+) -> Result<tiny_skia::Pixmap, RenderError> {
+    let mut pixmap = render_pixmap(&svg::write_for_raster(layout, a)?, a)?;
+    if let Some(shades) = shades {
+        // Opaque pixels, the only ones changed, are the same premultiplied.
+        shades.apply(layout, pixmap.data_mut());
+    }
+    Ok(pixmap)
 }
 
 /// Rasterises an SVG produced by [`super::svg::write`] at the appearance's scale.

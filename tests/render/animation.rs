@@ -11,7 +11,8 @@ use shotty::recording::frames::Timing;
 use shotty::render::animation::AnimationWriter;
 use shotty::render::animation::raster::{RasterAnimation, RasterFormat};
 use shotty::render::layout::Layout;
-use shotty::render::{Appearance, WindowStyle};
+use shotty::render::shades::Shades;
+use shotty::render::{Appearance, GIF_SHADES, WindowStyle};
 use shotty::term::{Snapshot, Terminal};
 
 /// Reads an animation with Pillow: prints a JSON summary and writes the last frame, composited
@@ -118,6 +119,21 @@ fn still(snapshot: &Snapshot, a: &Appearance) -> ((u32, u32), Vec<u8>) {
     ((info.width, info.height), pixels)
 }
 
+/// The last screen as a GIF draws it by default: antialiased edges in `GIF_SHADES` shades, a
+/// colour keeping the shade it was given in the first screen that had it (so each screen is
+/// rasterised in turn through one `Shades`), demultiplied RGBA.
+fn gif_still(shots: &[Snapshot], a: &Appearance) -> Vec<u8> {
+    let mut shades = Shades::new(GIF_SHADES);
+    let mut last = Vec::new();
+    for shot in shots {
+        let layout = Layout::new(shot, a).expect("layout");
+        last = shotty::render::png::render_layout(&layout, a, Some(&mut shades))
+            .expect("raster")
+            .take_demultiplied();
+    }
+    last
+}
+
 /// A progress bar with a coloured counter drawn at grid indices `INDICES`; the last step
 /// erases the word "working" (its pixels turn transparent in the transparent style).
 const INDICES: [u64; 5] = [0, 4, 9, 20, 33];
@@ -203,7 +219,14 @@ fn check(window: WindowStyle, looped: bool) {
         ..Timing::default()
     };
     let shots = screens();
-    let (size, still) = still(&shots[shots.len() - 1], &a);
+    let (size, still_png) = still(&shots[shots.len() - 1], &a);
+    let gif_still = gif_still(&shots, &a);
+    assert!(
+        colour_count(&gif_still) < colour_count(&still_png),
+        "{window:?}: fewer shades, fewer colours ({} vs {})",
+        colour_count(&gif_still),
+        colour_count(&still_png)
+    );
     let fps = f64::from(timing.fps);
 
     let gif = read_with_pillow(
@@ -218,7 +241,7 @@ fn check(window: WindowStyle, looped: bool) {
     assert_eq!(gif.durations, boundaries(&timing, cs), "{window:?}");
     assert_eq!(gif.looped, looped.then_some(0), "{window:?}");
     assert_eq!(gif.size, size);
-    let shown = as_gif_shows(&still);
+    let shown = as_gif_shows(&gif_still);
     assert!(
         colour_count(&shown) <= 256,
         "the test's screen fits a palette"
@@ -247,7 +270,7 @@ fn check(window: WindowStyle, looped: bool) {
     assert_eq!(apng.looped, Some(if looped { 0 } else { 1 }), "{window:?}");
     assert_eq!(apng.size, size);
     assert!(
-        apng.last == still,
+        apng.last == still_png,
         "{window:?}: the APNG's last frame differs from the still"
     );
 }
