@@ -71,6 +71,8 @@ pub mod recording;
 pub mod render;
 #[cfg(feature = "session")]
 pub mod rpc;
+#[cfg(feature = "scenario")]
+pub mod scenario;
 #[cfg(feature = "session")]
 pub mod serve;
 #[cfg(feature = "session")]

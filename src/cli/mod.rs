@@ -8,6 +8,7 @@ mod manual;
 mod output;
 mod record;
 mod render;
+mod scenario;
 mod serve;
 mod session;
 mod themes;
@@ -79,6 +80,9 @@ enum Command {
     /// animation.
     #[command(args_override_self = true)]
     Record(Box<record::RecordArgs>),
+    /// Run scenario files: scripted tests of terminal programs with golden screens
+    /// (console2svg ScenarioDocument v1; see `shotty scenario run --help`).
+    Scenario(Box<scenario::ScenarioArgs>),
     /// Compare two screenshots (SVG with metadata, or JSON snapshots) cell by cell.
     Diff(Box<diff::DiffArgs>),
     /// Background terminal sessions for agents and scripts (JSON output; see
@@ -142,6 +146,7 @@ pub fn run() -> i32 {
         // Handled before parsing (see above); reached only through odd spellings.
         Some(Command::Session { args }) => Ok(session::main(args)),
         Some(Command::Diff(args)) => diff::run(*args),
+        Some(Command::Scenario(args)) => scenario::run(*args),
         Some(Command::Mcp(_)) => shotty::mcp::serve().map(|()| 0),
         // Handled before parsing, like `session`.
         Some(Command::Serve(args)) => Ok(serve::run(*args)),

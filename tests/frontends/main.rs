@@ -9,6 +9,7 @@ mod asciinema;
 mod procs;
 
 mod cli_record;
+mod cli_scenario;
 mod cli_session;
 mod mcp;
 mod serve;

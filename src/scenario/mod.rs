@@ -1,0 +1,21 @@
+//! Scenarios (SPEC §10): console2svg ScenarioDocument v1 files — YAML or JSON — run as
+//! scripted tests of terminal programs through the session core.
+//!
+//! [`document`] reads a file and checks all of it before anything runs (each problem with its
+//! file and line); [`runner`] runs the phases in a session of the scenario's own; [`summary`]
+//! is the JSON a run reports.
+//!
+//! ```no_run
+//! use shotty::scenario::{document, runner};
+//!
+//! let loaded = document::load("vim.scenario.yaml".as_ref())?;
+//! let resolve = |_: &[document::AppearanceOptions]| Ok(shotty::Appearance::default());
+//! runner::check_appearances(&loaded, &resolve)?;
+//! let summary = runner::run(&loaded, &runner::RunOptions::default(), &resolve);
+//! println!("{}", serde_json::to_string_pretty(&summary)?);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod document;
+pub mod runner;
+pub mod summary;

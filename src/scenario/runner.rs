@@ -1,0 +1,841 @@
+//! Running a checked scenario through the session core: working directory, prepare, launch,
+//! execute, stop, verify, teardown — one [`Session`] of the scenario's own (no host, so runs in
+//! parallel share nothing), every step timed and reported in the [`Summary`].
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use super::document::{
+    Action, AppearanceOptions, Check, ColorExpectation, Content, DocumentError, Loaded, Phase,
+    PlannedStep, StyleExpectation,
+};
+use super::summary::{Artifact, ArtifactKind, RunStatus, StepResult, StepStatus, Summary};
+use crate::diff::{diff, load_snapshot};
+use crate::pty::{ColorEnvFlags, DEFAULT_GRACE};
+use crate::render::{Appearance, Format, encode, encode_highlighted};
+use crate::session::artifacts::write_file;
+use crate::session::wait::{WaitResult, wait};
+use crate::session::{Session, SessionSpec, StopReason};
+use crate::term::ColorValue;
+use crate::term::Snapshot;
+
+/// The terminal size when neither the file nor the caller gives one (console2svg's).
+pub const DEFAULT_SIZE: (u16, u16) = (100, 24);
+/// How long a `command` step may run.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(120);
+/// How much of a failing command's output a report keeps (its end).
+const COMMAND_OUTPUT_KEPT: usize = 4096;
+
+/// Builds an [`Appearance`] from appearance options, the outermost layer first (the
+/// document's, the launch's, the step's). The command line owns the option names, so it
+/// supplies this.
+pub type AppearanceResolver<'a> = &'a dyn Fn(&[AppearanceOptions]) -> Result<Appearance, String>;
+
+/// How to run a scenario (the command line's options).
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Columns, overriding the file's.
+    pub width: Option<u16>,
+    /// Rows, overriding the file's.
+    pub height: Option<u16>,
+    /// The colour environment switches (`--no-colorenv`, `--no-delete-envs`).
+    pub color_env: ColorEnvFlags,
+    /// Rewrite goldens that differ (`--update`).
+    pub update: bool,
+    /// A missing golden fails instead of being written (set when `CI` is).
+    pub ci: bool,
+}
+
+/// Checks every appearance a scenario's captures and snapshots will use, before it runs.
+pub fn check_appearances(
+    loaded: &Loaded,
+    resolve: AppearanceResolver,
+) -> Result<(), DocumentError> {
+    for (_, steps) in &loaded.phases {
+        for step in steps {
+            if let Some(layers) = step_appearance(loaded, step) {
+                resolve(&layers).map_err(|message| DocumentError {
+                    path: loaded.path.clone(),
+                    line: Some(step.line).filter(|&l| l > 0),
+                    message: format!("appearance: {message}"),
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The appearance layers of a capture or snapshot step.
+fn step_appearance(loaded: &Loaded, step: &PlannedStep) -> Option<Vec<AppearanceOptions>> {
+    let own = match &step.action {
+        Action::Capture { appearance, .. } | Action::Snapshot { appearance, .. } => appearance,
+        _ => return None,
+    };
+    let document = &loaded.document;
+    let mut layers: Vec<AppearanceOptions> = Vec::new();
+    layers.extend(document.options.appearance.iter().map(|a| a.value.clone()));
+    let launch = &document.scenario.value.launch.value;
+    layers.extend(launch.options.appearance.iter().map(|a| a.value.clone()));
+    layers.extend(own.iter().cloned());
+    Some(layers)
+}
+
+/// The terminal size: the caller's, else the launch's, else the document's, else
+/// [`DEFAULT_SIZE`] (each side on its own).
+fn terminal_size(loaded: &Loaded, options: &RunOptions) -> (u16, u16) {
+    let document = &loaded.document;
+    let launch = document
+        .scenario
+        .value
+        .launch
+        .value
+        .options
+        .terminal
+        .as_ref();
+    let whole = document.options.terminal.as_ref();
+    let pick = |caller: Option<u16>,
+                side: fn(&super::document::TerminalOptions) -> Option<u16>,
+                default| {
+        caller
+            .or_else(|| launch.and_then(|t| side(&t.value)))
+            .or_else(|| whole.and_then(|t| side(&t.value)))
+            .unwrap_or(default)
+    };
+    (
+        pick(options.width, |t| t.width, DEFAULT_SIZE.0),
+        pick(options.height, |t| t.height, DEFAULT_SIZE.1),
+    )
+}
+
+/// One run in progress.
+struct Run<'a> {
+    loaded: &'a Loaded,
+    options: &'a RunOptions,
+    resolve: AppearanceResolver<'a>,
+    workdir: PathBuf,
+    session: Option<Arc<Session>>,
+    steps: Vec<StepResult>,
+    artifacts: Vec<Artifact>,
+    failed: bool,
+}
+
+/// Runs a loaded scenario (its appearances already checked by [`check_appearances`]) and
+/// reports every step. Never panics on what the program or the commands do.
+pub fn run(loaded: &Loaded, options: &RunOptions, resolve: AppearanceResolver) -> Summary {
+    let started = Instant::now();
+    let mut temporary = None;
+    let workdir = match working_dir(loaded, &mut temporary) {
+        Ok(dir) => dir,
+        Err(message) => {
+            return Summary::error(
+                loaded.name.clone(),
+                loaded.path.display().to_string(),
+                started,
+                message,
+            );
+        }
+    };
+    let mut run = Run {
+        loaded,
+        options,
+        resolve,
+        workdir,
+        session: None,
+        steps: Vec::new(),
+        artifacts: Vec::new(),
+        failed: false,
+    };
+    for (phase, steps) in &loaded.phases {
+        match phase {
+            Phase::Prepare | Phase::Verify | Phase::Teardown => {}
+            Phase::Execute => {
+                run.launch();
+            }
+        }
+        for step in steps {
+            // Teardown always runs; everything else stops at the first failure.
+            if run.failed && *phase != Phase::Teardown {
+                run.skip(*phase, step);
+            } else {
+                run.step(*phase, step);
+            }
+        }
+        if *phase == Phase::Execute {
+            run.stop_program();
+        }
+    }
+    let (session_id, exit_code) = match &run.session {
+        Some(s) => (Some(s.id().to_owned()), s.lock().exit_code),
+        None => (None, None),
+    };
+    drop(temporary);
+    Summary {
+        schema_version: super::summary::SCHEMA_VERSION,
+        name: loaded.name.clone(),
+        file: loaded.path.display().to_string(),
+        status: if run.failed {
+            RunStatus::Failed
+        } else {
+            RunStatus::Ok
+        },
+        session_id,
+        exit_code,
+        duration_ms: millis(started.elapsed()),
+        steps: run.steps,
+        artifacts: run.artifacts,
+        error: None,
+    }
+}
+
+fn working_dir(
+    loaded: &Loaded,
+    temporary: &mut Option<tempfile::TempDir>,
+) -> Result<PathBuf, String> {
+    let dir = loaded.document.scenario.value.working_dir.as_ref();
+    match dir.and_then(|d| d.value.path.as_ref()) {
+        Some(path) => {
+            let path = loaded.base.join(path);
+            std::fs::create_dir_all(&path).map_err(|e| {
+                format!(
+                    "cannot create the working directory {}: {e}",
+                    path.display()
+                )
+            })?;
+            Ok(path)
+        }
+        None => {
+            let dir = tempfile::Builder::new()
+                .prefix("shotty-scenario-")
+                .tempdir()
+                .map_err(|e| format!("cannot create a temporary working directory: {e}"))?;
+            let path = dir.path().to_owned();
+            *temporary = Some(dir);
+            Ok(path)
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The session ids of scenario runs: unique within the process and across processes.
+fn session_id(name: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let short: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .take(32)
+        .collect();
+    format!(
+        "scenario-{short}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+impl Run<'_> {
+    fn record(
+        &mut self,
+        phase: Phase,
+        kind: &str,
+        name: Option<String>,
+        line: u64,
+        started: Instant,
+        result: Result<StepStatus, String>,
+    ) {
+        let (status, message) = match result {
+            Ok(status) => (status, None),
+            Err(message) => (StepStatus::Failed, Some(message)),
+        };
+        if status == StepStatus::Failed {
+            self.failed = true;
+        }
+        self.steps.push(StepResult {
+            index: self.steps.len(),
+            phase: phase.name(),
+            kind: kind.to_owned(),
+            name,
+            line,
+            status,
+            duration_ms: millis(started.elapsed()),
+            message,
+        });
+    }
+
+    fn skip(&mut self, phase: Phase, step: &PlannedStep) {
+        self.steps.push(StepResult {
+            index: self.steps.len(),
+            phase: phase.name(),
+            kind: step.kind.name().to_owned(),
+            name: step.name.clone(),
+            line: step.line,
+            status: StepStatus::Skipped,
+            duration_ms: 0,
+            message: None,
+        });
+    }
+
+    fn launch(&mut self) {
+        let started = Instant::now();
+        let launch = &self.loaded.document.scenario.value.launch;
+        let line = launch.referenced.line();
+        if self.failed {
+            self.steps.push(StepResult {
+                index: self.steps.len(),
+                phase: Phase::Execute.name(),
+                kind: "launch".into(),
+                name: None,
+                line,
+                status: StepStatus::Skipped,
+                duration_ms: 0,
+                message: None,
+            });
+            return;
+        }
+        let launch = &launch.value;
+        let (width, height) = terminal_size(self.loaded, self.options);
+        let mut command = vec![launch.executable.clone()];
+        command.extend(launch.args.iter().cloned());
+        let mut spec = SessionSpec::new(command, width, height);
+        spec.cwd = Some(match &launch.cwd {
+            Some(cwd) => self.workdir.join(cwd),
+            None => self.workdir.clone(),
+        });
+        spec.env = launch
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        spec.color_env = self.options.color_env;
+        let result = Session::start(session_id(&self.loaded.name), spec)
+            .map(|session| {
+                self.session = Some(session);
+                StepStatus::Passed
+            })
+            .map_err(|e| format!("cannot start {}: {}", launch.executable, e.message));
+        self.record(Phase::Execute, "launch", None, line, started, result);
+    }
+
+    /// Stops the program if the execute steps left it running (as `session stop` does).
+    fn stop_program(&mut self) {
+        if let Some(session) = &self.session {
+            let _ = session.stop(StopReason::User, DEFAULT_GRACE);
+        }
+    }
+
+    fn step(&mut self, phase: Phase, step: &PlannedStep) {
+        let started = Instant::now();
+        let result = self.perform(step);
+        self.record(
+            phase,
+            step.kind.name(),
+            step.name.clone(),
+            step.line,
+            started,
+            result,
+        );
+    }
+
+    fn session(&self) -> Result<&Arc<Session>, String> {
+        self.session
+            .as_ref()
+            .ok_or_else(|| "the program is not running (launch failed)".to_owned())
+    }
+
+    fn perform(&mut self, step: &PlannedStep) -> Result<StepStatus, String> {
+        match &step.action {
+            Action::Command(command) => {
+                run_command(command, &self.workdir).map(|()| StepStatus::Passed)
+            }
+            Action::Sleep(d) => {
+                std::thread::sleep(*d);
+                Ok(StepStatus::Passed)
+            }
+            Action::Wait(condition) => {
+                let session = self.session()?;
+                let outcome = wait(session, condition, &AtomicBool::new(false));
+                match outcome.result {
+                    WaitResult::Matched => Ok(StepStatus::Passed),
+                    WaitResult::Timeout => Err(format!(
+                        "timed out after {:.1} s waiting for {}",
+                        outcome.waited.as_secs_f64(),
+                        describe_target(condition)
+                    )),
+                    WaitResult::SessionEnded => Err(format!(
+                        "the program ended{} while waiting for {}",
+                        exit_note(session),
+                        describe_target(condition)
+                    )),
+                    WaitResult::Cancelled => Err("cancelled".into()),
+                }
+            }
+            Action::Send(steps) => {
+                let session = self.session()?;
+                session
+                    .send(steps)
+                    .map(|_| StepStatus::Passed)
+                    .map_err(|e| e.message)
+            }
+            Action::Resize { width, height } => {
+                let session = self.session()?;
+                session
+                    .resize(*width, *height)
+                    .map(|()| StepStatus::Passed)
+                    .map_err(|e| e.message)
+            }
+            Action::Mark(label) => {
+                let session = self.session()?;
+                session
+                    .mark(label.clone())
+                    .map(|_| StepStatus::Passed)
+                    .map_err(|e| e.message)
+            }
+            Action::Capture { output, .. } => {
+                let snapshot = self.screen(Duration::from_secs(1))?;
+                let appearance = self.appearance(step)?;
+                let format = Format::from_path(output).ok_or("no format")?;
+                let bytes = encode(&snapshot, format, &appearance).map_err(|e| e.to_string())?;
+                write_artifact(output, &bytes)?;
+                self.artifact(output, format_name(format), ArtifactKind::Capture);
+                Ok(StepStatus::Passed)
+            }
+            Action::Snapshot {
+                golden, timeout, ..
+            } => self.snapshot(step, golden, *timeout),
+            Action::Assert { check, timeout } => {
+                let session = Arc::clone(self.session()?);
+                until_passes(&session, *timeout, |snapshot| check_screen(check, snapshot))
+                    .map(|()| StepStatus::Passed)
+            }
+        }
+    }
+
+    /// The settled screen (at most `max` spent waiting for the program to settle).
+    fn screen(&self, max: Duration) -> Result<Snapshot, String> {
+        Ok(self.session()?.settle(max).term.snapshot())
+    }
+
+    fn appearance(&self, step: &PlannedStep) -> Result<Appearance, String> {
+        let layers = step_appearance(self.loaded, step).unwrap_or_default();
+        let mut appearance = (self.resolve)(&layers)?;
+        if appearance.title.is_none() {
+            let launch = &self.loaded.document.scenario.value.launch.value;
+            let title = self
+                .session
+                .as_ref()
+                .map(|s| s.lock().term.screen().title().to_owned())
+                .filter(|t| !t.is_empty());
+            appearance.title = Some(title.unwrap_or_else(|| {
+                std::iter::once(launch.executable.as_str())
+                    .chain(launch.args.iter().map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }));
+        }
+        Ok(appearance)
+    }
+
+    fn artifact(&mut self, path: &Path, format: &str, kind: ArtifactKind) {
+        self.artifacts.push(Artifact {
+            path: path.display().to_string(),
+            format: format.to_owned(),
+            kind,
+        });
+    }
+
+    /// The `snapshot` step: the screen against its golden, given `timeout` to come to match.
+    fn snapshot(
+        &mut self,
+        step: &PlannedStep,
+        golden: &Path,
+        timeout: Duration,
+    ) -> Result<StepStatus, String> {
+        let session = Arc::clone(self.session()?);
+        let appearance = self.appearance(step)?;
+        let is_svg = golden.extension().is_some_and(|e| e == "svg");
+        let golden_bytes = |snapshot: &Snapshot| -> Result<Vec<u8>, String> {
+            if is_svg {
+                encode(snapshot, Format::Svg, &appearance).map_err(|e| e.to_string())
+            } else {
+                encode(snapshot, Format::Json, &appearance).map_err(|e| e.to_string())
+            }
+        };
+        let format = if is_svg { "svg" } else { "json" };
+        let expected = match std::fs::read(golden) {
+            Ok(bytes) if !self.options.update => {
+                load_snapshot(&bytes).map_err(|e| format!("{}: {e}", golden.display()))?
+            }
+            Ok(_) => {
+                let snapshot = self.screen(Duration::from_secs(1))?;
+                write_artifact(golden, &golden_bytes(&snapshot)?)?;
+                self.artifact(golden, format, ArtifactKind::Golden);
+                return Ok(StepStatus::Updated);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let snapshot = self.screen(Duration::from_secs(1))?;
+                if self.options.ci && !self.options.update {
+                    let actual = sibling(golden, "actual", "svg");
+                    write_artifact(
+                        &actual,
+                        &encode(&snapshot, Format::Svg, &appearance).map_err(|e| e.to_string())?,
+                    )?;
+                    self.artifact(&actual, "svg", ArtifactKind::Capture);
+                    return Err(format!(
+                        "the golden {} does not exist, and CI is set: run with --update and commit it (the screen is in {})",
+                        golden.display(),
+                        actual.display()
+                    ));
+                }
+                write_artifact(golden, &golden_bytes(&snapshot)?)?;
+                self.artifact(golden, format, ArtifactKind::Golden);
+                return Ok(StepStatus::New);
+            }
+            Err(e) => return Err(format!("cannot read {}: {e}", golden.display())),
+        };
+        let mut last = None;
+        let compared = until_passes(&session, timeout, |snapshot| {
+            let d = diff(&expected, snapshot);
+            if d.is_empty() {
+                Ok(())
+            } else {
+                let message = format!(
+                    "the screen differs from {} in {} cells:\n{d}",
+                    golden.display(),
+                    d.changed_cells()
+                );
+                last = Some((snapshot.clone(), d));
+                Err(message)
+            }
+        });
+        match compared {
+            Ok(()) => Ok(StepStatus::Passed),
+            Err(message) => {
+                if let Some((actual_screen, d)) = last {
+                    let actual = sibling(golden, "actual", "svg");
+                    let diff_path = sibling(golden, "diff", "svg");
+                    let actual_svg = encode(&actual_screen, Format::Svg, &appearance)
+                        .map_err(|e| e.to_string())?;
+                    let diff_svg = encode_highlighted(
+                        &actual_screen,
+                        Format::Svg,
+                        &appearance,
+                        &d.positions(),
+                    )
+                    .map_err(|e| e.to_string())?;
+                    write_artifact(&actual, &actual_svg)?;
+                    write_artifact(&diff_path, &diff_svg)?;
+                    self.artifact(&actual, "svg", ArtifactKind::Capture);
+                    self.artifact(&diff_path, "svg", ArtifactKind::Diff);
+                }
+                Err(message)
+            }
+        }
+    }
+}
+
+/// `golden.svg` → `golden.actual.svg` (the same directory, the golden's stem).
+fn sibling(golden: &Path, what: &str, ext: &str) -> PathBuf {
+    let stem = golden
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    golden.with_file_name(format!("{stem}.{what}.{ext}"))
+}
+
+fn format_name(format: Format) -> &'static str {
+    Format::ALL
+        .iter()
+        .find(|(_, f)| *f == format)
+        .map_or("svg", |(n, _)| n)
+}
+
+fn write_artifact(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    write_file(path, bytes)
+}
+
+fn describe_target(condition: &crate::session::wait::WaitCondition) -> String {
+    use crate::session::wait::{Target, Until};
+    let what = match &condition.target {
+        Target::Text(t) => format!("text {t:?}"),
+        Target::Regex(r) => format!("pattern /{}/", r.as_str()),
+        Target::Idle(d) => return format!("the screen to be idle for {:.1} s", d.as_secs_f64()),
+        Target::Exit => return "the program to exit".into(),
+    };
+    match condition.until {
+        Until::Present => format!("{what} to appear"),
+        Until::Absent => format!("{what} to go away"),
+    }
+}
+
+fn exit_note(session: &Session) -> String {
+    let live = session.lock();
+    match (live.exit_code, &live.signal) {
+        (Some(code), _) => format!(" with exit code {code}"),
+        (None, Some(signal)) => format!(" by {signal}"),
+        _ => String::new(),
+    }
+}
+
+/// Checks the settled screen with `check` until it passes or `timeout` passes; the error is
+/// the last check's.
+fn until_passes(
+    session: &Session,
+    timeout: Duration,
+    mut check: impl FnMut(&Snapshot) -> Result<(), String>,
+) -> Result<(), String> {
+    let deadline = Instant::now() + timeout;
+    let mut live = session.settle(timeout.min(Duration::from_secs(1)));
+    loop {
+        let version = live.version;
+        let result = check(&live.term.snapshot());
+        let now = Instant::now();
+        if result.is_ok() || now >= deadline || live.state.is_ended() {
+            return result;
+        }
+        while live.version == version && !live.state.is_ended() && Instant::now() < deadline {
+            live = session.wait_change(live, Some(deadline));
+        }
+    }
+}
+
+/// Runs `sh -c command` in `dir`; an exit status other than 0 (or running past
+/// [`COMMAND_TIMEOUT`]) is an error with the end of its output.
+fn run_command(command: &str, dir: &Path) -> Result<(), String> {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run sh: {e}"))?;
+    // Both pipes are read on threads so a chatty command never blocks on a full pipe.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut kept: Vec<u8> = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let mut buf = [0u8; 8192];
+                while let Ok(n) = pipe.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    kept.extend_from_slice(&buf[..n]);
+                    if kept.len() > 2 * COMMAND_OUTPUT_KEPT {
+                        kept.drain(..kept.len() - COMMAND_OUTPUT_KEPT);
+                    }
+                }
+            }
+            kept
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = Instant::now() + COMMAND_TIMEOUT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Err(e) => return Err(format!("cannot wait for sh: {e}")),
+        }
+    };
+    let output = |h: std::thread::JoinHandle<Vec<u8>>| {
+        let bytes = h.join().unwrap_or_default();
+        let start = bytes.len().saturating_sub(COMMAND_OUTPUT_KEPT);
+        String::from_utf8_lossy(&bytes[start..])
+            .trim_end()
+            .to_owned()
+    };
+    let (out, err) = (output(stdout), output(stderr));
+    let tail = || {
+        let mut t = String::new();
+        for (name, text) in [("stdout", &out), ("stderr", &err)] {
+            if !text.is_empty() {
+                t.push_str(&format!("\n{name}:\n{text}"));
+            }
+        }
+        t
+    };
+    match status {
+        None => Err(format!(
+            "`{command}` ran longer than {} s and was killed{}",
+            COMMAND_TIMEOUT.as_secs(),
+            tail()
+        )),
+        Some(s) if s.success() => Ok(()),
+        Some(s) => Err(format!(
+            "`{command}` failed ({}){}",
+            match s.code() {
+                Some(code) => format!("exit code {code}"),
+                None => "killed by a signal".to_owned(),
+            },
+            tail()
+        )),
+    }
+}
+
+/// Checks an `assert` against a screen; the error says what was expected and what is there.
+fn check_screen(check: &Check, snapshot: &Snapshot) -> Result<(), String> {
+    let rows: Vec<String> = snapshot.text().split('\n').map(str::to_owned).collect();
+    let mut at: Option<(usize, usize)> = check
+        .row
+        .zip(check.col)
+        .map(|(r, c)| (r as usize, c as usize));
+    if let Some(content) = &check.content {
+        let found = find(content, &rows, check.row, check.col);
+        match found {
+            Some(position) => at = Some(position),
+            None => {
+                let what = match content {
+                    Content::Text(t) => format!("text {t:?}"),
+                    Content::Regex(r) => format!("pattern /{}/", r.as_str()),
+                };
+                let place = match (check.row, check.col) {
+                    (Some(r), Some(c)) => format!(" at row {r}, column {c}"),
+                    (Some(r), None) => format!(" on row {r}"),
+                    _ => " on the screen".to_owned(),
+                };
+                let shown = match check.row {
+                    Some(r) => format!(
+                        "row {r} is {:?}",
+                        rows.get(r as usize).map_or("(no such row)", String::as_str)
+                    ),
+                    None => format!("the screen is:\n{}", rows.join("\n")),
+                };
+                return Err(format!("expected {what}{place}; {shown}"));
+            }
+        }
+    }
+    if let Some(style) = &check.style {
+        let (row, col) = at.ok_or("no cell to check the style of")?;
+        let cell = cell_at(snapshot, row, col)
+            .ok_or_else(|| format!("there is no cell at row {row}, column {col}"))?;
+        let actual = snapshot
+            .styles
+            .get(cell.s as usize)
+            .cloned()
+            .unwrap_or_default();
+        check_style(style, &actual)
+            .map_err(|m| format!("the cell at row {row}, column {col} ({:?}): {m}", cell.t))?;
+    }
+    if let Some(cursor) = check.cursor {
+        let c = &snapshot.cursor;
+        if (c.row, c.col) != (cursor.row, cursor.col) {
+            return Err(format!(
+                "expected the cursor at row {}, column {}; it is at row {}, column {}",
+                cursor.row, cursor.col, c.row, c.col
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The cell at `row` and column `col` (a column counts cells, wide characters two).
+fn cell_at(snapshot: &Snapshot, row: usize, col: usize) -> Option<&crate::term::CellSnapshot> {
+    snapshot.rows.get(row)?.cells.get(col)
+}
+
+/// Where `content` is: (row, column) of its first character, within `row` (and at `col`)
+/// when given. Columns count cells, so a match after a wide character is where it is drawn.
+fn find(
+    content: &Content,
+    rows: &[String],
+    row: Option<u32>,
+    col: Option<u32>,
+) -> Option<(usize, usize)> {
+    let candidates: Vec<usize> = match row {
+        Some(r) => vec![r as usize],
+        None => (0..rows.len()).collect(),
+    };
+    for r in candidates {
+        let line = rows.get(r)?;
+        let starts: Vec<usize> = match content {
+            Content::Text(t) => line.match_indices(t.as_str()).map(|(i, _)| i).collect(),
+            Content::Regex(re) => re.find_iter(line).map(|m| m.start()).collect(),
+        };
+        for byte in starts {
+            let column = unicode_width::UnicodeWidthStr::width(&line[..byte]);
+            if col.is_none_or(|c| c as usize == column) {
+                return Some((r, column));
+            }
+        }
+    }
+    None
+}
+
+fn check_style(want: &StyleExpectation, got: &crate::term::StyleSnapshot) -> Result<(), String> {
+    let mut wrong = Vec::new();
+    let colour = |name: &str,
+                  want: &Option<ColorExpectation>,
+                  got: &Option<ColorValue>,
+                  wrong: &mut Vec<String>| {
+        let Some(want) = want else { return };
+        let matches = match (want, got) {
+            (ColorExpectation::Named(n), None) => n == "default",
+            (ColorExpectation::Index(i), Some(ColorValue::Index(g))) => i == g,
+            (ColorExpectation::Named(n), Some(ColorValue::Rgb(g))) => n.eq_ignore_ascii_case(g),
+            _ => false,
+        };
+        if !matches {
+            let shown = match got {
+                None => "default".to_owned(),
+                Some(ColorValue::Index(i)) => i.to_string(),
+                Some(ColorValue::Rgb(s)) => s.clone(),
+            };
+            let wanted = match want {
+                ColorExpectation::Index(i) => i.to_string(),
+                ColorExpectation::Named(n) => n.clone(),
+            };
+            wrong.push(format!("{name} is {shown}, not {wanted}"));
+        }
+    };
+    colour("fg", &want.fg, &got.fg, &mut wrong);
+    colour("bg", &want.bg, &got.bg, &mut wrong);
+    let flags = [
+        ("bold", want.bold, got.bold),
+        ("dim", want.dim, got.dim),
+        ("italic", want.italic, got.italic),
+        ("underline", want.underline, got.underline.is_some()),
+        ("inverse", want.inverse, got.inverse),
+        ("strike", want.strike, got.strike),
+        ("blink", want.blink, got.blink),
+        ("hidden", want.hidden, got.hidden),
+    ];
+    for (name, want, got) in flags {
+        if let Some(want) = want
+            && want != got
+        {
+            wrong.push(format!("{name} is {got}, not {want}"));
+        }
+    }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(wrong.join(", "))
+    }
+}

@@ -1,0 +1,577 @@
+//! `shotty scenario run` through the real binary, driving real programs (vim, less, python3,
+//! htop): the phases, every step type, goldens (new, passing, differing, `--update`, CI), the
+//! JSON summary and exit codes, and files that are refused before anything runs.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// Runs `shotty scenario run` on `yaml` (written to `dir/name`), with `CI` unset unless `ci`.
+fn run_scenario(dir: &Path, name: &str, yaml: &str, extra: &[&str], ci: bool) -> (Output, Value) {
+    std::fs::write(dir.join(name), yaml).expect("scenario written");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_shotty"));
+    cmd.arg("scenario")
+        .arg("run")
+        .arg(name)
+        .args(extra)
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env_remove("CI")
+        .stdin(Stdio::null());
+    if ci {
+        cmd.env("CI", "true");
+    }
+    let out = cmd.output().expect("shotty runs");
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "the summary is JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out, summary)
+}
+
+fn require(program: &str) -> bool {
+    let found = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {program}"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{program} is missing, and CI must run every test"
+        );
+        eprintln!("skipped: {program} is not installed");
+    }
+    found
+}
+
+/// The status of every step, as "type:status".
+fn statuses(summary: &Value) -> Vec<String> {
+    summary["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| {
+            format!(
+                "{}:{}",
+                s["type"].as_str().unwrap_or("?"),
+                s["status"].as_str().unwrap_or("?")
+            )
+        })
+        .collect()
+}
+
+fn failed_message(summary: &Value) -> String {
+    summary["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .find(|s| s["status"] == "failed")
+        .and_then(|s| s["message"].as_str())
+        .unwrap_or("")
+        .to_owned()
+}
+
+const VIM: &str = r#"
+$version: 1
+options:
+  terminal: {width: 60, height: 12}
+  appearance: {theme: [nord], window: macos}
+scenario:
+  working-dir: {path: work}
+  prepare: [{type: command, command: "printf 'first line\n' > demo.txt"}]
+  launch:
+    executable: vim
+    args: [-u, NONE, -i, NONE, -N, -n, demo.txt]
+    env: {LANG: C.UTF-8}
+  execute:
+    - {type: wait, args: {text: "first line", stable-for: 100ms, timeout: 10s}}
+    - {type: send, inputs: [{keys: G}, {text: "ohello from shotty"}, {keys: Escape}]}
+    - {type: wait, args: {text: "-- INSERT --", until: absent, timeout: 10s}}
+    - {type: assert, args: {regex: "hello from (shotty|SHOTTY)", row: 1, col: 0}}
+    - {type: assert, args: {cursor: {row: 1, col: 16}}}
+    - {type: mark, args: {label: edited}}
+    - {type: capture, args: {output: out/edited.png}, options: {appearance: {theme: [dracula]}}}
+    - {type: snapshot, args: {golden: golden/vim.svg}}
+    - {type: send, inputs: [{text: ":wq"}, {keys: Enter}]}
+    - {type: wait, args: {exit: true, timeout: 10s}}
+  verify:
+    - {type: command, command: "grep -qix 'hello from shotty' demo.txt"}
+  teardown:
+    - {type: command, command: "rm demo.txt && touch torn-down"}
+"#;
+
+#[test]
+fn vim_edits_saves_and_the_file_is_checked() {
+    if !require("vim") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (out, summary) = run_scenario(dir.path(), "vim.scenario.yaml", VIM, &[], false);
+    assert_eq!(out.status.code(), Some(0), "{summary:#}");
+    assert_eq!(summary["status"], "ok");
+    assert_eq!(summary["exitCode"], 0, "vim exited by itself with :wq");
+    assert_eq!(
+        statuses(&summary),
+        [
+            "command:passed",
+            "launch:passed",
+            "wait:passed",
+            "send:passed",
+            "wait:passed",
+            "assert:passed",
+            "assert:passed",
+            "mark:passed",
+            "capture:passed",
+            "snapshot:new",
+            "send:passed",
+            "wait:passed",
+            "command:passed",
+            "command:passed",
+        ]
+    );
+    // Lines are the file's: the first step of execute is on line 14.
+    assert_eq!(summary["steps"][2]["line"], 14);
+    let work = dir.path().join("work");
+    assert!(
+        work.join("torn-down").exists(),
+        "teardown ran in the working directory"
+    );
+    assert!(!work.join("demo.txt").exists());
+    let png = std::fs::read(dir.path().join("out/edited.png")).expect("the capture");
+    assert!(png.starts_with(b"\x89PNG"));
+    let golden = std::fs::read(dir.path().join("golden/vim.svg")).expect("golden");
+    let golden = shotty::diff::load_snapshot(&golden).expect("an SVG with its snapshot");
+    assert!(
+        golden.text().contains("hello from shotty"),
+        "{}",
+        golden.text()
+    );
+
+    // The second run compares against the golden it wrote, and passes.
+    let (out, summary) = run_scenario(dir.path(), "vim.scenario.yaml", VIM, &[], false);
+    assert_eq!(out.status.code(), Some(0), "{summary:#}");
+    assert_eq!(statuses(&summary)[9], "snapshot:passed");
+}
+
+#[test]
+fn a_changed_screen_fails_its_snapshot_with_the_actual_screen_and_a_diff() {
+    if !require("vim") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (out, _) = run_scenario(dir.path(), "vim.scenario.yaml", VIM, &[], false);
+    assert_eq!(out.status.code(), Some(0));
+    let changed = VIM.replace(
+        "{text: \"ohello from shotty\"}",
+        "{text: \"ohello from SHOTTY\"}",
+    );
+    assert_ne!(changed, VIM);
+    let (out, summary) = run_scenario(dir.path(), "vim.scenario.yaml", &changed, &[], false);
+    assert_eq!(out.status.code(), Some(1), "{summary:#}");
+    assert_eq!(summary["status"], "failed");
+    let s = statuses(&summary);
+    assert_eq!(s[9], "snapshot:failed");
+    // After a failure the remaining execute and verify steps are skipped; teardown runs.
+    assert_eq!(
+        &s[10..],
+        [
+            "send:skipped",
+            "wait:skipped",
+            "command:skipped",
+            "command:passed"
+        ]
+    );
+    let message = failed_message(&summary);
+    assert!(message.contains("differs from golden/vim.svg"), "{message}");
+    assert!(message.contains("hello from SHOTTY"), "{message}");
+    for (file, kind) in [
+        ("golden/vim.actual.svg", "capture"),
+        ("golden/vim.diff.svg", "diff"),
+    ] {
+        assert!(dir.path().join(file).exists(), "{file}");
+        assert!(
+            summary["artifacts"]
+                .as_array()
+                .expect("artifacts")
+                .iter()
+                .any(|a| a["path"] == file && a["kind"] == kind),
+            "{summary:#}"
+        );
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("vim.scenario.yaml:21: step 9 (snapshot) failed"),
+        "{stderr}"
+    );
+
+    // --update rewrites the golden, and the next run passes.
+    let (out, summary) = run_scenario(
+        dir.path(),
+        "vim.scenario.yaml",
+        &changed,
+        &["--update"],
+        false,
+    );
+    assert_eq!(out.status.code(), Some(0), "{summary:#}");
+    assert_eq!(statuses(&summary)[9], "snapshot:updated");
+    let (out, _) = run_scenario(dir.path(), "vim.scenario.yaml", &changed, &[], false);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn with_ci_set_a_missing_golden_fails_instead_of_being_written() {
+    if !require("vim") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (out, summary) = run_scenario(dir.path(), "vim.scenario.yaml", VIM, &[], true);
+    assert_eq!(out.status.code(), Some(1), "{summary:#}");
+    assert_eq!(statuses(&summary)[9], "snapshot:failed");
+    assert!(failed_message(&summary).contains("CI is set"));
+    assert!(!dir.path().join("golden/vim.svg").exists());
+    assert!(dir.path().join("golden/vim.actual.svg").exists());
+}
+
+#[test]
+fn less_finds_a_word_and_highlights_it() {
+    if !require("less") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let yaml = r#"
+$version: 1
+scenario:
+  prepare: [{type: command, command: "seq 1 200 | sed 's/^/line /; 150s/$/ needle/' > words.txt"}]
+  launch: {executable: less, args: [words.txt], env: {LESS: ""}, options: {terminal: {width: 40, height: 10}}}
+  execute:
+    - {type: wait, args: {text: "line 1", timeout: 10s}}
+    - {type: send, inputs: [{text: /needle}, {keys: Enter}]}
+    - {type: wait, args: {regex: "^line 150 needle", timeout: 10s}}
+    - {type: assert, args: {text: needle, style: {inverse: true}}}
+    - {type: assert, args: {regex: "line 15[0-9]", row: 0}}
+    - {type: send, inputs: [{keys: q}]}
+    - {type: wait, args: {exit: true}}
+"#;
+    let (out, summary) = run_scenario(dir.path(), "less.scenario.yaml", yaml, &[], false);
+    assert_eq!(out.status.code(), Some(0), "{summary:#}");
+    assert_eq!(summary["exitCode"], 0);
+}
+
+#[test]
+fn python_takes_a_pasted_function() {
+    if !require("python3") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let yaml = r#"
+$version: 1
+scenario:
+  launch: {executable: python3, args: [-q], env: {PYTHON_BASIC_REPL: "1"}}
+  execute:
+    - {type: wait, args: {regex: "^>>>$", timeout: 10s}}
+    - {type: send, inputs: [{paste: "def square(n):\n    return n * n\n"}, {keys: Enter}]}
+    - {type: wait, args: {regex: "^>>>$"}}
+    - {type: send, inputs: [{text: "square(12)"}, {keys: Enter}]}
+    - {type: wait, args: {text: "144"}}
+    - {type: send, inputs: [{text: "raise SystemExit(3)"}, {keys: Enter}]}
+    - {type: wait, args: {exit: true}}
+"#;
+    let (out, summary) = run_scenario(dir.path(), "py.scenario.yaml", yaml, &[], false);
+    assert_eq!(out.status.code(), Some(0), "{summary:#}");
+    assert_eq!(summary["exitCode"], 3, "the program's own exit code");
+}
+
+#[test]
+fn htop_redraws_at_its_new_size() {
+    if !require("htop") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let yaml = r#"
+$version: 1
+scenario:
+  launch: {executable: htop, options: {terminal: {width: 80, height: 24}}}
+  execute:
+    - {type: wait, args: {text: "F10Quit", timeout: 10s}}
+    - {type: assert, args: {regex: "F10Quit", row: 23}}
+    - {type: resize, args: {width: 120, height: 30}}
+    - {type: assert, args: {regex: "F10Quit", row: 29, timeout: 10s}}
+    - {type: send, inputs: [{keys: F10}]}
+    - {type: wait, args: {exit: true, timeout: 10s}}
+"#;
+    let (out, summary) = run_scenario(dir.path(), "htop.scenario.yaml", yaml, &[], false);
+    assert_eq!(out.status.code(), Some(0), "{summary:#}");
+}
+
+#[test]
+fn a_wait_that_times_out_fails_the_run_and_teardown_still_runs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let yaml = r#"
+$version: 1
+scenario:
+  working-dir: {path: .}
+  launch: {executable: sh, args: [-c, "echo ready; sleep 30"]}
+  execute:
+    - {type: wait, args: {text: ready}}
+    - {type: wait, args: {text: never, timeout: 300ms}}
+    - {type: command, command: "touch after-the-failure"}
+  verify: [{type: command, command: "touch verified"}]
+  teardown: [{type: command, command: "touch torn-down"}]
+"#;
+    let (out, summary) = run_scenario(dir.path(), "t.scenario.yaml", yaml, &[], false);
+    assert_eq!(out.status.code(), Some(1), "{summary:#}");
+    assert_eq!(
+        statuses(&summary),
+        [
+            "launch:passed",
+            "wait:passed",
+            "wait:failed",
+            "command:skipped",
+            "command:skipped",
+            "command:passed"
+        ]
+    );
+    let message = failed_message(&summary);
+    assert!(
+        message.contains("timed out") && message.contains("\"never\""),
+        "{message}"
+    );
+    assert!(dir.path().join("torn-down").exists());
+    assert!(!dir.path().join("after-the-failure").exists());
+    assert!(!dir.path().join("verified").exists());
+    // The program was stopped, not waited for: the run took well under its 30 s sleep.
+    assert!(summary["durationMs"].as_u64().expect("duration") < 20_000);
+    assert_eq!(summary["exitCode"], Value::Null, "stopped, not exited");
+}
+
+#[test]
+fn a_failing_command_and_a_failing_verify_say_why() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let yaml = r#"
+$version: 1
+scenario:
+  launch: {executable: sh, args: [-c, "echo hi"]}
+  execute:
+    - {type: wait, args: {exit: true}}
+    - {type: command, command: "echo oops >&2; exit 7"}
+"#;
+    let (out, summary) = run_scenario(dir.path(), "c.scenario.yaml", yaml, &[], false);
+    assert_eq!(out.status.code(), Some(1), "{summary:#}");
+    let message = failed_message(&summary);
+    assert!(
+        message.contains("exit code 7") && message.contains("oops"),
+        "{message}"
+    );
+
+    let yaml = r#"
+$version: 1
+scenario:
+  launch: {executable: sh, args: [-c, "echo hi"]}
+  verify: [{type: command, command: "test -f never-made"}, {type: assert, args: {text: hi}}]
+"#;
+    let (out, summary) = run_scenario(dir.path(), "v.scenario.yaml", yaml, &[], false);
+    assert_eq!(out.status.code(), Some(1), "{summary:#}");
+    assert_eq!(
+        statuses(&summary),
+        ["launch:passed", "command:failed", "assert:skipped"]
+    );
+    assert!(failed_message(&summary).contains("exit code 1"));
+}
+
+#[test]
+fn an_assert_explains_what_is_on_the_screen() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let yaml = r#"
+$version: 1
+scenario:
+  launch: {executable: sh, args: [-c, "printf 'plain \\033[1;31mred\\033[0m\\n'; sleep 5"]}
+  execute:
+    - {type: wait, args: {text: red}}
+    - {type: assert, args: {text: red, style: {fg: 1, bold: true}}}
+    - {type: assert, args: {text: plain, style: {fg: 1}, timeout: 200ms}}
+"#;
+    let (out, summary) = run_scenario(dir.path(), "a.scenario.yaml", yaml, &[], false);
+    assert_eq!(out.status.code(), Some(1), "{summary:#}");
+    assert_eq!(
+        statuses(&summary),
+        [
+            "launch:passed",
+            "wait:passed",
+            "assert:passed",
+            "assert:failed"
+        ]
+    );
+    let message = failed_message(&summary);
+    assert!(
+        message.contains("row 0, column 0") && message.contains("fg is default, not 1"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_bad_file_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases = [
+        (
+            "type: wiat",
+            "unknown variant `wiat`, expected one of wait",
+            6,
+        ),
+        ("type: wait, args: {txet: x}", "unknown field `txet`", 6),
+        (
+            "type: wait, args: {text: x, stableFor: 2q}",
+            "unknown unit \"q\"",
+            6,
+        ),
+        ("type: send, inputs: [{keys: Ctrl+Nope}]", "Ctrl+Nope", 6),
+        ("type: wait, args: {regex: \"((\"}", "bad regex", 6),
+        (
+            "type: resize, args: {width: 0, height: 10}",
+            "outside 1–500",
+            6,
+        ),
+        (
+            "type: wait, args: {text: x}, inputs: [{text: a}]",
+            "takes `args`, not `inputs`",
+            6,
+        ),
+        (
+            "type: capture, args: {output: x.bmp}",
+            "cannot tell the format",
+            6,
+        ),
+        (
+            "type: capture, args: {output: x.svg}, options: {appearance: {theme: nope}}",
+            "unknown theme \"nope\"",
+            6,
+        ),
+        (
+            "type: snapshot, args: {golden: g.svg, text: x}",
+            "args are `golden`, `timeout`, not `text`",
+            6,
+        ),
+    ];
+    for (step, expected, line) in cases {
+        let yaml = format!(
+            "$version: 1\nscenario:\n  prepare: [{{type: command, command: \"touch ran\"}}]\n  launch: {{executable: sh, args: [-c, \"true\"]}}\n  execute:\n    - {{{step}}}\n"
+        );
+        let (out, summary) = run_scenario(dir.path(), "bad.scenario.yaml", &yaml, &[], false);
+        assert_eq!(out.status.code(), Some(2), "{step}: {summary:#}");
+        assert_eq!(summary["status"], "error");
+        let error = summary["error"].as_str().expect("error");
+        assert!(
+            error.starts_with(&format!("bad.scenario.yaml:{line}: ")),
+            "{step}: {error}"
+        );
+        assert!(error.contains(expected), "{step}: {error}");
+        assert!(!dir.path().join("ran").exists(), "{step}: prepare ran");
+    }
+    for (yaml, expected) in [
+        (
+            "$version: 2\nscenario: {launch: {executable: sh}}\n",
+            "bad.scenario.yaml:1: $version is 2",
+        ),
+        (
+            "$version: 1\nscenario:\n  launch: {executable: sh}\n  lunch: 1\n",
+            "bad.scenario.yaml:4: unknown field `lunch`",
+        ),
+        (
+            "$version: 1\nscenario:\n  prepare: [{type: send, inputs: [{text: a}]}]\n  launch: {executable: sh}\n",
+            "cannot be in prepare",
+        ),
+        ("[1, 2", "bad.scenario.yaml"),
+        ("", "bad.scenario.yaml"),
+    ] {
+        let (out, summary) = run_scenario(dir.path(), "bad.scenario.yaml", yaml, &[], false);
+        assert_eq!(out.status.code(), Some(2), "{yaml}: {summary:#}");
+        let error = summary["error"].as_str().expect("error");
+        assert!(error.contains(expected), "{yaml}: {error}");
+    }
+}
+
+#[test]
+fn json_and_kebab_or_camel_keys_read_the_same() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = r#"{
+  "$version": 1,
+  "options": {"terminal": {"width": 30, "height": 5}},
+  "scenario": {
+    "workingDir": {"temporary": true},
+    "launch": {"executable": "sh", "args": ["-c", "echo one; sleep 0.3; echo two; sleep 5"]},
+    "execute": [
+      {"type": "wait", "args": {"text": "two", "stableFor": "100ms"}},
+      {"type": "send", "inputs": [{"rawHex": "03"}]},
+      {"type": "wait", "args": {"exit": true, "timeout": 5}},
+      {"type": "sleep", "args": {"duration": 0.05}}
+    ]
+  }
+}"#;
+    let (out, summary) = run_scenario(
+        dir.path(),
+        "s.scenario.json",
+        json,
+        &["--width", "40"],
+        false,
+    );
+    assert_eq!(out.status.code(), Some(0), "{summary:#}");
+    let yaml = "$version: 1\nscenario:\n  working-dir: {temporary: true}\n  launch: {executable: sh, args: [-c, 'echo two; sleep 5']}\n  execute:\n    - {type: wait, args: {text: two, stable-for: 100ms}}\n    - {type: send, inputs: [{raw-hex: '03'}]}\n";
+    let (out, summary) = run_scenario(dir.path(), "s.scenario.yaml", yaml, &[], false);
+    assert_eq!(out.status.code(), Some(0), "{summary:#}");
+}
+
+/// SPEC §10's example, as console2svg documents the format, run unchanged but for its
+/// working directory.
+#[test]
+fn the_specifications_example_runs() {
+    if !require("vim") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path().join("x");
+    let yaml = format!(
+        r#"$version: 1
+options:
+  terminal: {{width: 100, height: 24}}
+  appearance: {{theme: [nord], window: macos}}     # the CLI's appearance option names
+scenario:
+  working-dir: {{path: {}}}                    # or {{temporary: true}}, the default
+  prepare:  [{{type: command, command: "echo setup"}}]   # sh -c in the working dir, before launch
+  launch:   {{executable: vim, args: [demo.txt], options: {{terminal: {{width: 100, height: 24}}}}}}
+  execute:
+    - {{type: wait, args: {{text: "~", until: present, stableFor: 1s, timeout: 10s}}}}  # or regex
+    - {{type: send, inputs: [{{text: "ihello"}}, {{keys: Escape}}, {{paste: "…"}}, {{rawHex: "1B5B41"}}]}}
+    - {{type: resize, args: {{width: 120, height: 30}}}}
+    - {{type: capture, args: {{output: shot.svg}}, options: {{appearance: {{theme: [dracula]}}}}}}
+    - {{type: command, command: "test -f demo.txt"}}  # a failing command fails the run
+  verify:   [{{type: command, command: "grep hello demo.txt"}}]   # after the program ended
+  teardown: [{{type: command, command: "rm -f demo.txt"}}]        # always runs
+"#,
+        work.display()
+    );
+    let (out, summary) = run_scenario(dir.path(), "spec.scenario.yaml", &yaml, &[], false);
+    // vim has not written demo.txt (nothing saved it), so the execute command fails: the
+    // example shows a failing command; everything before it passed.
+    assert_eq!(out.status.code(), Some(1), "{summary:#}");
+    assert_eq!(
+        statuses(&summary),
+        [
+            "command:passed",
+            "launch:passed",
+            "wait:passed",
+            "send:passed",
+            "resize:passed",
+            "capture:passed",
+            "command:failed",
+            "command:skipped",
+            "command:passed",
+        ]
+    );
+    let svg = std::fs::read_to_string(dir.path().join("shot.svg")).expect("capture");
+    assert!(svg.contains("hello"));
+}
