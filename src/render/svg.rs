@@ -507,16 +507,8 @@ fn frame(out: &mut String, frame: &Frame, layout: &Layout, defs: &mut String) {
 
 /// The cell backgrounds, one `<rect>` each.
 pub(crate) fn backgrounds(out: &mut String, backgrounds: &[(Rect, Rgb)]) {
-    for (r, c) in backgrounds {
-        let fill = Some(Paint::Rgb(*c));
-        rect(
-            out,
-            *r,
-            RectStyle {
-                fill,
-                ..RectStyle::default()
-            },
-        );
+    for &(r, c) in backgrounds {
+        fill_rect(out, r, c);
     }
 }
 
@@ -792,16 +784,21 @@ pub(crate) fn caption(body: &mut String, layout: &Layout) {
 /// The cursor's rectangle, if it is drawn.
 pub(crate) fn cursor(body: &mut String, layout: &Layout) {
     if let Some((r, c)) = layout.cursor {
-        let fill = Some(Paint::Rgb(c));
-        rect(
-            body,
-            r,
-            RectStyle {
-                fill,
-                ..RectStyle::default()
-            },
-        );
+        fill_rect(body, r, c);
     }
+}
+
+/// A rectangle `r` filled with `c` (a cell background, a cursor).
+pub(crate) fn fill_rect(body: &mut String, r: Rect, c: Rgb) {
+    let fill = Some(Paint::Rgb(c));
+    rect(
+        body,
+        r,
+        RectStyle {
+            fill,
+            ..RectStyle::default()
+        },
+    );
 }
 
 /// The `@font-face` rules and family list for `a`: empty unless it embeds fonts, else

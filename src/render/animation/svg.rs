@@ -17,15 +17,37 @@ use rustc_hash::FxHashMap;
 
 use super::AnimationWriter;
 use crate::recording::frames::Timing;
-use crate::render::layout::{Layout, TextClass};
+use crate::render::layout::{Layout, Rect, TextClass};
 use crate::render::number::{push_f, push_hundredths};
 use crate::render::svg::{self as still, Baseline, FontSubsets, TextStyle};
 use crate::render::{Appearance, RenderError};
+use crate::term::Rgb;
 
 /// Screens side by side in one row of the strip, before the next row starts. The strip stays
 /// within about a hundred thousand pixels either way for tens of thousands of screens, where
 /// browsers' single-precision transforms still place glyphs to a hundredth of a pixel.
 const STRIP_COLUMNS: usize = 64;
+
+/// The strip's screens are this many pixels apart (a multiple of it, either way).
+const STRIP_PITCH: f64 = 100.0;
+
+/// Appends ` name="v"` (a coordinate), nothing when `v` is 0.
+fn push_attr(out: &mut String, name: &str, v: f64) {
+    if v != 0.0 {
+        let _ = write!(out, " {name}=\"");
+        push_f(out, v);
+        out.push('"');
+    }
+}
+
+/// Appends an SVG translation's arguments: `x y`, or `x` alone when `y` is 0.
+fn push_translation(out: &mut String, x: f64, y: f64) {
+    push_f(out, x);
+    if y != 0.0 {
+        out.push(' ');
+        push_f(out, y);
+    }
+}
 
 /// Appends `n` × 10^-`decimals`, without trailing zeros.
 fn push_fraction(out: &mut String, n: u128, decimals: u32) {
@@ -94,9 +116,13 @@ impl SvgAnimation {
         let id = self.drawn.len();
         // One element takes the id itself; several are grouped.
         let single = drawing.matches("\n<").count() == 1;
-        match drawing.strip_prefix("\n<text ").filter(|_| single) {
-            Some(rest) => {
-                let _ = write!(self.defs, "\n<text id=\"{prefix}{id}\" {rest}");
+        let tag = ["text", "rect"]
+            .into_iter()
+            .find(|tag| single && drawing.starts_with(&format!("\n<{tag} ")));
+        match tag {
+            Some(tag) => {
+                let rest = &drawing[tag.len() + 3..];
+                let _ = write!(self.defs, "\n<{tag} id=\"{prefix}{id}\" {rest}");
             }
             None => {
                 let _ = write!(self.defs, "\n<g id=\"{prefix}{id}\">{drawing}\n</g>");
@@ -104,6 +130,27 @@ impl SvgAnimation {
         }
         self.drawn.insert(drawing, id);
         id
+    }
+
+    /// Places a filled rectangle (a cell background, the cursor): each size and colour is
+    /// drawn once at the origin and placed with `<use>`, as the cursor and highlighted cells
+    /// move from screen to screen.
+    fn place_rect(&mut self, body: &mut String, r: Rect, colour: Rgb) {
+        let mut block = String::new();
+        still::fill_rect(
+            &mut block,
+            Rect {
+                x: 0.0,
+                y: 0.0,
+                ..r
+            },
+            colour,
+        );
+        let id = self.define('b', block);
+        let _ = write!(body, "\n<use href=\"#b{id}\"");
+        push_attr(body, "x", r.x);
+        push_attr(body, "y", r.y);
+        body.push_str("/>");
     }
 
     /// The animation's class number of each of the layout's text classes.
@@ -125,11 +172,15 @@ impl SvgAnimation {
         let numbers = self.class_numbers(layout);
         let text_style = |class: usize| TextStyle::Class(numbers.get(class).copied().unwrap_or(0));
         let mut body = String::new();
-        still::backgrounds(&mut body, &layout.backgrounds);
+        for &(r, colour) in &layout.backgrounds {
+            self.place_rect(&mut body, r, colour);
+        }
         let clip_id = format!("z{}-", self.clips);
         self.clips += usize::from(!layout.scaled_rows.is_empty());
         still::scaled_rows(&mut body, layout, &mut self.defs, &clip_id, text_style);
-        still::cursor(&mut body, layout);
+        if let Some((r, colour)) = layout.cursor {
+            self.place_rect(&mut body, r, colour);
+        }
         let mut shapes = String::new();
         still::shapes_and_strokes(&mut shapes, &layout.shapes, &layout.strokes);
         if !shapes.is_empty() {
@@ -243,8 +294,10 @@ impl AnimationWriter for SvgAnimation {
         // Screens are a little apart, so no glyph that overhangs its cell reaches into the
         // screen next to it in the strip.
         let gap = 2.0 * last.metrics.width.max(last.metrics.height);
-        // Whole pixels, so the strip's offsets are short integers.
-        let (w, h) = ((self.cell.0 + gap).ceil(), (self.cell.1 + gap).ceil());
+        // Whole hundreds of pixels: the strip's offsets (written twice, in the keyframes and
+        // on the groups) are then integers ending in 00, which compress well.
+        let pitch = |extent: f64| ((extent + gap) / STRIP_PITCH).ceil() * STRIP_PITCH;
+        let (w, h) = (pitch(self.cell.0), pitch(self.cell.1));
         let offsets: Vec<(f64, f64)> = (0..self.screens.len())
             .map(|i| {
                 (
@@ -279,17 +332,13 @@ impl AnimationWriter for SvgAnimation {
         body.push_str(
             "\n<g clip-path=\"url(#screen)\">\n<g class=\"strip\" transform=\"translate(",
         );
-        push_f(&mut body, -x);
-        body.push(' ');
-        push_f(&mut body, -y);
+        push_translation(&mut body, -x, -y);
         body.push_str(")\">");
         for (screen, &(x, y)) in self.screens.iter().zip(&offsets) {
             body.push_str("\n<g");
             if x != 0.0 || y != 0.0 {
                 body.push_str(" transform=\"translate(");
-                push_f(&mut body, x);
-                body.push(' ');
-                push_f(&mut body, y);
+                push_translation(&mut body, x, y);
                 body.push_str(")\"");
             }
             body.push('>');
