@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use shotty::pty::ColorEnvFlags;
 use shotty::render::Appearance;
 use shotty::scenario::document::{self, AppearanceOptions};
+use shotty::scenario::report;
 use shotty::scenario::runner::{self, RunOptions};
 use shotty::scenario::summary::Summary;
 
@@ -48,6 +49,10 @@ pub struct RunArgs {
     /// Rewrite golden files that differ (and write missing ones even when CI is set).
     #[arg(long)]
     update: bool,
+    /// Where a failed run writes its report (failure.md, trace.html, recording.cast, the
+    /// screens); default shotty-report/NAME/.
+    #[arg(long, value_name = "DIR")]
+    report: Option<PathBuf>,
 }
 
 /// Runs `shotty scenario …`.
@@ -159,6 +164,11 @@ fn run_file(args: &RunArgs) -> i32 {
         },
         update: args.update,
         ci: std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false"),
+        report: Some(
+            args.report
+                .clone()
+                .unwrap_or_else(|| report::default_dir(&loaded.name)),
+        ),
     };
     let summary = runner::run(&loaded, &options, &resolve_appearance);
     if let Some(step) = summary.failed_step() {

@@ -73,6 +73,21 @@ enum Escape {
     Json,
 }
 
+/// `s` as XML (or HTML) character data: `&`, `<` and `>` escaped, characters XML cannot
+/// carry replaced by U+FFFD. For documents around shotty's images (reports, JUnit XML).
+pub fn xml_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    push_text(&mut out, s);
+    out
+}
+
+/// `s` as an XML (or HTML) attribute value, quotes escaped too (see [`xml_text`]).
+pub fn xml_value(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    push_value(&mut out, s);
+    out
+}
+
 /// Appends XML character data: `&`, `<` and `>` escaped, unsafe characters replaced.
 fn push_text(out: &mut String, s: &str) {
     push_escaped(out, s, Escape::Text);

@@ -3,7 +3,7 @@
 //!
 //! [`document`] reads a file and checks all of it before anything runs (each problem with its
 //! file and line); [`runner`] runs the phases in a session of the scenario's own; [`summary`]
-//! is the JSON a run reports.
+//! is the JSON a run reports, [`report`] what a failed run leaves to read.
 //!
 //! ```no_run
 //! use shotty::scenario::{document, runner};
@@ -17,5 +17,6 @@
 //! ```
 
 pub mod document;
+pub mod report;
 pub mod runner;
 pub mod summary;

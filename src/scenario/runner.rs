@@ -13,6 +13,7 @@ use super::document::{
     Action, AppearanceOptions, Check, ColorExpectation, Content, DocumentError, Loaded, Phase,
     PlannedStep, StyleExpectation,
 };
+use super::report::{self, Trace};
 use super::summary::{Artifact, ArtifactKind, RunStatus, StepResult, StepStatus, Summary};
 use crate::diff::{diff, load_snapshot};
 use crate::pty::{ColorEnvFlags, DEFAULT_GRACE};
@@ -48,6 +49,9 @@ pub struct RunOptions {
     pub update: bool,
     /// A missing golden fails instead of being written (set when `CI` is).
     pub ci: bool,
+    /// Where a failed run leaves its report (`failure.md`, `trace.html`, …); `None` writes
+    /// none.
+    pub report: Option<PathBuf>,
 }
 
 /// Checks every appearance a scenario's captures and snapshots will use, before it runs.
@@ -121,6 +125,7 @@ struct Run<'a> {
     steps: Vec<StepResult>,
     artifacts: Vec<Artifact>,
     failed: bool,
+    trace: Trace,
 }
 
 /// Runs a loaded scenario (its appearances already checked by [`check_appearances`]) and
@@ -148,6 +153,7 @@ pub fn run(loaded: &Loaded, options: &RunOptions, resolve: AppearanceResolver) -
         steps: Vec::new(),
         artifacts: Vec::new(),
         failed: false,
+        trace: Trace::default(),
     };
     for (phase, steps) in &loaded.phases {
         match phase {
@@ -169,11 +175,15 @@ pub fn run(loaded: &Loaded, options: &RunOptions, resolve: AppearanceResolver) -
         }
     }
     let (session_id, exit_code) = match &run.session {
-        Some(s) => (Some(s.id().to_owned()), s.lock().exit_code),
+        Some(s) => {
+            let live = s.lock();
+            run.trace.recording = Some(live.recording.clone());
+            (Some(s.id().to_owned()), live.exit_code)
+        }
         None => (None, None),
     };
     drop(temporary);
-    Summary {
+    let mut summary = Summary {
         schema_version: super::summary::SCHEMA_VERSION,
         name: loaded.name.clone(),
         file: loaded.path.display().to_string(),
@@ -185,10 +195,20 @@ pub fn run(loaded: &Loaded, options: &RunOptions, resolve: AppearanceResolver) -
         session_id,
         exit_code,
         duration_ms: millis(started.elapsed()),
-        steps: run.steps,
-        artifacts: run.artifacts,
+        steps: std::mem::take(&mut run.steps),
+        artifacts: std::mem::take(&mut run.artifacts),
         error: None,
+    };
+    if let Some(dir) = options.report.as_ref().filter(|_| run.failed) {
+        let written = run
+            .document_appearance()
+            .and_then(|appearance| report::write(dir, &summary, &run.trace, &appearance));
+        match written {
+            Ok(files) => summary.artifacts.extend(files),
+            Err(e) => summary.error = Some(format!("the report was not written: {e}")),
+        }
     }
+    summary
 }
 
 fn working_dir(
@@ -320,6 +340,7 @@ impl Run<'_> {
             })
             .map_err(|e| format!("cannot start {}: {}", launch.executable, e.message));
         self.record(Phase::Execute, "launch", None, line, started, result);
+        self.keep_screen();
     }
 
     /// Stops the program if the execute steps left it running (as `session stop` does).
@@ -340,6 +361,29 @@ impl Run<'_> {
             started,
             result,
         );
+        self.keep_screen();
+    }
+
+    /// Keeps the screen as it is after the last recorded step, for the report.
+    fn keep_screen(&mut self) {
+        let index = self.steps.len() - 1;
+        let screen = self.session.as_ref().map(|s| s.lock().term.snapshot());
+        self.trace.screens.resize(index, None);
+        self.trace.screens.push(screen);
+    }
+
+    /// The look of the report's screens: the document's and the launch's appearance.
+    fn document_appearance(&self) -> Result<Appearance, String> {
+        let document = &self.loaded.document;
+        let launch = &document.scenario.value.launch.value;
+        let layers: Vec<AppearanceOptions> = document
+            .options
+            .appearance
+            .iter()
+            .chain(launch.options.appearance.iter())
+            .map(|a| a.value.clone())
+            .collect();
+        (self.resolve)(&layers)
     }
 
     fn session(&self) -> Result<&Arc<Session>, String> {
@@ -516,6 +560,7 @@ impl Run<'_> {
         match compared {
             Ok(()) => Ok(StepStatus::Passed),
             Err(message) => {
+                self.trace.expected = Some(expected);
                 if let Some((actual_screen, d)) = last {
                     let actual = sibling(golden, "actual", "svg");
                     let diff_path = sibling(golden, "diff", "svg");

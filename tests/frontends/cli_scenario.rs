@@ -204,6 +204,26 @@ fn a_changed_screen_fails_its_snapshot_with_the_actual_screen_and_a_diff() {
             "{summary:#}"
         );
     }
+    // The report: the failed step, the golden's screen and the screen it got.
+    let md = std::fs::read_to_string(dir.path().join("shotty-report/vim/failure.md"))
+        .expect("failure.md in the default report directory");
+    assert!(
+        md.contains("Step 9 (`snapshot`, execute phase, line 21)"),
+        "{md}"
+    );
+    let expected = md
+        .find("## Expected screen (the golden)")
+        .expect("the golden's screen");
+    let actual = md.find("## Screen when it failed").expect("the screen");
+    assert!(md[expected..actual].contains("hello from shotty"), "{md}");
+    assert!(md[actual..].contains("hello from SHOTTY"), "{md}");
+    assert!(dir.path().join("shotty-report/vim/trace.html").is_file());
+    let cast = std::fs::read_to_string(dir.path().join("shotty-report/vim/recording.cast"))
+        .expect("the recording");
+    assert!(
+        cast.contains("\"m\", \"edited\""),
+        "the mark step's marker: {cast}"
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("vim.scenario.yaml:21: step 9 (snapshot) failed"),

@@ -13,6 +13,7 @@
 
 mod animation;
 mod devtools;
+mod trace;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
