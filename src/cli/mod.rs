@@ -11,6 +11,7 @@ mod render;
 mod scenario;
 mod serve;
 mod session;
+mod test;
 mod themes;
 mod timing;
 
@@ -83,6 +84,9 @@ enum Command {
     /// Run scenario files: scripted tests of terminal programs with golden screens
     /// (console2svg ScenarioDocument v1; see `shotty scenario run --help`).
     Scenario(Box<scenario::ScenarioArgs>),
+    /// Run every scenario file under some paths, in parallel: one line each, the totals,
+    /// JUnit XML with --junit.
+    Test(Box<test::TestArgs>),
     /// Compare two screenshots (SVG with metadata, or JSON snapshots) cell by cell.
     Diff(Box<diff::DiffArgs>),
     /// Background terminal sessions for agents and scripts (JSON output; see
@@ -147,6 +151,7 @@ pub fn run() -> i32 {
         Some(Command::Session { args }) => Ok(session::main(args)),
         Some(Command::Diff(args)) => diff::run(*args),
         Some(Command::Scenario(args)) => scenario::run(*args),
+        Some(Command::Test(args)) => test::run(*args),
         Some(Command::Mcp(_)) => shotty::mcp::serve().map(|()| 0),
         // Handled before parsing, like `session`.
         Some(Command::Serve(args)) => Ok(serve::run(*args)),

@@ -156,19 +156,18 @@ fn run_file(args: &RunArgs) -> i32 {
         }
     };
     let options = RunOptions {
-        width: args.width,
-        height: args.height,
-        color_env: ColorEnvFlags {
-            no_colorenv: args.no_colorenv,
-            no_delete_envs: args.no_delete_envs,
-        },
-        update: args.update,
-        ci: std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false"),
         report: Some(
             args.report
                 .clone()
                 .unwrap_or_else(|| report::default_dir(&loaded.name)),
         ),
+        ..run_options(
+            args.width,
+            args.height,
+            args.no_colorenv,
+            args.no_delete_envs,
+            args.update,
+        )
     };
     let summary = runner::run(&loaded, &options, &resolve_appearance);
     if let Some(step) = summary.failed_step() {
@@ -183,6 +182,28 @@ fn run_file(args: &RunArgs) -> i32 {
     }
     print(&summary);
     summary.exit_code()
+}
+
+/// The run options of the command line (the report directory aside); a missing golden fails
+/// when `CI` is set.
+pub fn run_options(
+    width: Option<u16>,
+    height: Option<u16>,
+    no_colorenv: bool,
+    no_delete_envs: bool,
+    update: bool,
+) -> RunOptions {
+    RunOptions {
+        width,
+        height,
+        color_env: ColorEnvFlags {
+            no_colorenv,
+            no_delete_envs,
+        },
+        update,
+        ci: std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false"),
+        report: None,
+    }
 }
 
 fn print(summary: &Summary) {

@@ -3,7 +3,8 @@
 //!
 //! [`document`] reads a file and checks all of it before anything runs (each problem with its
 //! file and line); [`runner`] runs the phases in a session of the scenario's own; [`summary`]
-//! is the JSON a run reports, [`report`] what a failed run leaves to read.
+//! is the JSON a run reports, [`report`] what a failed run leaves to read;
+//! [`suite`] runs many at once (`shotty test`).
 //!
 //! ```no_run
 //! use shotty::scenario::{document, runner};
@@ -19,4 +20,5 @@
 pub mod document;
 pub mod report;
 pub mod runner;
+pub mod suite;
 pub mod summary;

@@ -34,7 +34,8 @@ const COMMAND_OUTPUT_KEPT: usize = 4096;
 /// Builds an [`Appearance`] from appearance options, the outermost layer first (the
 /// document's, the launch's, the step's). The command line owns the option names, so it
 /// supplies this.
-pub type AppearanceResolver<'a> = &'a dyn Fn(&[AppearanceOptions]) -> Result<Appearance, String>;
+pub type AppearanceResolver<'a> =
+    &'a (dyn Fn(&[AppearanceOptions]) -> Result<Appearance, String> + Sync);
 
 /// How to run a scenario (the command line's options).
 #[derive(Clone, Debug, Default)]

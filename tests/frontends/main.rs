@@ -11,5 +11,6 @@ mod procs;
 mod cli_record;
 mod cli_scenario;
 mod cli_session;
+mod cli_test;
 mod mcp;
 mod serve;
