@@ -42,4 +42,14 @@ done
   -o "$out/demo.svg"
 "$shotty" render docs/demo.cast --video --show-keys -d macos --title "shotty" -o "$out/demo.gif"
 
+# A golden test's failure: the screen it expected and the one it got, the changed cells marked.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '\e[1mcargo test\e[0m\nrunning 12 tests\n\e[32mtest result: ok.\e[0m 12 passed; 0 failed\n' \
+  | "$shotty" -w 44 -c -o "$tmp/expected.svg"
+printf '\e[1mcargo test\e[0m\nrunning 12 tests\n\e[31mtest result: FAILED.\e[0m 11 passed; 1 failed\n' \
+  | "$shotty" -w 44 -c -o "$tmp/actual.svg"
+"$shotty" diff "$tmp/expected.svg" "$tmp/actual.svg" -d macos --title "shotty diff" -o "$out/diff.png" \
+  >/dev/null || true
+
 echo "images written to $out"

@@ -12,8 +12,8 @@ use shotty::duration::parse_duration;
 use shotty::render::Format;
 use shotty::session::client::{Client, reply_timeout};
 use shotty::session::protocol::{
-    HistoryParams, ListParams, MarkParams, ReadParams, ResizeParams, SendParams, SendStep,
-    StartParams, StopParams, WaitParams,
+    HistoryParams, IdParams, JournalReply, ListParams, MarkParams, ReadParams, ResizeParams,
+    SendParams, SendStep, StartParams, StopParams, WaitParams,
 };
 use shotty::session::{ErrorCode, SessionError, artifacts, paths};
 
@@ -226,7 +226,8 @@ struct MarkArgs {
 struct ExportArgs {
     /// The session's id.
     id: String,
-    /// Output file (`-`: stdout); .cast, or .svg, .gif, .apng for an animation.
+    /// Output file (`-`: stdout); .cast, or .svg, .gif, .apng for an animation, or .yaml for
+    /// a scenario of the steps that drove the session (`shotty scenario run` replays it).
     #[arg(short, long)]
     out: PathBuf,
     /// cast, svg, gif or apng (default: from the extension, else cast).
@@ -483,6 +484,9 @@ fn connect() -> Result<Client, SessionError> {
 /// for stdout it writes a private temporary file that is copied out and removed.
 fn export(args: &ExportArgs) -> Result<Value, SessionError> {
     let usage = |e: String| SessionError::invalid_request(e);
+    if args.format.is_none() && is_scenario_file(&args.out) {
+        return export_scenario(args);
+    }
     let format = recording_format(args.format.as_deref(), &args.out).map_err(usage)?;
     let timing = args.timing.to_timing().map_err(usage)?;
     let appearance = args.appearance.to_appearance(None).map_err(usage)?;
@@ -498,6 +502,34 @@ fn export(args: &ExportArgs) -> Result<Value, SessionError> {
         json!(path)
     };
     Ok(reply)
+}
+
+/// Whether `path` names a scenario file (`.yaml`, `.yml`).
+fn is_scenario_file(path: &std::path::Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
+}
+
+/// `session export ID -o run.yaml`: the session's journal as a scenario file.
+fn export_scenario(args: &ExportArgs) -> Result<Value, SessionError> {
+    let params = IdParams {
+        session_id: args.id.clone(),
+    };
+    let reply = call("journal", &params)?;
+    let journal: JournalReply = serde_json::from_value(reply)
+        .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+    let yaml = shotty::scenario::export::document(&journal);
+    let path = std::path::absolute(&args.out).map_err(|e| SessionError::io("bad path", e))?;
+    artifacts::write_file(&path, yaml.as_bytes())
+        .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
+    Ok(json!({
+        "sessionId": journal.session_id,
+        "format": "scenario",
+        "path": path,
+        "steps": journal.journal.steps.len(),
+        "dropped": journal.journal.dropped,
+    }))
 }
 
 fn call(method: &str, params: &impl serde::Serialize) -> Result<Value, SessionError> {

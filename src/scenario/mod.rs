@@ -4,7 +4,8 @@
 //! [`document`] reads a file and checks all of it before anything runs (each problem with its
 //! file and line); [`runner`] runs the phases in a session of the scenario's own; [`summary`]
 //! is the JSON a run reports, [`report`] what a failed run leaves to read;
-//! [`suite`] runs many at once (`shotty test`).
+//! [`suite`] runs many at once (`shotty test`); [`export`] writes a session's journal as a
+//! scenario.
 //!
 //! ```no_run
 //! use shotty::scenario::{document, runner};
@@ -18,6 +19,7 @@
 //! ```
 
 pub mod document;
+pub mod export;
 pub mod report;
 pub mod runner;
 pub mod suite;

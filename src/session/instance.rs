@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use super::journal::Journal;
 use crate::pty::{
     Activity, ColorEnvFlags, ExitStatus, PtyCommand, PtyError, PtyEvent, PtyProcess, Termination,
 };
@@ -205,6 +206,8 @@ pub struct Live {
     pub input_at: Option<Instant>,
     /// Everything that happened since the start, bounded (SPEC §9).
     pub recording: Timeline,
+    /// The steps that drove it and succeeded, for a scenario export.
+    pub journal: Journal,
     /// Output bytes fed into the terminal so far (see [`PtyProcess::output_read`]).
     pub(super) fed: u64,
     /// How the program ended, once it has.
@@ -353,6 +356,7 @@ impl Session {
             live: Mutex::new(Live {
                 term,
                 recording,
+                journal: Journal::default(),
                 version: 0,
                 // The program is running once spawn succeeded; `Starting` covers only the
                 // moments before (a host reports it while a spawn is under way).
@@ -524,7 +528,9 @@ impl Session {
     /// [`encode_steps`]); returns the bytes written.
     pub fn send(&self, steps: &[SendStep]) -> Result<usize, SessionError> {
         let modes = *self.lock().term.screen().modes();
-        self.write(&encode_steps(steps, &modes)?)
+        let written = self.write(&encode_steps(steps, &modes)?)?;
+        self.lock().journal.send(steps);
+        Ok(written)
     }
 
     /// Writes input to the program. Fails with `session_exited` once it has ended.
@@ -564,6 +570,7 @@ impl Session {
         live.term.resize(width as usize, height as usize);
         let at = self.created.elapsed();
         live.recording.push(at, Event::Resize { width, height });
+        live.journal.resize(width, height);
         self.process
             .resize(width, height)
             .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
@@ -584,6 +591,7 @@ impl Session {
         }
         let mut live = self.lock();
         let at = self.created.elapsed();
+        live.journal.mark(&label);
         live.recording.push(at, Event::Marker(label));
         live.keyframe_if_due(at);
         Ok(at)

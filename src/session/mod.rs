@@ -7,6 +7,7 @@ pub mod error;
 pub mod hangup;
 pub mod host;
 pub mod instance;
+pub mod journal;
 pub mod paths;
 pub mod protocol;
 pub mod rows;

@@ -430,6 +430,27 @@ pub struct MarkReply {
     pub session_id: String,
 }
 
+/// The `journal` reply: what started a session and the steps that drove it (see
+/// [`Journal`](super::journal::Journal)), for a scenario export.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JournalReply {
+    /// The session.
+    pub session_id: String,
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// Its working directory.
+    pub cwd: String,
+    /// The extra environment it was started with.
+    pub env: Vec<(String, String)>,
+    /// Columns at the start.
+    pub width: u16,
+    /// Rows at the start.
+    pub height: u16,
+    /// The steps, in the scenario file's form.
+    pub journal: super::journal::Journal,
+}
+
 /// The `export` reply.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]

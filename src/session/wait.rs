@@ -130,7 +130,9 @@ pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -
                 .stable_for
                 .is_none_or(|s| now.duration_since(since) >= s)
             {
-                return outcome(WaitResult::Matched);
+                let matched = outcome(WaitResult::Matched);
+                live.journal.wait(condition);
+                return matched;
             }
         } else {
             holding_since = None;

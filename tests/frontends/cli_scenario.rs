@@ -34,7 +34,7 @@ fn run_scenario(dir: &Path, name: &str, yaml: &str, extra: &[&str], ci: bool) ->
     (out, summary)
 }
 
-fn require(program: &str) -> bool {
+pub(crate) fn require(program: &str) -> bool {
     let found = Command::new("sh")
         .arg("-c")
         .arg(format!("command -v {program}"))

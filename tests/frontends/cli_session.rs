@@ -2230,3 +2230,121 @@ fn an_ended_sessions_recording_is_retained_on_disk() {
         modes_in(&env.state)
     );
 }
+
+/// SPEC §10: `session export ID -o run.yaml` writes the steps that drove a session as a
+/// scenario, and `scenario run` replays it to the session's final screen.
+#[test]
+fn a_session_exported_as_a_scenario_replays_to_the_same_screen() {
+    if !crate::cli_scenario::require("vim") {
+        return;
+    }
+    let env = Env::new();
+    let work = env.home.join("work");
+    std::fs::create_dir(&work).expect("work dir");
+    let work_arg = work.to_str().expect("UTF-8");
+    let id = env.start(&[
+        "--cwd",
+        work_arg,
+        "--width",
+        "60",
+        "--height",
+        "10",
+        "--",
+        "vim",
+        "-u",
+        "NONE",
+        "-i",
+        "NONE",
+        "-N",
+        "-n",
+        "notes.txt",
+    ]);
+    env.ok(&["wait", &id, "--text", "~", "--timeout", "10s"]);
+    // `:echo` shows when vim is back in normal mode (waiting for `-- INSERT --` to go
+    // away would need it seen first, and vim may be quicker than a second CLI call).
+    env.ok(&[
+        "send",
+        &id,
+        "--text",
+        "ihello",
+        "--keys",
+        "Escape",
+        "--text",
+        ":echo 'normal'",
+        "--keys",
+        "Enter",
+    ]);
+    env.ok(&["wait", &id, "--text", "normal", "--timeout", "10s"]);
+    // A send no wait follows, a read (not a step of the journal), a failing wait (not one
+    // either), a resize and a marker.
+    env.ok(&["send", &id, "--text", "oworld"]);
+    env.ok(&["read", &id]);
+    env.error(
+        &["wait", &id, "--text", "never", "--timeout", "100ms"],
+        "wait_timeout",
+    );
+    env.ok(&["resize", &id, "--width", "70", "--height", "12"]);
+    env.ok(&["mark", &id, "--label", "resized"]);
+    env.ok(&[
+        "send",
+        &id,
+        "--keys",
+        "Escape",
+        "--text",
+        ":echo 'again'",
+        "--keys",
+        "Enter",
+    ]);
+    env.ok(&["wait", &id, "--text", "again", "--timeout", "10s"]);
+    let golden = env.home.join("final.json");
+    env.ok(&["capture", &id, "-o", golden.to_str().expect("UTF-8")]);
+    let scenario = env.home.join("replay.scenario.yaml");
+    let exported = env.ok(&["export", &id, "-o", scenario.to_str().expect("UTF-8")]);
+    assert_eq!(exported["format"], "scenario", "{exported}");
+    assert_eq!(
+        exported["steps"], 8,
+        "wait send wait send resize mark send wait: {exported}"
+    );
+    let yaml = std::fs::read_to_string(&scenario).expect("the scenario");
+    assert!(yaml.contains("\"executable\":\"vim\""), "{yaml}");
+    assert!(
+        yaml.contains("# added: let the program react"),
+        "a settle after `oworld`: {yaml}"
+    );
+    assert!(
+        !yaml.contains("never"),
+        "a failed wait is not a step: {yaml}"
+    );
+    env.ok(&["stop", &id]);
+
+    // The replay, checked against the session's own final screen.
+    let replay = format!(
+        "{yaml}    - {{type: snapshot, args: {{golden: {}}}}}\n",
+        golden.display()
+    );
+    std::fs::write(&scenario, replay).expect("scenario written");
+    let out = Command::new(env!("CARGO_BIN_EXE_shotty"))
+        .args(["scenario", "run", scenario.to_str().expect("UTF-8")])
+        .current_dir(&env.home)
+        .env("HOME", &env.home)
+        .env("TMPDIR", &env.tmp)
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env_remove("CI")
+        .output()
+        .expect("shotty runs");
+    let summary: Value = serde_json::from_slice(&out.stdout).expect("summary");
+    assert_eq!(out.status.code(), Some(0), "{summary:#}");
+    let kinds: Vec<&str> = summary["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| s["type"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "launch", "wait", "send", "wait", "send", "wait", "resize", "mark", "send", "wait",
+            "snapshot"
+        ]
+    );
+}

@@ -112,6 +112,7 @@ impl Host {
             "history" => now(params(p).and_then(|p| self.history(p))),
             "mark" => now(params(p).and_then(|p| self.mark(p))),
             "export" => now(params(p).and_then(|p| self.export(p))),
+            "journal" => now(params(p).and_then(|p| self.journal(p))),
             "list" => now(params(p).and_then(|p| self.list(p))),
             "stop" => params(p).and_then(|p| self.stop(p)).map(Answer::Later),
             "ping" => now(Ok(PingReply {

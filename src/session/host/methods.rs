@@ -18,10 +18,11 @@ use crate::session::instance::{
     check_size,
 };
 use crate::session::protocol::{
-    ExportParams, ExportReply, HistoryLine, HistoryParams, HistoryReply, IdParams, Lifecycle,
-    ListParams, ListReply, MarkParams, MarkReply, ReadParams, ReadReply, ResizeParams, ResizeReply,
-    ScreenReply, SendParams, SendReply, SessionSummary, SnapshotReply, StartParams, StartReply,
-    StopFailure, StopParams, StopReply, StoppedProcesses, WaitError, WaitParams, WaitReply,
+    ExportParams, ExportReply, HistoryLine, HistoryParams, HistoryReply, IdParams, JournalReply,
+    Lifecycle, ListParams, ListReply, MarkParams, MarkReply, ReadParams, ReadReply, ResizeParams,
+    ResizeReply, ScreenReply, SendParams, SendReply, SessionSummary, SnapshotReply, StartParams,
+    StartReply, StopFailure, StopParams, StopReply, StoppedProcesses, WaitError, WaitParams,
+    WaitReply,
 };
 use crate::session::rows::{Rows, RowsError};
 use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
@@ -29,7 +30,7 @@ use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
 use super::connection::Deferred;
 use super::{
     DEFAULT_RETAIN, Derived, Entry, Host, LiveEntry, MAX_SCREEN_CHARS, Meta, READ_SETTLE_MAX,
-    Record, RecordSlot, cast_of, new_session_id, recording_file, remove_session_files,
+    Record, RecordSlot, Start, cast_of, new_session_id, recording_file, remove_session_files,
 };
 
 /// A screen to report on: a live session's terminal, or an ended session's final snapshot.
@@ -491,6 +492,37 @@ impl Host {
             at_ms: at.as_millis() as u64,
             label,
             session_id: p.session_id,
+        })
+    }
+
+    /// How a session the host still holds was started and the steps that drove it.
+    pub(super) fn journal(&self, p: IdParams) -> Result<JournalReply, SessionError> {
+        let (meta, start) = match self.lookup(&p.session_id)? {
+            Entry::Live(l) => {
+                let journal = l.session.lock().journal.clone();
+                (l.meta.clone(), Start::of(&l.session, journal))
+            }
+            Entry::Ended(r) => {
+                let start = r.start.clone().ok_or_else(|| {
+                    SessionError::new(
+                        ErrorCode::SessionError,
+                        format!(
+                            "session {} ended before this host kept journals",
+                            p.session_id
+                        ),
+                    )
+                })?;
+                (r.meta.clone(), start)
+            }
+        };
+        Ok(JournalReply {
+            session_id: p.session_id,
+            command: meta.command,
+            cwd: meta.cwd,
+            env: start.env,
+            width: start.width,
+            height: start.height,
+            journal: start.journal,
         })
     }
 

@@ -24,6 +24,7 @@ use crate::term::Snapshot;
 
 use super::error::{ErrorCode, SessionError};
 use super::instance::{Outcome, STOP_GRACE, Session, State, StopReason};
+use super::journal::Journal;
 use super::paths;
 
 mod connection;
@@ -76,6 +77,31 @@ struct Record {
     /// What its recording (`<id>.cast` beside the record) holds.
     #[serde(default)]
     recording: Option<RecordingSummary>,
+    /// How it started and the steps that drove it (`journal`).
+    #[serde(default)]
+    start: Option<Start>,
+}
+
+/// What a journal export needs of a session's start beyond [`Meta`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Start {
+    env: Vec<(String, String)>,
+    width: u16,
+    height: u16,
+    journal: Journal,
+}
+
+impl Start {
+    fn of(session: &Session, journal: Journal) -> Start {
+        let spec = session.spec();
+        Start {
+            env: spec.env.clone(),
+            width: spec.width,
+            height: spec.height,
+            journal,
+        }
+    }
 }
 
 /// What became of a live entry's record.
@@ -340,6 +366,7 @@ impl Host {
             dropped,
             host: Some(self.socket.clone()),
             recording: Some(live.recording.summary()),
+            start: Some(Start::of(&entry.session, live.journal.clone())),
         };
         let timeline = live.recording.clone();
         drop(live);

@@ -1,0 +1,89 @@
+//! A session's journal: the steps that drove it and succeeded — sends, matched waits, resizes,
+//! markers — in order, so `session export -o run.yaml` can write them as a scenario that
+//! replays the session (SPEC §10). Reads, captures and failed steps are left out: they did
+//! not change what the program saw.
+//!
+//! Each step is kept in the scenario file's own form (`{"type": "send", "inputs": […]}`),
+//! which is also how the host hands the journal to its clients.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::send::SendStep;
+use super::wait::{Target, Until, WaitCondition};
+
+/// Steps a journal keeps at most; later ones are counted as dropped (an agent polling for
+/// hours must not grow the host without end).
+pub const MAX_STEPS: usize = 10_000;
+
+/// The journal of one session.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Journal {
+    /// The steps, in the scenario file's form.
+    pub steps: Vec<Value>,
+    /// Steps not kept because the journal was full.
+    pub dropped: u64,
+}
+
+impl Journal {
+    fn push(&mut self, step: Value) {
+        if self.steps.len() < MAX_STEPS {
+            self.steps.push(step);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Notes a send that was written.
+    pub fn send(&mut self, steps: &[SendStep]) {
+        let inputs: Vec<Value> = steps
+            .iter()
+            .map(|s| match s {
+                SendStep::Text(t) => json!({ "text": t }),
+                SendStep::Paste(t) => json!({ "paste": t }),
+                SendStep::Keys(k) => json!({ "keys": k }),
+                SendStep::RawHex(h) => json!({ "rawHex": h }),
+            })
+            .collect();
+        self.push(json!({ "type": "send", "inputs": inputs }));
+    }
+
+    /// Notes a wait whose condition was met.
+    pub fn wait(&mut self, condition: &WaitCondition) {
+        let mut args = serde_json::Map::new();
+        match &condition.target {
+            Target::Text(t) => {
+                args.insert("text".into(), json!(t));
+            }
+            Target::Regex(r) => {
+                args.insert("regex".into(), json!(r.as_str()));
+            }
+            Target::Idle(d) => {
+                args.insert("idle".into(), json!(format!("{}ms", d.as_millis())));
+            }
+            Target::Exit => {
+                args.insert("exit".into(), json!(true));
+            }
+        }
+        if condition.until == Until::Absent {
+            args.insert("until".into(), json!("absent"));
+        }
+        if let Some(s) = condition.stable_for {
+            args.insert("stableFor".into(), json!(format!("{}ms", s.as_millis())));
+        }
+        if let Some(t) = condition.timeout {
+            args.insert("timeout".into(), json!(format!("{}ms", t.as_millis())));
+        }
+        self.push(json!({ "type": "wait", "args": args }));
+    }
+
+    /// Notes a resize.
+    pub fn resize(&mut self, width: u16, height: u16) {
+        self.push(json!({ "type": "resize", "args": { "width": width, "height": height } }));
+    }
+
+    /// Notes a marker.
+    pub fn mark(&mut self, label: &str) {
+        self.push(json!({ "type": "mark", "args": { "label": label } }));
+    }
+}
