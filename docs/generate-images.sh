@@ -46,9 +46,9 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf '\e[1mcargo test\e[0m\nrunning 12 tests\n\e[32mtest result: ok.\e[0m 12 passed; 0 failed\n' \
-  | "$shotty" -w 44 -c -o "$tmp/expected.svg"
+  | "$shotty" -w 44 -o "$tmp/expected.svg"
 printf '\e[1mcargo test\e[0m\nrunning 12 tests\n\e[31mtest result: FAILED.\e[0m 11 passed; 1 failed\n' \
-  | "$shotty" -w 44 -c -o "$tmp/actual.svg"
+  | "$shotty" -w 44 -o "$tmp/actual.svg"
 "$shotty" diff "$tmp/expected.svg" "$tmp/actual.svg" -d macos --title "shotty diff" -o "$out/diff.png" \
   >/dev/null || true
 

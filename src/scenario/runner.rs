@@ -550,7 +550,7 @@ impl Run<'_> {
                 Ok(())
             } else {
                 let message = format!(
-                    "the screen differs from {} in {} cells:\n{d}",
+                    "the screen differs from {} in {} cell(s):\n{d}",
                     golden.display(),
                     d.changed_cells()
                 );

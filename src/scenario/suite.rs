@@ -102,6 +102,7 @@ impl Outcome {
                             .as_deref()
                             .and_then(|m| m.lines().next())
                             .unwrap_or("")
+                            .trim_end_matches(':')
                     )
                 });
                 format!("FAILED  {path} ({seconds:.2} s){why}")
