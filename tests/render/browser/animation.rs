@@ -2,7 +2,7 @@
 //! recording at that moment (`render --at`), both drawn by Chromium; a viewer that does not
 //! animate sees the last screen.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::{Browser, Rgb8, chromium, decode, file_url, page, svg_size, workdir};
@@ -90,10 +90,21 @@ fn differing(a: &Rgb8, b: &Rgb8) -> f64 {
     far as f64 / a.pixels.len() as f64
 }
 
-#[test]
-fn the_animation_shows_the_recordings_screen_at_each_moment_in_chromium() {
-    let Some(chromium) = chromium() else { return };
-    let (dir, _keep) = workdir("animation");
+/// Moments inside frame intervals: at the start, with the box drawn, mid-way through the
+/// progress bar, and during the final sleep (the last screen). The recording's times equal
+/// the animation's (speed 1, no pause cut).
+const MOMENTS: [(f64, u32); 4] = [(0.25, 250), (0.75, 750), (1.45, 1450), (3.6, 3600)];
+
+/// Renders the recording animated and as the still of each of [`MOMENTS`] into `dir`, has
+/// `shoot` draw each (`shoot(svg, at_ms, name)`: the animation paused at `at_ms`, or with
+/// animations off for `None`), and returns what does not hold: the animation at a moment
+/// looks like that moment's still and unlike every other, and without animation it shows
+/// the last screen.
+fn check_moments(
+    dir: &Path,
+    browser: &str,
+    mut shoot: impl FnMut(&str, Option<u32>, &str) -> Rgb8,
+) -> Vec<String> {
     let cast = dir.join("run.cast");
     std::fs::write(&cast, recording()).expect("recording written");
     let cast_arg = cast.to_str().expect("UTF-8 path");
@@ -113,13 +124,8 @@ fn the_animation_shows_the_recordings_screen_at_each_moment_in_chromium() {
     shotty(&args);
     let svg = std::fs::read_to_string(&animated).expect("animation readable");
 
-    let mut browser = Browser::launch(&chromium, &[]);
-    // Moments inside frame intervals: at the start, with the box drawn, mid-way through the
-    // progress bar, and during the final sleep (the last screen). The recording's times equal
-    // the animation's (speed 1, no pause cut).
-    let moments = [(0.25, 250), (0.75, 750), (1.45, 1450), (3.6, 3600)];
     let mut stills = Vec::new();
-    for (at, ms) in moments {
+    for (at, ms) in MOMENTS {
         let still = dir.join(format!("still-{ms}.svg"));
         let at = at.to_string();
         let mut args = vec!["render", cast_arg, "--at", &at, "-o"];
@@ -127,49 +133,132 @@ fn the_animation_shows_the_recordings_screen_at_each_moment_in_chromium() {
         args.extend(common.iter().filter(|a| !["--fps", "10"].contains(a)));
         shotty(&args);
         let still = std::fs::read_to_string(&still).expect("still readable");
-        stills.push(screenshot(
-            &mut browser,
-            &still,
-            None,
-            &dir,
-            &format!("still-{ms}"),
-        ));
+        stills.push(shoot(&still, None, &format!("still-{ms}")));
     }
     let mut failures = Vec::new();
-    for (i, &(_, ms)) in moments.iter().enumerate() {
-        let shot = screenshot(
-            &mut browser,
-            &svg,
-            Some(ms),
-            &dir,
-            &format!("animated-{ms}"),
-        );
+    for (i, &(_, ms)) in MOMENTS.iter().enumerate() {
+        let shot = shoot(&svg, Some(ms), &format!("animated-{ms}"));
         for (j, still) in stills.iter().enumerate() {
             let d = differing(&shot, still);
             eprintln!(
-                "animation at {ms} ms vs still at {} ms: {:.4}% differ",
-                moments[j].1,
+                "{browser}: animation at {ms} ms vs still at {} ms: {:.4}% differ",
+                MOMENTS[j].1,
                 100.0 * d
             );
             // The same moment looks the same; any other moment looks different (so the
             // comparison can tell moments apart at all).
             if (i == j) != (d < 0.0002) {
                 failures.push(format!(
-                    "animation at {ms} ms vs still at {} ms: {:.4}% of pixels differ",
-                    moments[j].1,
+                    "{browser}: animation at {ms} ms vs still at {} ms: {:.4}% of pixels differ",
+                    MOMENTS[j].1,
                     100.0 * d
                 ));
             }
         }
     }
-    let static_view = screenshot(&mut browser, &svg, None, &dir, "static");
+    let static_view = shoot(&svg, None, "static");
     let last = stills.last().expect("stills");
     let d = differing(&static_view, last);
     if d >= 0.0002 {
         failures.push(format!(
-            "not animated, it shows something else than the last screen ({:.4}% differ)",
+            "{browser}: not animated, it shows something else than the last screen ({:.4}% differ)",
             100.0 * d
         ));
     }
+    failures
+}
+
+#[test]
+fn the_animation_shows_the_recordings_screen_at_each_moment_in_chromium() {
+    let Some(chromium) = chromium() else { return };
+    let (dir, _keep) = workdir("animation");
+    let mut browser = Browser::launch(&chromium, &[]);
+    let failures = check_moments(&dir, "Chromium", |svg, at_ms, name| {
+        screenshot(&mut browser, svg, at_ms, &dir, name)
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Firefox, or `None` when the browser checks are skipped on purpose; missing, it fails
+/// (CI installs `firefox-esr`), unless `SHOTTY_SKIP_FIREFOX=1` says so outside CI.
+fn firefox() -> Option<PathBuf> {
+    if std::env::var("SHOTTY_SKIP_BROWSER").is_ok_and(|v| v == "1") {
+        return None;
+    }
+    if let Some(path) = std::env::var_os("SHOTTY_FIREFOX") {
+        return Some(PathBuf::from(path));
+    }
+    let dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    let found = ["firefox-esr", "firefox"]
+        .iter()
+        .flat_map(|n| dirs.iter().map(move |d| d.join(n)))
+        .find(|p| p.is_file());
+    if found.is_none() && std::env::var("SHOTTY_SKIP_FIREFOX").is_ok_and(|v| v == "1") {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "SHOTTY_SKIP_FIREFOX is set, but CI runs every test"
+        );
+        eprintln!("SHOTTY_SKIP_FIREFOX=1: the Firefox check is skipped");
+        return None;
+    }
+    Some(found.unwrap_or_else(|| {
+        panic!(
+            "Firefox is needed for the animated SVG check and was not found (firefox-esr or \
+             firefox on PATH). Install it with `apt-get install firefox-esr` (CI's .ci/run \
+             does), point SHOTTY_FIREFOX at a binary, or set SHOTTY_SKIP_FIREFOX=1 to skip."
+        )
+    }))
+}
+
+/// Firefox's picture of `svg` inlined in a page, taken by its own headless `--screenshot`
+/// (no script): the animation paused at `at_ms` by a style sheet alone, or switched off.
+fn firefox_screenshot(
+    firefox: &Path,
+    svg: &str,
+    at_ms: Option<u32>,
+    dir: &Path,
+    name: &str,
+) -> Rgb8 {
+    let style = match at_ms {
+        Some(ms) => format!(
+            "<style>.strip{{animation-play-state:paused!important;animation-delay:-{ms}ms!important}}</style>"
+        ),
+        None => "<style>.strip{animation:none!important}</style>".to_owned(),
+    };
+    let html = dir.join(format!("ff-{name}.html"));
+    std::fs::write(&html, page(svg, &style)).expect("page written");
+    let (width, height) = svg_size(svg);
+    let png = dir.join(format!("ff-{name}.png"));
+    let profile = tempfile::tempdir().expect("profile dir");
+    let out = Command::new(firefox)
+        .args(["--headless", "--no-remote", "--profile"])
+        .arg(profile.path())
+        .arg("--screenshot")
+        .arg(&png)
+        .arg("--window-size")
+        .arg(format!("{width},{height}"))
+        .arg(file_url(&html))
+        .env("HOME", profile.path())
+        .env("MOZ_HEADLESS", "1")
+        .output()
+        .expect("firefox runs");
+    assert!(
+        png.is_file(),
+        "firefox wrote no screenshot: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    decode(&png)
+}
+
+#[test]
+fn the_animation_shows_the_recordings_screen_at_each_moment_in_firefox() {
+    let Some(firefox) = firefox() else { return };
+    let (dir, _keep) = workdir("animation-firefox");
+    let failures = check_moments(&dir, "Firefox", |svg, at_ms, name| {
+        firefox_screenshot(&firefox, svg, at_ms, &dir, name)
+    });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
