@@ -402,6 +402,17 @@ scenario:
         ["launch:passed", "command:failed", "assert:skipped"]
     );
     assert!(failed_message(&summary).contains("exit code 1"));
+    // Each failure left its report, naming the step that failed.
+    for (name, step) in [
+        ("c", "Step 2 (`command`, execute phase, line 7)"),
+        ("v", "Step 1 (`command`, verify phase, line 5)"),
+    ] {
+        let md =
+            std::fs::read_to_string(dir.path().join(format!("shotty-report/{name}/failure.md")))
+                .expect("failure.md");
+        assert!(md.contains(step), "{md}");
+        assert!(md.contains("exit code"), "{md}");
+    }
 }
 
 #[test]
