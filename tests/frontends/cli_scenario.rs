@@ -1,6 +1,7 @@
-//! `shotty scenario run` through the real binary, driving real programs (vim, less, python3,
-//! htop): the phases, every step type, goldens (new, passing, differing, `--update`, CI), the
-//! JSON summary and exit codes, and files that are refused before anything runs.
+//! `shotty scenario run` through the real binary, driving real programs (vim, python3, sh):
+//! the phases, every step type, goldens (new, passing, differing, `--update`, CI), the JSON
+//! summary and exit codes, failure reports, and files that are refused before anything runs.
+//! less, htop and bash run in the project's own suite, `tests/scenarios` (`cli_test.rs`).
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -259,31 +260,6 @@ fn with_ci_set_a_missing_golden_fails_instead_of_being_written() {
 }
 
 #[test]
-fn less_finds_a_word_and_highlights_it() {
-    if !require("less") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let yaml = r#"
-$version: 1
-scenario:
-  prepare: [{type: command, command: "seq 1 200 | sed 's/^/line /; 150s/$/ needle/' > words.txt"}]
-  launch: {executable: less, args: [words.txt], env: {LESS: ""}, options: {terminal: {width: 40, height: 10}}}
-  execute:
-    - {type: wait, args: {text: "line 1", timeout: 10s}}
-    - {type: send, inputs: [{text: /needle}, {keys: Enter}]}
-    - {type: wait, args: {regex: "^line 150 needle", timeout: 10s}}
-    - {type: assert, args: {text: needle, style: {inverse: true}}}
-    - {type: assert, args: {regex: "line 15[0-9]", row: 0}}
-    - {type: send, inputs: [{keys: q}]}
-    - {type: wait, args: {exit: true}}
-"#;
-    let (out, summary) = run_scenario(dir.path(), "less.scenario.yaml", yaml, &[], false);
-    assert_eq!(out.status.code(), Some(0), "{summary:#}");
-    assert_eq!(summary["exitCode"], 0);
-}
-
-#[test]
 fn python_takes_a_pasted_function() {
     if !require("python3") {
         return;
@@ -305,28 +281,6 @@ scenario:
     let (out, summary) = run_scenario(dir.path(), "py.scenario.yaml", yaml, &[], false);
     assert_eq!(out.status.code(), Some(0), "{summary:#}");
     assert_eq!(summary["exitCode"], 3, "the program's own exit code");
-}
-
-#[test]
-fn htop_redraws_at_its_new_size() {
-    if !require("htop") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let yaml = r#"
-$version: 1
-scenario:
-  launch: {executable: htop, options: {terminal: {width: 80, height: 24}}}
-  execute:
-    - {type: wait, args: {text: "F10Quit", timeout: 10s}}
-    - {type: assert, args: {regex: "F10Quit", row: 23}}
-    - {type: resize, args: {width: 120, height: 30}}
-    - {type: assert, args: {regex: "F10Quit", row: 29, timeout: 10s}}
-    - {type: send, inputs: [{keys: F10}]}
-    - {type: wait, args: {exit: true, timeout: 10s}}
-"#;
-    let (out, summary) = run_scenario(dir.path(), "htop.scenario.yaml", yaml, &[], false);
-    assert_eq!(out.status.code(), Some(0), "{summary:#}");
 }
 
 #[test]
