@@ -90,12 +90,13 @@ mod tests {
     #[test]
     fn a_journal_becomes_a_scenario_that_reads_back_step_for_step() {
         let mut journal = Journal::default();
-        journal.wait(&WaitCondition {
+        let wait = WaitCondition {
             target: Target::Text("~".into()),
             until: Until::Present,
             stable_for: Some(std::time::Duration::from_millis(100)),
             timeout: None,
-        });
+        };
+        journal.wait(wait.to_step());
         journal.send(&[
             SendStep::Text("ihello \"quoted\"\n: yaml? # not a comment".into()),
             SendStep::Keys("Escape".into()),

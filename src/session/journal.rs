@@ -3,14 +3,13 @@
 //! replays the session (SPEC §10). Reads, captures and failed steps are left out: they did
 //! not change what the program saw.
 //!
-//! Each step is kept in the scenario file's own form (`{"type": "send", "inputs": […]}`),
-//! which is also how the host hands the journal to its clients.
+//! It knows nothing of sessions or waits (they use it): each step is kept in the scenario
+//! file's own form (`{"type": "send", "inputs": […]}`), which is also how the host hands the journal to its clients.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::send::SendStep;
-use super::wait::{Target, Until, WaitCondition};
 
 /// Steps a journal keeps at most; later ones are counted as dropped (an agent polling for
 /// hours must not grow the host without end).
@@ -48,33 +47,9 @@ impl Journal {
         self.push(json!({ "type": "send", "inputs": inputs }));
     }
 
-    /// Notes a wait whose condition was met.
-    pub fn wait(&mut self, condition: &WaitCondition) {
-        let mut args = serde_json::Map::new();
-        match &condition.target {
-            Target::Text(t) => {
-                args.insert("text".into(), json!(t));
-            }
-            Target::Regex(r) => {
-                args.insert("regex".into(), json!(r.as_str()));
-            }
-            Target::Idle(d) => {
-                args.insert("idle".into(), json!(format!("{}ms", d.as_millis())));
-            }
-            Target::Exit => {
-                args.insert("exit".into(), json!(true));
-            }
-        }
-        if condition.until == Until::Absent {
-            args.insert("until".into(), json!("absent"));
-        }
-        if let Some(s) = condition.stable_for {
-            args.insert("stableFor".into(), json!(format!("{}ms", s.as_millis())));
-        }
-        if let Some(t) = condition.timeout {
-            args.insert("timeout".into(), json!(format!("{}ms", t.as_millis())));
-        }
-        self.push(json!({ "type": "wait", "args": args }));
+    /// Notes a wait whose condition was met, in the form `WaitCondition::to_step` writes.
+    pub fn wait(&mut self, step: Value) {
+        self.push(step);
     }
 
     /// Notes a resize.

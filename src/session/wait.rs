@@ -53,6 +53,36 @@ pub struct WaitCondition {
 }
 
 impl WaitCondition {
+    /// This wait as a scenario file's `wait` step (`{"type": "wait", "args": {…}}`).
+    pub fn to_step(&self) -> serde_json::Value {
+        use serde_json::json;
+        let mut args = serde_json::Map::new();
+        match &self.target {
+            Target::Text(t) => {
+                args.insert("text".into(), json!(t));
+            }
+            Target::Regex(r) => {
+                args.insert("regex".into(), json!(r.as_str()));
+            }
+            Target::Idle(d) => {
+                args.insert("idle".into(), json!(format!("{}ms", d.as_millis())));
+            }
+            Target::Exit => {
+                args.insert("exit".into(), json!(true));
+            }
+        }
+        if self.until == Until::Absent {
+            args.insert("until".into(), json!("absent"));
+        }
+        if let Some(s) = self.stable_for {
+            args.insert("stableFor".into(), json!(format!("{}ms", s.as_millis())));
+        }
+        if let Some(t) = self.timeout {
+            args.insert("timeout".into(), json!(format!("{}ms", t.as_millis())));
+        }
+        json!({ "type": "wait", "args": args })
+    }
+
     /// Compiles a regex target, naming the problem (`invalid_condition`) if it is bad.
     pub fn regex(pattern: &str) -> Result<Target, SessionError> {
         if pattern.len() > MAX_PATTERN_LEN {
@@ -131,7 +161,7 @@ pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -
                 .is_none_or(|s| now.duration_since(since) >= s)
             {
                 let matched = outcome(WaitResult::Matched);
-                live.journal.wait(condition);
+                live.journal.wait(condition.to_step());
                 return matched;
             }
         } else {

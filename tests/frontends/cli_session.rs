@@ -2284,6 +2284,16 @@ fn a_session_exported_as_a_scenario_replays_to_the_same_screen() {
         "wait_timeout",
     );
     env.ok(&["resize", &id, "--width", "70", "--height", "12"]);
+    // vim redraws for the new size when it gets to it: a message echoed before that would be
+    // wiped by the redraw, so the wait is for its mode line on the new last row (row 11).
+    env.ok(&[
+        "wait",
+        &id,
+        "--regex",
+        r"\A(?:.*\n){11}-- INSERT --",
+        "--timeout",
+        "10s",
+    ]);
     env.ok(&["mark", &id, "--label", "resized"]);
     env.ok(&[
         "send",
@@ -2302,8 +2312,8 @@ fn a_session_exported_as_a_scenario_replays_to_the_same_screen() {
     let exported = env.ok(&["export", &id, "-o", scenario.to_str().expect("UTF-8")]);
     assert_eq!(exported["format"], "scenario", "{exported}");
     assert_eq!(
-        exported["steps"], 8,
-        "wait send wait send resize mark send wait: {exported}"
+        exported["steps"], 9,
+        "wait send wait send resize wait mark send wait: {exported}"
     );
     let yaml = std::fs::read_to_string(&scenario).expect("the scenario");
     assert!(yaml.contains("\"executable\":\"vim\""), "{yaml}");
@@ -2343,8 +2353,8 @@ fn a_session_exported_as_a_scenario_replays_to_the_same_screen() {
     assert_eq!(
         kinds,
         [
-            "launch", "wait", "send", "wait", "send", "wait", "resize", "mark", "send", "wait",
-            "snapshot"
+            "launch", "wait", "send", "wait", "send", "wait", "resize", "wait", "mark", "send",
+            "wait", "snapshot"
         ]
     );
 }
