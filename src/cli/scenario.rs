@@ -1,6 +1,7 @@
 //! `shotty scenario run FILE`: a console2svg ScenarioDocument run as a test (SPEC §10). The
 //! library reads, checks and runs it; this file parses the command line and turns a
 //! scenario's appearance options into the same [`AppearanceArgs`] the other commands parse.
+//! `shotty scenario schema` prints the format's JSON Schema.
 
 use std::path::PathBuf;
 
@@ -20,6 +21,8 @@ use super::appearance::AppearanceArgs;
 pub struct ScenarioArgs {
     #[command(subcommand)]
     command: ScenarioCommand,
+    #[command(flatten)]
+    help: super::HelpFlag,
 }
 
 #[derive(Debug, Subcommand)]
@@ -27,11 +30,16 @@ enum ScenarioCommand {
     /// Run a scenario file (YAML or JSON) and print its JSON summary; exit 0 when every step
     /// passed, 1 when one failed, 2 when the file cannot run.
     Run(RunArgs),
+    /// Print the JSON Schema (draft 2020-12) of scenario files, for editors and validators:
+    /// `shotty scenario schema > scenario.schema.json`.
+    Schema(super::HelpFlag),
 }
 
 /// Arguments of `shotty scenario run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    #[command(flatten)]
+    help: super::HelpFlag,
     /// The scenario file (console2svg ScenarioDocument v1, .yaml, .yml or .json).
     file: PathBuf,
     /// Terminal columns, overriding the file's.
@@ -59,6 +67,12 @@ pub struct RunArgs {
 pub fn run(args: ScenarioArgs) -> Result<i32, String> {
     match args.command {
         ScenarioCommand::Run(args) => Ok(run_file(&args)),
+        ScenarioCommand::Schema(_) => {
+            let json =
+                document::schema::json().map_err(|e| format!("cannot write the schema: {e}"))?;
+            super::output::write_output(None, json.as_bytes())?;
+            Ok(0)
+        }
     }
 }
 

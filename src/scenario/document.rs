@@ -5,6 +5,9 @@
 //!
 //! Keys are camelCase as console2svg writes them; the kebab-case spelling (`stable-for`,
 //! `working-dir`) is accepted too.
+//!
+//! The types derive their JSON Schema too ([`schema`]), so what editors and validators are told
+//! is what this reader accepts.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -12,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use regex::Regex;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
@@ -19,6 +23,11 @@ use crate::duration::parse_duration;
 use crate::session::send::{SendStep, encode_steps};
 use crate::session::wait::{Target, Until, WaitCondition};
 use crate::term::Modes;
+
+pub mod schema;
+
+/// The format version this reader reads (`$version`).
+pub const VERSION: u32 = 1;
 
 /// The largest scenario file read (a scenario is a page of steps, not data).
 pub const MAX_FILE_SIZE: u64 = 4 << 20;
@@ -46,11 +55,12 @@ impl fmt::Display for DocumentError {
 impl std::error::Error for DocumentError {}
 
 /// A whole scenario file.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Document {
     /// The format version: 1.
     #[serde(rename = "$version")]
+    #[schemars(schema_with = "schema::version")]
     pub version: Spanned<u32>,
     /// A name for reports (default: the file name without its extension).
     #[serde(default)]
@@ -59,19 +69,22 @@ pub struct Document {
     #[serde(default)]
     pub options: Options,
     /// The phases.
+    #[schemars(with = "Scenario")]
     pub scenario: Spanned<Scenario>,
 }
 
 /// Terminal and appearance options (of the document, the launch or a capture).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
     /// The terminal's size.
     #[serde(default)]
+    #[schemars(with = "Option<TerminalOptions>")]
     pub terminal: Option<Spanned<TerminalOptions>>,
     /// Appearance options by the command line's long option names (`theme`, `window`,
     /// `fontsize`, …); a list gives an option several values.
     #[serde(default)]
+    #[schemars(schema_with = "schema::appearance")]
     pub appearance: Option<Spanned<AppearanceOptions>>,
 }
 
@@ -79,42 +92,50 @@ pub struct Options {
 pub type AppearanceOptions = BTreeMap<String, serde_json::Value>;
 
 /// A terminal size; either side may be left to the defaults.
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TerminalOptions {
     /// Columns.
     #[serde(default)]
+    #[schemars(range(min = 1, max = crate::session::instance::MAX_SIZE))]
     pub width: Option<u16>,
     /// Rows.
     #[serde(default)]
+    #[schemars(range(min = 1, max = crate::session::instance::MAX_SIZE))]
     pub height: Option<u16>,
 }
 
 /// The phases, in the order they run.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Scenario {
     /// Where prepare, the program and verify run (default: a temporary directory).
     #[serde(default, alias = "working-dir")]
+    #[schemars(with = "Option<WorkingDir>")]
     pub working_dir: Option<Spanned<WorkingDir>>,
     /// Commands before the program starts.
     #[serde(default)]
+    #[schemars(schema_with = "schema::prepare_steps")]
     pub prepare: Vec<Spanned<Step>>,
     /// The program.
+    #[schemars(with = "Launch")]
     pub launch: Spanned<Launch>,
     /// Steps while the program runs.
     #[serde(default)]
+    #[schemars(schema_with = "schema::execute_steps")]
     pub execute: Vec<Spanned<Step>>,
     /// Checks after the program has ended.
     #[serde(default)]
+    #[schemars(schema_with = "schema::verify_steps")]
     pub verify: Vec<Spanned<Step>>,
     /// Commands that always run last.
     #[serde(default)]
+    #[schemars(schema_with = "schema::teardown_steps")]
     pub teardown: Vec<Spanned<Step>>,
 }
 
 /// `working-dir`: a path (relative to the scenario file) or a temporary directory.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkingDir {
     /// This directory (created if missing).
@@ -126,7 +147,7 @@ pub struct WorkingDir {
 }
 
 /// The program under test.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Launch {
     /// The program (looked up in `PATH`; no shell).
@@ -145,12 +166,13 @@ pub struct Launch {
     pub cwd: Option<PathBuf>,
     /// Shell integration (OSC 133), which this version does not have yet.
     #[serde(default, alias = "shell-integration")]
+    #[schemars(with = "Option<bool>")]
     pub shell_integration: Option<Spanned<bool>>,
 }
 
 /// One step as written: its type and whatever keys the type takes (checked by
 /// [`Step::action`]).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
     /// What the step does.
@@ -165,9 +187,11 @@ pub struct Step {
     pub args: Option<StepArgs>,
     /// The input of a `send`.
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub inputs: Option<Vec<Input>>,
     /// The shell command of a `command` step.
     #[serde(default)]
+    #[schemars(regex(pattern = r"\S"))]
     pub command: Option<String>,
     /// Appearance options of a `capture` or `snapshot`.
     #[serde(default)]
@@ -175,7 +199,7 @@ pub struct Step {
 }
 
 /// The step types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum StepKind {
     /// Wait for a screen condition.
@@ -199,6 +223,91 @@ pub enum StepKind {
 }
 
 impl StepKind {
+    /// Every step type.
+    pub const ALL: [StepKind; 9] = [
+        StepKind::Wait,
+        StepKind::Send,
+        StepKind::Resize,
+        StepKind::Capture,
+        StepKind::Command,
+        StepKind::Snapshot,
+        StepKind::Assert,
+        StepKind::Sleep,
+        StepKind::Mark,
+    ];
+
+    /// What a step of this type takes besides `type` and `name`. [`Step::action`] refuses any
+    /// other key or argument, and the JSON Schema is written from the same table, so the two
+    /// cannot disagree; what a type cannot do without the reader checks in its own words, and
+    /// the tests hold the table's `required` lists to it.
+    pub fn keys(self) -> StepKeys {
+        match self {
+            StepKind::Wait => StepKeys {
+                keys: &["args"],
+                required: &["args"],
+                args: &[
+                    "text",
+                    "regex",
+                    "until",
+                    "stableFor",
+                    "timeout",
+                    "idle",
+                    "exit",
+                    "command",
+                ],
+                required_args: &[],
+            },
+            StepKind::Send => StepKeys {
+                keys: &["inputs"],
+                required: &["inputs"],
+                args: &[],
+                required_args: &[],
+            },
+            StepKind::Resize => StepKeys {
+                keys: &["args"],
+                required: &["args"],
+                args: &["width", "height"],
+                required_args: &["width", "height"],
+            },
+            StepKind::Capture => StepKeys {
+                keys: &["args", "options"],
+                required: &["args"],
+                args: &["output"],
+                required_args: &["output"],
+            },
+            StepKind::Command => StepKeys {
+                keys: &["command"],
+                required: &["command"],
+                args: &[],
+                required_args: &[],
+            },
+            StepKind::Snapshot => StepKeys {
+                keys: &["args", "options"],
+                required: &["args"],
+                args: &["golden", "timeout"],
+                required_args: &["golden"],
+            },
+            StepKind::Assert => StepKeys {
+                keys: &["args"],
+                required: &["args"],
+                args: &["text", "regex", "row", "col", "style", "cursor", "timeout"],
+                required_args: &[],
+            },
+            StepKind::Sleep => StepKeys {
+                keys: &["args"],
+                required: &["args"],
+                args: &["duration"],
+                required_args: &["duration"],
+            },
+            StepKind::Mark => StepKeys {
+                keys: &["args"],
+                required: &[],
+                args: &["label"],
+                required_args: &[],
+            },
+        }
+    }
+
     /// The name written in files.
     pub fn name(self) -> &'static str {
         match self {
@@ -215,8 +324,21 @@ impl StepKind {
     }
 }
 
+/// What a step type takes besides `type` and `name` ([`StepKind::keys`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepKeys {
+    /// Its keys (`args`, `inputs`, `command`, `options`).
+    pub keys: &'static [&'static str],
+    /// Those of its keys a step of the type cannot do without.
+    pub required: &'static [&'static str],
+    /// The names its `args` may have.
+    pub args: &'static [&'static str],
+    /// Those of its `args` it cannot do without.
+    pub required_args: &'static [&'static str],
+}
+
 /// One input of a `send`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub enum Input {
     /// Literal text.
@@ -243,7 +365,7 @@ impl Input {
 }
 
 /// Every argument any step takes; [`Step::action`] checks which ones its type allows.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct StepArgs {
     /// Literal text (`wait`, `assert`).
@@ -264,8 +386,10 @@ pub struct StepArgs {
     /// A finished shell command (`wait`; needs shell integration).
     pub command: Option<serde_json::Value>,
     /// Columns (`resize`).
+    #[schemars(range(min = 1, max = crate::session::instance::MAX_SIZE))]
     pub width: Option<u16>,
     /// Rows (`resize`).
+    #[schemars(range(min = 1, max = crate::session::instance::MAX_SIZE))]
     pub height: Option<u16>,
     /// The file to write (`capture`), relative to the scenario file.
     pub output: Option<PathBuf>,
@@ -286,13 +410,13 @@ pub struct StepArgs {
 }
 
 /// A duration as written: a string with a unit (`500ms`, `2s`, `3m`) or a number of seconds.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum DurationValue {
     /// Seconds.
-    Seconds(f64),
+    Seconds(#[schemars(range(min = 0, max = crate::duration::MAX_DURATION.as_secs()))] f64),
     /// With a unit.
-    Text(String),
+    Text(#[schemars(regex(pattern = schema::DURATION_PATTERN))] String),
 }
 
 impl DurationValue {
@@ -305,7 +429,7 @@ impl DurationValue {
 }
 
 /// The style an `assert` expects; only the attributes given are checked.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct StyleExpectation {
     /// Foreground: a palette index 0–255, `#rrggbb`, or `default`.
@@ -331,17 +455,17 @@ pub struct StyleExpectation {
 }
 
 /// A colour an `assert` expects.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(untagged)]
 pub enum ColorExpectation {
     /// A palette index.
     Index(u8),
     /// `#rrggbb` or `default`.
-    Named(String),
+    Named(#[schemars(regex(pattern = schema::COLOR_PATTERN))] String),
 }
 
 /// Where an `assert` expects the cursor (0-based).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct CursorExpectation {
     /// Row.
@@ -440,6 +564,14 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// Every phase with steps, in the order they run.
+    pub const ALL: [Phase; 4] = [
+        Phase::Prepare,
+        Phase::Execute,
+        Phase::Verify,
+        Phase::Teardown,
+    ];
+
     /// The phase's name in files and reports.
     pub fn name(self) -> &'static str {
         match self {
@@ -450,7 +582,8 @@ impl Phase {
         }
     }
 
-    fn allows(self, kind: StepKind) -> bool {
+    /// Whether a step of type `kind` may be in this phase.
+    pub fn allows(self, kind: StepKind) -> bool {
         match self {
             Phase::Prepare | Phase::Teardown => kind == StepKind::Command,
             Phase::Execute => true,
@@ -504,8 +637,11 @@ impl Step {
             }
             Ok(())
         };
+        let shape = kind.keys();
+        takes(shape.keys)?;
         let empty = StepArgs::default();
         let args = self.args.as_ref().unwrap_or(&empty);
+        args.only(kind, shape.args)?;
         let appearance = || {
             self.options
                 .iter()
@@ -513,25 +649,8 @@ impl Step {
                 .collect::<Vec<_>>()
         };
         match kind {
-            StepKind::Wait => {
-                takes(&["args"])?;
-                args.only(
-                    kind,
-                    &[
-                        "text",
-                        "regex",
-                        "until",
-                        "stableFor",
-                        "timeout",
-                        "idle",
-                        "exit",
-                        "command",
-                    ],
-                )?;
-                Ok(Action::Wait(wait_condition(args)?))
-            }
+            StepKind::Wait => Ok(Action::Wait(wait_condition(args)?)),
             StepKind::Send => {
-                takes(&["inputs"])?;
                 let inputs = self.inputs.as_ref().filter(|i| !i.is_empty()).ok_or(
                     "a `send` step needs `inputs`: a list of {text}, {keys}, {paste} or {rawHex}",
                 )?;
@@ -542,8 +661,6 @@ impl Step {
                 Ok(Action::Send(steps))
             }
             StepKind::Resize => {
-                takes(&["args"])?;
-                args.only(kind, &["width", "height"])?;
                 let (Some(width), Some(height)) = (args.width, args.height) else {
                     return Err("a `resize` step needs `args: {width, height}`".into());
                 };
@@ -551,8 +668,6 @@ impl Step {
                 Ok(Action::Resize { width, height })
             }
             StepKind::Capture => {
-                takes(&["args", "options"])?;
-                args.only(kind, &["output"])?;
                 let output = args.output.as_ref().ok_or(
                     "a `capture` step needs `args: {output: FILE}` (.svg, .png, .txt or .json)",
                 )?;
@@ -568,7 +683,6 @@ impl Step {
                 })
             }
             StepKind::Command => {
-                takes(&["command"])?;
                 let command = self
                     .command
                     .as_ref()
@@ -577,8 +691,6 @@ impl Step {
                 Ok(Action::Command(command.clone()))
             }
             StepKind::Snapshot => {
-                takes(&["args", "options"])?;
-                args.only(kind, &["golden", "timeout"])?;
                 let golden = args
                     .golden
                     .as_ref()
@@ -597,11 +709,6 @@ impl Step {
                 })
             }
             StepKind::Assert => {
-                takes(&["args"])?;
-                args.only(
-                    kind,
-                    &["text", "regex", "row", "col", "style", "cursor", "timeout"],
-                )?;
                 let content = match (&args.text, &args.regex) {
                     (Some(_), Some(_)) => {
                         return Err("an `assert` takes `text` or `regex`, not both".into());
@@ -637,19 +744,13 @@ impl Step {
                 })
             }
             StepKind::Sleep => {
-                takes(&["args"])?;
-                args.only(kind, &["duration"])?;
                 let duration = args
                     .duration
                     .as_ref()
                     .ok_or("a `sleep` step needs `args: {duration: 500ms}`")?;
                 Ok(Action::Sleep(duration.to_duration()?))
             }
-            StepKind::Mark => {
-                takes(&["args"])?;
-                args.only(kind, &["label"])?;
-                Ok(Action::Mark(args.label.clone().unwrap_or_default()))
-            }
+            StepKind::Mark => Ok(Action::Mark(args.label.clone().unwrap_or_default())),
         }
     }
 }
@@ -854,11 +955,11 @@ pub fn parse(text: &str, path: &Path, base: &Path) -> Result<Loaded, DocumentErr
         error(line, plain_message(&e))
     })?;
     let at = |loc: serde_saphyr::Location| Some(loc.line()).filter(|&l| l > 0);
-    if document.version.value != 1 {
+    if document.version.value != VERSION {
         return Err(error(
             at(document.version.referenced),
             format!(
-                "$version is {}; this shotty reads version 1",
+                "$version is {}; this shotty reads version {VERSION}",
                 document.version.value
             ),
         ));

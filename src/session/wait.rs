@@ -30,6 +30,8 @@ pub enum Target {
 
 /// Whether the text must appear or go away.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+// Scenario files name it too; their JSON Schema is derived.
+#[cfg_attr(feature = "scenario", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Until {
     /// Wait until it is on screen.

@@ -2,6 +2,9 @@
 //! the phases, every step type, goldens (new, passing, differing, `--update`, CI), the JSON
 //! summary and exit codes, failure reports, and files that are refused before anything runs.
 //! less, htop and bash run in the project's own suite, `tests/scenarios` (`cli_test.rs`).
+//!
+//! Each scenario here is in `cli_scenario_schema.rs` too, as JSON, which the JSON Schema must
+//! take: a new one belongs there as well.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

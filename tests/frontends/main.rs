@@ -10,6 +10,7 @@ mod procs;
 
 mod cli_record;
 mod cli_scenario;
+mod cli_scenario_schema;
 mod cli_session;
 mod cli_test;
 mod mcp;
