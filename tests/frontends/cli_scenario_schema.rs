@@ -593,37 +593,38 @@ fn an_exported_session_validates() {
         stable_for: stable_ms.map(std::time::Duration::from_millis),
         timeout: timeout_ms.map(std::time::Duration::from_millis),
     };
-    journal.wait(&wait(
-        Target::Text("~".into()),
-        Until::Present,
-        Some(100),
-        None,
-    ));
+    journal.wait(wait(Target::Text("~".into()), Until::Present, Some(100), None).to_step());
     journal.send(&[
         SendStep::Text("ihello \"quoted\"\n: yaml? # not a comment".into()),
         SendStep::Keys("Escape".into()),
         SendStep::RawHex("1b5b41".into()),
         SendStep::Paste("pasted".into()),
     ]);
-    journal.wait(&wait(
-        Target::Text("INSERT".into()),
-        Until::Absent,
-        None,
-        Some(5000),
-    ));
+    journal.wait(
+        wait(
+            Target::Text("INSERT".into()),
+            Until::Absent,
+            None,
+            Some(5000),
+        )
+        .to_step(),
+    );
     journal.resize(90, 20);
     // A send no wait follows: the export adds a settling one.
     journal.send(&[SendStep::Keys("Ctrl+L".into())]);
     journal.mark("done: ✓");
-    journal.wait(&wait(
-        Target::Idle(std::time::Duration::from_millis(300)),
-        Until::Present,
-        None,
-        None,
-    ));
+    journal.wait(
+        wait(
+            Target::Idle(std::time::Duration::from_millis(300)),
+            Until::Present,
+            None,
+            None,
+        )
+        .to_step(),
+    );
     let prompt = WaitCondition::regex("^>>>$").expect("a pattern");
-    journal.wait(&wait(prompt, Until::Present, None, None));
-    journal.wait(&wait(Target::Exit, Until::Present, None, Some(10_000)));
+    journal.wait(wait(prompt, Until::Present, None, None).to_step());
+    journal.wait(wait(Target::Exit, Until::Present, None, Some(10_000)).to_step());
     let reply = JournalReply {
         session_id: "s_1".into(),
         command: vec!["vim".into(), "-u".into(), "NONE".into()],
