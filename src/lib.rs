@@ -60,6 +60,8 @@ pub mod bytesize;
 #[cfg(feature = "serde")]
 pub mod diff;
 pub mod duration;
+#[cfg(feature = "session")]
+pub mod golden;
 #[cfg(feature = "serde")]
 pub mod input;
 pub mod lines;
@@ -80,6 +82,8 @@ pub mod session;
 #[cfg(feature = "session")]
 pub mod signals;
 pub mod term;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 #[cfg(feature = "png")]
 pub use render::to_png;

@@ -15,11 +15,11 @@ use super::document::{
 };
 use super::report::{self, Trace};
 use super::summary::{Artifact, ArtifactKind, RunStatus, StepResult, StepStatus, Summary};
-use crate::diff::{diff, load_snapshot};
+use crate::golden::{self, ScreenCheck, Verdict};
 use crate::pty::{ColorEnvFlags, DEFAULT_GRACE};
-use crate::render::{Appearance, Format, encode, encode_highlighted};
-use crate::session::artifacts::write_file;
-use crate::session::wait::{WaitResult, wait};
+use crate::render::{Appearance, Format, encode};
+use crate::session::artifacts::write_file_creating_dir;
+use crate::session::wait::{until_passes, wait};
 use crate::session::{Session, SessionSpec, StopReason};
 use crate::term::ColorValue;
 use crate::term::Snapshot;
@@ -405,19 +405,9 @@ impl Run<'_> {
             Action::Wait(condition) => {
                 let session = self.session()?;
                 let outcome = wait(session, condition, &AtomicBool::new(false));
-                match outcome.result {
-                    WaitResult::Matched => Ok(StepStatus::Passed),
-                    WaitResult::Timeout => Err(format!(
-                        "timed out after {:.1} s waiting for {}",
-                        outcome.waited.as_secs_f64(),
-                        describe_target(condition)
-                    )),
-                    WaitResult::SessionEnded => Err(format!(
-                        "the program ended{} while waiting for {}",
-                        exit_note(session),
-                        describe_target(condition)
-                    )),
-                    WaitResult::Cancelled => Err("cancelled".into()),
+                match outcome.failure(condition, session) {
+                    None => Ok(StepStatus::Passed),
+                    Some(message) => Err(message),
                 }
             }
             Action::Send(steps) => {
@@ -446,8 +436,8 @@ impl Run<'_> {
                 let appearance = self.appearance(step)?;
                 let format = Format::from_path(output).ok_or("no format")?;
                 let bytes = encode(&snapshot, format, &appearance).map_err(|e| e.to_string())?;
-                write_artifact(output, &bytes)?;
-                self.artifact(output, format_name(format), ArtifactKind::Capture);
+                write_file_creating_dir(output, &bytes)?;
+                self.artifact(output, format.name(), ArtifactKind::Capture);
                 Ok(StepStatus::Passed)
             }
             Action::Snapshot {
@@ -455,8 +445,10 @@ impl Run<'_> {
             } => self.snapshot(step, golden, *timeout),
             Action::Assert { check, timeout } => {
                 let session = Arc::clone(self.session()?);
-                until_passes(&session, *timeout, |snapshot| check_screen(check, snapshot))
-                    .map(|()| StepStatus::Passed)
+                until_passes(&session, *timeout, |term| {
+                    check_screen(check, &term.snapshot())
+                })
+                .map(|()| StepStatus::Passed)
             }
         }
     }
@@ -494,7 +486,8 @@ impl Run<'_> {
         });
     }
 
-    /// The `snapshot` step: the screen against its golden, given `timeout` to come to match.
+    /// The `snapshot` step: the screen against its golden, given `timeout` to come to match
+    /// (the comparison is [`golden::compare_screen`]'s; this records what it left).
     fn snapshot(
         &mut self,
         step: &PlannedStep,
@@ -503,153 +496,35 @@ impl Run<'_> {
     ) -> Result<StepStatus, String> {
         let session = Arc::clone(self.session()?);
         let appearance = self.appearance(step)?;
-        let is_svg = golden.extension().is_some_and(|e| e == "svg");
-        let golden_bytes = |snapshot: &Snapshot| -> Result<Vec<u8>, String> {
-            if is_svg {
-                encode(snapshot, Format::Svg, &appearance).map_err(|e| e.to_string())
-            } else {
-                encode(snapshot, Format::Json, &appearance).map_err(|e| e.to_string())
-            }
+        let check = ScreenCheck {
+            update: self.options.update,
+            missing_fails: self.options.ci && !self.options.update,
+            timeout,
+            appearance: &appearance,
         };
-        let format = if is_svg { "svg" } else { "json" };
-        let expected = match std::fs::read(golden) {
-            Ok(bytes) if !self.options.update => {
-                load_snapshot(&bytes).map_err(|e| format!("{}: {e}", golden.display()))?
-            }
-            Ok(_) => {
-                let snapshot = self.screen(Duration::from_secs(1))?;
-                write_artifact(golden, &golden_bytes(&snapshot)?)?;
+        let format = golden::screen_format(golden)?.name();
+        match golden::compare_screen(&session, golden, &check) {
+            Ok(Verdict::Matched) => Ok(StepStatus::Passed),
+            Ok(written) => {
                 self.artifact(golden, format, ArtifactKind::Golden);
-                return Ok(StepStatus::Updated);
+                Ok(if written == Verdict::New {
+                    StepStatus::New
+                } else {
+                    StepStatus::Updated
+                })
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let snapshot = self.screen(Duration::from_secs(1))?;
-                if self.options.ci && !self.options.update {
-                    let actual = sibling(golden, "actual", "svg");
-                    write_artifact(
-                        &actual,
-                        &encode(&snapshot, Format::Svg, &appearance).map_err(|e| e.to_string())?,
-                    )?;
-                    self.artifact(&actual, "svg", ArtifactKind::Capture);
-                    return Err(format!(
-                        "the golden {} does not exist, and CI is set: run with --update and commit it (the screen is in {})",
-                        golden.display(),
-                        actual.display()
-                    ));
+            Err(failure) => {
+                if let Some(expected) = failure.expected {
+                    self.trace.expected = Some(*expected);
                 }
-                write_artifact(golden, &golden_bytes(&snapshot)?)?;
-                self.artifact(golden, format, ArtifactKind::Golden);
-                return Ok(StepStatus::New);
-            }
-            Err(e) => return Err(format!("cannot read {}: {e}", golden.display())),
-        };
-        let mut last = None;
-        let compared = until_passes(&session, timeout, |snapshot| {
-            let d = diff(&expected, snapshot);
-            if d.is_empty() {
-                Ok(())
-            } else {
-                let message = format!(
-                    "the screen differs from {} in {} cell(s):\n{d}",
-                    golden.display(),
-                    d.changed_cells()
-                );
-                last = Some((snapshot.clone(), d));
-                Err(message)
-            }
-        });
-        match compared {
-            Ok(()) => Ok(StepStatus::Passed),
-            Err(message) => {
-                self.trace.expected = Some(expected);
-                if let Some((actual_screen, d)) = last {
-                    let actual = sibling(golden, "actual", "svg");
-                    let diff_path = sibling(golden, "diff", "svg");
-                    let actual_svg = encode(&actual_screen, Format::Svg, &appearance)
-                        .map_err(|e| e.to_string())?;
-                    let diff_svg = encode_highlighted(
-                        &actual_screen,
-                        Format::Svg,
-                        &appearance,
-                        &d.positions(),
-                    )
-                    .map_err(|e| e.to_string())?;
-                    write_artifact(&actual, &actual_svg)?;
-                    write_artifact(&diff_path, &diff_svg)?;
-                    self.artifact(&actual, "svg", ArtifactKind::Capture);
-                    self.artifact(&diff_path, "svg", ArtifactKind::Diff);
+                if let Some(actual) = &failure.actual_svg {
+                    self.artifact(actual, "svg", ArtifactKind::Capture);
                 }
-                Err(message)
+                if let Some(marked) = &failure.diff_svg {
+                    self.artifact(marked, "svg", ArtifactKind::Diff);
+                }
+                Err(failure.message)
             }
-        }
-    }
-}
-
-/// `golden.svg` → `golden.actual.svg` (the same directory, the golden's stem).
-fn sibling(golden: &Path, what: &str, ext: &str) -> PathBuf {
-    let stem = golden
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    golden.with_file_name(format!("{stem}.{what}.{ext}"))
-}
-
-fn format_name(format: Format) -> &'static str {
-    Format::ALL
-        .iter()
-        .find(|(_, f)| *f == format)
-        .map_or("svg", |(n, _)| n)
-}
-
-fn write_artifact(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    }
-    write_file(path, bytes)
-}
-
-fn describe_target(condition: &crate::session::wait::WaitCondition) -> String {
-    use crate::session::wait::{Target, Until};
-    let what = match &condition.target {
-        Target::Text(t) => format!("text {t:?}"),
-        Target::Regex(r) => format!("pattern /{}/", r.as_str()),
-        Target::Idle(d) => return format!("the screen to be idle for {:.1} s", d.as_secs_f64()),
-        Target::Exit => return "the program to exit".into(),
-    };
-    match condition.until {
-        Until::Present => format!("{what} to appear"),
-        Until::Absent => format!("{what} to go away"),
-    }
-}
-
-fn exit_note(session: &Session) -> String {
-    let live = session.lock();
-    match (live.exit_code, &live.signal) {
-        (Some(code), _) => format!(" with exit code {code}"),
-        (None, Some(signal)) => format!(" by {signal}"),
-        _ => String::new(),
-    }
-}
-
-/// Checks the settled screen with `check` until it passes or `timeout` passes; the error is
-/// the last check's.
-fn until_passes(
-    session: &Session,
-    timeout: Duration,
-    mut check: impl FnMut(&Snapshot) -> Result<(), String>,
-) -> Result<(), String> {
-    let deadline = Instant::now() + timeout;
-    let mut live = session.settle(timeout.min(Duration::from_secs(1)));
-    loop {
-        let version = live.version;
-        let result = check(&live.term.snapshot());
-        let now = Instant::now();
-        if result.is_ok() || now >= deadline || live.state.is_ended() {
-            return result;
-        }
-        while live.version == version && !live.state.is_ended() && Instant::now() < deadline {
-            live = session.wait_change(live, Some(deadline));
         }
     }
 }

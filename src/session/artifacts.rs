@@ -186,6 +186,16 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// [`write_file`], creating the file's directory first if it does not exist: for files whose
+/// place the user names (captures, goldens and what a failed comparison leaves beside them).
+pub fn write_file_creating_dir(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    write_file(path, bytes)
+}
+
 /// Writes an inspect image to `<tmp>/shotty-inspect-<uid>/inspect-<random>/inspect.<ext>`
 /// (directories 0700, file 0600), removing inspect directories older than 24 h first.
 pub fn inspect_file(bytes: &[u8], format: Format) -> Result<PathBuf, SessionError> {

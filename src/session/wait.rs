@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{ErrorCode, SessionError};
 use super::instance::Session;
+use crate::term::Terminal;
 
 /// The longest regex source accepted.
 pub const MAX_PATTERN_LEN: usize = 4096;
@@ -100,6 +101,22 @@ impl WaitCondition {
             .map(Target::Regex)
             .map_err(|e| SessionError::new(ErrorCode::InvalidCondition, format!("bad regex: {e}")))
     }
+
+    /// What is waited for, in words: `text "x" to appear`, `the program to exit`.
+    pub fn describe(&self) -> String {
+        let what = match &self.target {
+            Target::Text(t) => format!("text {t:?}"),
+            Target::Regex(r) => format!("pattern /{}/", r.as_str()),
+            Target::Idle(d) => {
+                return format!("the screen to be idle for {:.1} s", d.as_secs_f64());
+            }
+            Target::Exit => return "the program to exit".into(),
+        };
+        match self.until {
+            Until::Present => format!("{what} to appear"),
+            Until::Absent => format!("{what} to go away"),
+        }
+    }
 }
 
 /// How a wait ended.
@@ -125,6 +142,62 @@ pub struct WaitOutcome {
     pub waited: Duration,
     /// The screen version at the end.
     pub version: u64,
+}
+
+impl WaitOutcome {
+    /// Why the wait for `condition` on `session` did not succeed, in words (`timed out after
+    /// 10.0 s waiting for text "x" to appear`), or `None` when it matched.
+    pub fn failure(&self, condition: &WaitCondition, session: &Session) -> Option<String> {
+        match self.result {
+            WaitResult::Matched => None,
+            WaitResult::Timeout => Some(format!(
+                "timed out after {:.1} s waiting for {}",
+                self.waited.as_secs_f64(),
+                condition.describe()
+            )),
+            WaitResult::SessionEnded => Some(format!(
+                "the program ended{} while waiting for {}",
+                exit_note(session),
+                condition.describe()
+            )),
+            WaitResult::Cancelled => Some("cancelled".into()),
+        }
+    }
+}
+
+/// How the program ended, to follow "the program ended": ` with exit code 1`, ` by SIGKILL`.
+pub fn exit_note(session: &Session) -> String {
+    let live = session.lock();
+    match (live.exit_code, &live.signal) {
+        (Some(code), _) => format!(" with exit code {code}"),
+        (None, Some(signal)) => format!(" by {signal}"),
+        _ => String::new(),
+    }
+}
+
+/// Checks the screen with `check` once it has settled (see [`Session::settle`]), then again
+/// after every change, until it passes, `timeout` passes or the program ends; the error is the
+/// last check's. For conditions a [`WaitCondition`] cannot express (a whole screen against a
+/// golden, a cell's style): the screen is taken settled, so a check does not judge a screen
+/// the program is still drawing.
+pub fn until_passes<E>(
+    session: &Session,
+    timeout: Duration,
+    mut check: impl FnMut(&Terminal) -> Result<(), E>,
+) -> Result<(), E> {
+    let deadline = Instant::now() + timeout;
+    let mut live = session.settle(timeout.min(Duration::from_secs(1)));
+    loop {
+        let version = live.version;
+        let result = check(&live.term);
+        let now = Instant::now();
+        if result.is_ok() || now >= deadline || live.state.is_ended() {
+            return result;
+        }
+        while live.version == version && !live.state.is_ended() && Instant::now() < deadline {
+            live = session.wait_change(live, Some(deadline));
+        }
+    }
 }
 
 /// Waits on `session` until `condition` is met, it times out, the session ends, or `cancel`

@@ -1,14 +1,18 @@
 //! Golden images: the project's own reference SVGs (and PNGs for a subset) in `golden/`.
 //!
-//! Every case renders through the real binary. A normal run fails on any byte difference and
-//! prints the cell-level `diff` report, and on a reference no case makes any more;
-//! `UPDATE_GOLDEN=1 cargo test --test render golden::` rewrites the references and removes
-//! stale ones (review them before committing; `UPDATE_GOLDEN=0` or empty compares).
+//! Every case renders through the real binary and is compared with its reference by
+//! [`shotty::golden::compare_bytes`], the comparison every golden of shotty's goes through: a
+//! normal run fails on any byte difference and prints the cell-level `diff` report, on a
+//! missing reference (which it writes, to be reviewed) and on a reference no case makes any
+//! more; `UPDATE_GOLDEN=1 cargo test --test render golden::` rewrites the references and
+//! removes stale ones (review them before committing; `UPDATE_GOLDEN=0` or empty compares).
+//! Subdirectories of `golden/` belong to other tests (`golden/testing/`: `shotty::testing`'s).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support;
+use shotty::golden::Verdict;
+
 use crate::support::golden_inputs::{
     Input, attributes, box_drawing, cursor, input_bytes, line_sizes, links, palette, powerline,
     sample, tall, unicode,
@@ -393,45 +397,9 @@ fn render(case: &Case, input: &Path, out: &Path) {
     assert!(status.success(), "{}: shotty render failed", case.name);
 }
 
-fn report(case: &str, expected: &[u8], actual: &[u8], is_svg: bool) -> String {
-    let mut msg = format!("{case}: output differs from the golden file");
-    if is_svg {
-        match (
-            shotty::diff::load_snapshot(expected),
-            shotty::diff::load_snapshot(actual),
-        ) {
-            (Ok(e), Ok(a)) => {
-                let d = shotty::diff::diff(&e, &a);
-                if d.is_empty() {
-                    msg.push_str(" (same cells: the rendering changed)");
-                } else {
-                    msg.push_str(&format!(":\n{d}"));
-                }
-            }
-            _ => msg.push_str(" (no snapshot metadata to compare)"),
-        }
-        let at = expected
-            .iter()
-            .zip(actual)
-            .position(|(a, b)| a != b)
-            .unwrap_or(expected.len().min(actual.len()));
-        let from = at.saturating_sub(80);
-        let show =
-            |b: &[u8]| String::from_utf8_lossy(&b[from..(at + 80).min(b.len())]).into_owned();
-        msg.push_str(&format!(
-            "\nfirst byte difference at {at}:\n  expected …{}…\n  actual   …{}…",
-            show(expected),
-            show(actual)
-        ));
-    } else {
-        msg.push_str(&format!(" ({} vs {} bytes)", expected.len(), actual.len()));
-    }
-    msg
-}
-
 #[test]
 fn golden_images() {
-    let update = support::updating("UPDATE_GOLDEN");
+    let update = shotty::golden::update_requested();
     let golden = PathBuf::from(ROOT).join("golden");
     let tmp = tempfile::tempdir().expect("temp dir");
     let cases = cases();
@@ -452,26 +420,26 @@ fn golden_images() {
             let actual = std::fs::read(&out).expect("output written");
             let reference = golden.join(&file);
             produced.insert(reference.clone());
-            if update {
-                std::fs::write(&reference, &actual).expect("golden written");
-                continue;
-            }
-            match std::fs::read(&reference) {
-                Ok(expected) if expected == actual => {}
-                Ok(expected) => failures.push(report(case.name, &expected, &actual, ext == "svg")),
-                Err(_) => failures.push(format!(
-                    "{file}: golden file missing (run with UPDATE_GOLDEN=1)"
+            match shotty::golden::compare_bytes(&reference, &actual, update) {
+                Ok(Verdict::Matched | Verdict::Updated) => {}
+                Ok(Verdict::New) if update => {}
+                Ok(Verdict::New) => failures.push(format!(
+                    "{file}: there was no golden file; the output was written to {}: review it",
+                    reference.display()
                 )),
+                Err(report) => failures.push(format!("{}: {report}", case.name)),
             }
         }
     }
     // References no case produces any more are stale.
     for entry in std::fs::read_dir(&golden).expect("golden/ readable") {
-        let path = entry.expect("golden/ entry").path();
+        let entry = entry.expect("golden/ entry");
+        let path = entry.path();
         let hidden = path
             .file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with('.'));
-        if hidden || produced.contains(&path) {
+        let directory = entry.file_type().is_ok_and(|t| t.is_dir());
+        if hidden || directory || produced.contains(&path) {
             continue;
         }
         if update {

@@ -12,4 +12,5 @@ mod instance;
 mod keys_hex;
 mod pty;
 mod recording;
+mod testing;
 mod wait;

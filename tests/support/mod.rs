@@ -5,9 +5,10 @@
 pub mod golden_inputs;
 
 /// Whether the environment variable `var` asks a pinning test to rewrite its references: set,
-/// and neither empty nor `0` (so `UPDATE_GOLDEN=0` compares, as it reads).
+/// and neither empty nor `0` (so `UPDATE_GOLDEN=0` compares, as it reads) — the rule of
+/// `UPDATE_GOLDEN` everywhere ([`shotty::golden::env_flag`]).
 pub fn updating(var: &str) -> bool {
-    std::env::var_os(var).is_some_and(|v| !v.is_empty() && v != "0")
+    shotty::golden::env_flag(var)
 }
 
 use std::path::{Path, PathBuf};
