@@ -406,6 +406,17 @@ impl Tui {
     }
 }
 
+impl std::fmt::Debug for Tui {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tui")
+            .field("command", &self.command)
+            .field("session", &self.session.id())
+            .field("state", &self.session.lock().state)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Drop for Tui {
     /// Stops the program and its process tree (SIGHUP, SIGTERM, then SIGKILL after a grace
     /// period) unless it has ended, so no process outlives the test — also when it panicked.
