@@ -148,8 +148,9 @@ pub struct Timeline {
 impl Timeline {
     /// An empty timeline of a `width × height` terminal that holds about `limit` bytes:
     /// output, input and marker labels, plus 32 bytes per event. Cut only at keyframes, it
-    /// holds at most `limit` plus what came since the last keyframe
-    /// ([`Timeline::keyframe_interval`]).
+    /// holds at most `limit` plus what came since the last keyframe: a
+    /// [`Timeline::keyframe_interval`], or up to `limit` while the output stays inside a long
+    /// string (see [`Timeline::keyframe_if_due`]).
     pub fn new(width: u16, height: u16, limit: usize) -> Timeline {
         Timeline {
             start: Start::Blank { width, height },
@@ -228,9 +229,13 @@ impl Timeline {
     }
 
     /// Takes a keyframe of `term` (the terminal this timeline records) when one is due
-    /// ([`Timeline::wants_keyframe`]), which also lets the oldest part go.
+    /// ([`Timeline::wants_keyframe`]), which also lets the oldest part go — once `term` can
+    /// take a whole one ([`Terminal::keyframe_ready`]: not inside a long string). Output that
+    /// never leaves such a string gets its keyframe once the limit's worth has come since the
+    /// last, so the bound holds.
     pub fn keyframe_if_due(&mut self, at: Duration, term: &Terminal) {
-        if self.wants_keyframe() {
+        let overdue = self.since_keyframe >= self.limit.max(2 * self.keyframe_interval());
+        if self.wants_keyframe() && (term.keyframe_ready() || overdue) {
             let clamp = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
             let (width, height) = (clamp(term.width()), clamp(term.height()));
             self.keyframe(at, width, height, term.keyframe());

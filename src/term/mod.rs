@@ -77,7 +77,16 @@ pub struct Terminal {
     /// The start of a UTF-8 sequence the last call ended in, not yet given to the parser.
     held: [u8; 4],
     held_len: usize,
+    /// The bytes of the escape sequence the parser is inside (fed since it was last known to
+    /// be between sequences), so a keyframe can end with them and what follows completes it.
+    pending: Vec<u8>,
+    /// The sequence outgrew [`MAX_PENDING`]: a keyframe now could not carry it.
+    pending_overflow: bool,
 }
+
+/// The longest unfinished escape sequence a keyframe carries (a longer one is a string —
+/// a title, a DCS payload — and keyframes wait until it ends).
+const MAX_PENDING: usize = 4096;
 
 impl std::fmt::Debug for Terminal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -105,6 +114,8 @@ impl Terminal {
             ground: true,
             held: [0; 4],
             held_len: 0,
+            pending: Vec::new(),
+            pending_overflow: false,
         }
     }
 
@@ -175,8 +186,20 @@ impl Terminal {
             }
             dispatcher.ground = false;
             let done = self.parser.advance_until_terminated(&mut dispatcher, rest);
-            rest = &rest[done..];
             self.ground = dispatcher.ground;
+            if self.ground {
+                self.pending.clear();
+                self.pending_overflow = false;
+            } else if !self.pending_overflow {
+                // Stopped without ending the sequence: all of it was taken, and is kept.
+                if self.pending.len() + done > MAX_PENDING {
+                    self.pending = Vec::new();
+                    self.pending_overflow = true;
+                } else {
+                    self.pending.extend_from_slice(&rest[..done]);
+                }
+            }
+            rest = &rest[done..];
         }
         self.block_active |= dispatcher.active;
         self.block_fill += bytes.len();
@@ -237,6 +260,9 @@ impl Terminal {
         dispatcher.injecting = true;
         self.parser.advance(&mut dispatcher, b"\x07");
         self.skipping_osc = dispatcher.osc_truncated;
+        // The string the program still sends cannot be carried by a keyframe.
+        self.pending = Vec::new();
+        self.pending_overflow = true;
     }
 
     /// Resizes the screen (see [`Screen::resize`]).
@@ -313,6 +339,14 @@ impl Terminal {
         })
     }
 
+    /// Whether a keyframe taken now ([`Terminal::keyframe`]) would be whole: the output
+    /// is between sequences, or inside one short enough for the keyframe to end with (a
+    /// recording's next bytes then complete it, as they did live) — not inside a long string
+    /// (a title, a DCS payload) or one being skipped for its length.
+    pub fn keyframe_ready(&self) -> bool {
+        !self.pending_overflow && !self.skipping_osc
+    }
+
     /// Bytes that recreate this terminal's screen and the state later output relies on
     /// (modes, margins, pen, cursor style) on a fresh terminal of the same size: the redrawn
     /// [`Snapshot`] ([`Snapshot::redraw_bytes`]) followed by that state. What a recording
@@ -332,9 +366,14 @@ impl Terminal {
     /// assert_eq!(fresh.snapshot(), t.snapshot());
     /// assert_eq!(fresh.screen().modes(), t.screen().modes());
     /// ```
+    ///
+    /// Taken while the output is inside an escape sequence or a UTF-8 character, the bytes
+    /// end with what has come of it, so the output that follows completes it.
     pub fn keyframe(&self) -> Vec<u8> {
         let mut bytes = self.snapshot().redraw_bytes();
         bytes.extend_from_slice(&self.screen.state_bytes());
+        bytes.extend_from_slice(&self.pending);
+        bytes.extend_from_slice(&self.held[..self.held_len]);
         bytes
     }
 

@@ -128,6 +128,9 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
             self.osc_truncated = true;
             return;
         }
+        // Ended by BEL, the parser is back in its ground state; by ST, its `\` is still to
+        // come (an escape dispatch).
+        self.ground = bell_terminated;
         let terminator = if bell_terminated {
             OscTerminator::Bel
         } else {

@@ -237,3 +237,52 @@ fn ends_mid_character(bytes: &[u8]) -> bool {
         None => false,
     }
 }
+
+/// A recording past its limit starts from a keyframe; a keyframe taken inside an escape
+/// sequence or a UTF-8 character must end with what has come of it, or the rest of it would
+/// replay as text. Output arrives in chunks of 3 to 13 bytes, so many keyframes are due
+/// inside a sequence.
+#[test]
+fn a_recording_replays_from_a_keyframe_taken_inside_a_sequence() {
+    use shotty::recording::{Event, Start, Timeline};
+    use std::time::Duration;
+    let mut stream = Vec::new();
+    for i in 0..20_000u32 {
+        stream.extend(format!("\x1b[{};1H\x1b[3{}m{i:05}é\x1b[0m", i % 8 + 1, i % 8).bytes());
+        if i % 1000 == 0 {
+            // A title ended by BEL, then text: the parser is back between sequences.
+            stream.extend(format!("\x1b]0;title {i}\x07").bytes());
+        }
+    }
+    let mut inside = 0;
+    for size in 3..=13 {
+        let mut term = Terminal::new(40, 10);
+        let mut timeline = Timeline::new(40, 10, 64 << 10);
+        let mut end = 0;
+        for (n, chunk) in stream.chunks(size).enumerate() {
+            let at = Duration::from_millis(n as u64);
+            end += chunk.len();
+            term.advance(chunk);
+            timeline.push(at, Event::Output(chunk.to_vec()));
+            inside += usize::from(timeline.wants_keyframe() && inside_sequence(&stream[..end]));
+            timeline.keyframe_if_due(at, &term);
+        }
+        assert!(timeline.dropped_events() > 0, "{size}: nothing was dropped");
+        let Start::Keyframe(frame) = timeline.start() else {
+            panic!("{size}: the recording starts blank")
+        };
+        let mut replayed = Terminal::new(40, 10);
+        replayed.advance(&frame.bytes);
+        for e in timeline.events() {
+            if let Event::Output(bytes) = &e.event {
+                replayed.advance(bytes);
+            }
+        }
+        assert_eq!(replayed.text(), term.text(), "{size}-byte chunks");
+        assert_eq!(screen(&replayed), screen(&term), "{size}-byte chunks");
+    }
+    assert!(
+        inside > 20,
+        "only {inside} keyframes were due inside a sequence"
+    );
+}
