@@ -111,7 +111,7 @@ fn option_args(
     argv: &mut Vec<String>,
 ) -> Result<(), String> {
     use serde_json::Value;
-    let flag = format!("--{}", kebab(name));
+    let flag = format!("--{}", document::kebab_case(name));
     let scalar = |v: &Value| match v {
         Value::String(s) => Ok(s.clone()),
         Value::Number(n) => Ok(n.to_string()),
@@ -134,20 +134,6 @@ fn option_args(
         v => argv.push(format!("{flag}={}", scalar(v)?)),
     }
     Ok(())
-}
-
-/// `lineHeight` → `line-height` (a kebab-case name stays as it is).
-fn kebab(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.chars() {
-        if c.is_ascii_uppercase() {
-            out.push('-');
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 fn run_file(args: &RunArgs) -> i32 {

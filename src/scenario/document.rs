@@ -1027,6 +1027,21 @@ pub fn parse(text: &str, path: &Path, base: &Path) -> Result<Loaded, DocumentErr
     })
 }
 
+/// A camelCase name in the kebab case the file also accepts (`stableFor` → `stable-for`,
+/// `lineHeight` → `line-height`); a kebab-case name stays as it is.
+pub fn kebab_case(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('-');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// A scenario's name from its file: `vim.scenario.yaml` → `vim`.
 pub fn scenario_name(path: &Path) -> String {
     let file = path

@@ -12,7 +12,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::{Map, Value, json};
 
-use super::{Document, Phase, Step, StepArgs, StepKind};
+use super::{Document, Phase, Step, StepArgs, StepKind, kebab_case};
 
 /// The schema's `$id`: a name, not a place to fetch it from.
 pub const ID: &str = "urn:shotty:scenario:v1";
@@ -255,20 +255,6 @@ fn non_null(mut schema: Value) -> Value {
     schema
 }
 
-/// `lineHeight` → `line-height`.
-fn kebab(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.chars() {
-        if c.is_ascii_uppercase() {
-            out.push('-');
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// The reader takes each camelCase key in kebab case too (serde aliases, which schemars does
 /// not see). Each gets a `patternProperties` entry, which editors do not offer for completion,
 /// so they offer the camelCase one; a required key may be either, and not both (serde refuses
@@ -279,7 +265,7 @@ fn accept_kebab_case(value: &mut Value) {
             let aliases: Vec<(String, String, Value)> = match object.get("properties") {
                 Some(Value::Object(properties)) => properties
                     .iter()
-                    .map(|(name, schema)| (name.clone(), kebab(name), schema.clone()))
+                    .map(|(name, schema)| (name.clone(), kebab_case(name), schema.clone()))
                     .filter(|(name, alias, _)| alias != name)
                     .collect(),
                 _ => Vec::new(),
