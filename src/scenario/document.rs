@@ -188,7 +188,7 @@ pub struct Step {
     /// The input of a `send`.
     #[serde(default)]
     #[schemars(length(min = 1))]
-    pub inputs: Option<Vec<Input>>,
+    pub inputs: Option<Vec<SendStep>>,
     /// The shell command of a `command` step.
     #[serde(default)]
     #[schemars(regex(pattern = r"\S"))]
@@ -335,33 +335,6 @@ pub struct StepKeys {
     pub args: &'static [&'static str],
     /// Those of its `args` it cannot do without.
     pub required_args: &'static [&'static str],
-}
-
-/// One input of a `send`.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub enum Input {
-    /// Literal text.
-    Text(String),
-    /// Key names (`Enter`, `Ctrl+C`, `Escape`…).
-    Keys(String),
-    /// Text pasted (bracketed when the program asked for it).
-    Paste(String),
-    /// Bytes as hex digit pairs.
-    #[serde(alias = "raw-hex")]
-    RawHex(String),
-}
-
-impl Input {
-    /// The session core's form of this input.
-    pub fn to_send_step(&self) -> SendStep {
-        match self {
-            Input::Text(t) => SendStep::Text(t.clone()),
-            Input::Keys(k) => SendStep::Keys(k.clone()),
-            Input::Paste(p) => SendStep::Paste(p.clone()),
-            Input::RawHex(h) => SendStep::RawHex(h.clone()),
-        }
-    }
 }
 
 /// Every argument any step takes; [`Step::action`] checks which ones its type allows.
@@ -654,7 +627,7 @@ impl Step {
                 let inputs = self.inputs.as_ref().filter(|i| !i.is_empty()).ok_or(
                     "a `send` step needs `inputs`: a list of {text}, {keys}, {paste} or {rawHex}",
                 )?;
-                let steps: Vec<SendStep> = inputs.iter().map(Input::to_send_step).collect();
+                let steps: Vec<SendStep> = inputs.clone();
                 // Key names and hex digits are checked now (in the default modes; the bytes
                 // are encoded again for the modes the program has when the step runs).
                 encode_steps(&steps, &Modes::default()).map_err(|e| e.message)?;

@@ -80,13 +80,22 @@ fn step_appearance(loaded: &Loaded, step: &PlannedStep) -> Option<Vec<Appearance
         Action::Capture { appearance, .. } | Action::Snapshot { appearance, .. } => appearance,
         _ => return None,
     };
-    let document = &loaded.document;
-    let mut layers: Vec<AppearanceOptions> = Vec::new();
-    layers.extend(document.options.appearance.iter().map(|a| a.value.clone()));
-    let launch = &document.scenario.value.launch.value;
-    layers.extend(launch.options.appearance.iter().map(|a| a.value.clone()));
+    let mut layers = base_appearance(loaded);
     layers.extend(own.iter().cloned());
     Some(layers)
+}
+
+/// The appearance layers every screen of a run starts from: the document's, the launch's.
+fn base_appearance(loaded: &Loaded) -> Vec<AppearanceOptions> {
+    let document = &loaded.document;
+    let launch = &document.scenario.value.launch.value;
+    document
+        .options
+        .appearance
+        .iter()
+        .chain(launch.options.appearance.iter())
+        .map(|a| a.value.clone())
+        .collect()
 }
 
 /// The terminal size: the caller's, else the launch's, else the document's, else
@@ -125,7 +134,6 @@ struct Run<'a> {
     session: Option<Arc<Session>>,
     steps: Vec<StepResult>,
     artifacts: Vec<Artifact>,
-    failed: bool,
     trace: Trace,
 }
 
@@ -153,7 +161,6 @@ pub fn run(loaded: &Loaded, options: &RunOptions, resolve: AppearanceResolver) -
         session: None,
         steps: Vec::new(),
         artifacts: Vec::new(),
-        failed: false,
         trace: Trace::default(),
     };
     for (phase, steps) in &loaded.phases {
@@ -165,8 +172,8 @@ pub fn run(loaded: &Loaded, options: &RunOptions, resolve: AppearanceResolver) -
         }
         for step in steps {
             // Teardown always runs; everything else stops at the first failure.
-            if run.failed && *phase != Phase::Teardown {
-                run.skip(*phase, step);
+            if run.failed() && *phase != Phase::Teardown {
+                run.skip(*phase, step.kind.name(), step.name.clone(), step.line);
             } else {
                 run.step(*phase, step);
             }
@@ -184,11 +191,12 @@ pub fn run(loaded: &Loaded, options: &RunOptions, resolve: AppearanceResolver) -
         None => (None, None),
     };
     drop(temporary);
+    let failed = run.failed();
     let mut summary = Summary {
         schema_version: super::summary::SCHEMA_VERSION,
         name: loaded.name.clone(),
         file: loaded.path.display().to_string(),
-        status: if run.failed {
+        status: if failed {
             RunStatus::Failed
         } else {
             RunStatus::Ok
@@ -200,9 +208,8 @@ pub fn run(loaded: &Loaded, options: &RunOptions, resolve: AppearanceResolver) -
         artifacts: std::mem::take(&mut run.artifacts),
         error: None,
     };
-    if let Some(dir) = options.report.as_ref().filter(|_| run.failed) {
-        let written = run
-            .document_appearance()
+    if let Some(dir) = options.report.as_ref().filter(|_| failed) {
+        let written = resolve(&base_appearance(loaded))
             .and_then(|appearance| report::write(dir, &summary, &run.trace, &appearance));
         match written {
             Ok(files) => summary.artifacts.extend(files),
@@ -267,16 +274,13 @@ impl Run<'_> {
         kind: &str,
         name: Option<String>,
         line: u64,
-        started: Instant,
+        duration: Duration,
         result: Result<StepStatus, String>,
     ) {
         let (status, message) = match result {
             Ok(status) => (status, None),
             Err(message) => (StepStatus::Failed, Some(message)),
         };
-        if status == StepStatus::Failed {
-            self.failed = true;
-        }
         self.steps.push(StepResult {
             index: self.steps.len(),
             phase: phase.name(),
@@ -284,39 +288,27 @@ impl Run<'_> {
             name,
             line,
             status,
-            duration_ms: millis(started.elapsed()),
+            duration_ms: millis(duration),
             message,
         });
     }
 
-    fn skip(&mut self, phase: Phase, step: &PlannedStep) {
-        self.steps.push(StepResult {
-            index: self.steps.len(),
-            phase: phase.name(),
-            kind: step.kind.name().to_owned(),
-            name: step.name.clone(),
-            line: step.line,
-            status: StepStatus::Skipped,
-            duration_ms: 0,
-            message: None,
-        });
+    /// Whether a step has failed (the rest but teardown is then skipped).
+    fn failed(&self) -> bool {
+        self.steps.iter().any(|s| s.status == StepStatus::Failed)
+    }
+
+    fn skip(&mut self, phase: Phase, kind: &str, name: Option<String>, line: u64) {
+        let skipped = Ok(StepStatus::Skipped);
+        self.record(phase, kind, name, line, Duration::ZERO, skipped);
     }
 
     fn launch(&mut self) {
         let started = Instant::now();
         let launch = &self.loaded.document.scenario.value.launch;
         let line = launch.referenced.line();
-        if self.failed {
-            self.steps.push(StepResult {
-                index: self.steps.len(),
-                phase: Phase::Execute.name(),
-                kind: "launch".into(),
-                name: None,
-                line,
-                status: StepStatus::Skipped,
-                duration_ms: 0,
-                message: None,
-            });
+        if self.failed() {
+            self.skip(Phase::Execute, "launch", None, line);
             return;
         }
         let launch = &launch.value;
@@ -340,7 +332,14 @@ impl Run<'_> {
                 StepStatus::Passed
             })
             .map_err(|e| format!("cannot start {}: {}", launch.executable, e.message));
-        self.record(Phase::Execute, "launch", None, line, started, result);
+        self.record(
+            Phase::Execute,
+            "launch",
+            None,
+            line,
+            started.elapsed(),
+            result,
+        );
         self.keep_screen();
     }
 
@@ -359,7 +358,7 @@ impl Run<'_> {
             step.kind.name(),
             step.name.clone(),
             step.line,
-            started,
+            started.elapsed(),
             result,
         );
         self.keep_screen();
@@ -371,20 +370,6 @@ impl Run<'_> {
         let screen = self.session.as_ref().map(|s| s.lock().term.snapshot());
         self.trace.screens.resize(index, None);
         self.trace.screens.push(screen);
-    }
-
-    /// The look of the report's screens: the document's and the launch's appearance.
-    fn document_appearance(&self) -> Result<Appearance, String> {
-        let document = &self.loaded.document;
-        let launch = &document.scenario.value.launch.value;
-        let layers: Vec<AppearanceOptions> = document
-            .options
-            .appearance
-            .iter()
-            .chain(launch.options.appearance.iter())
-            .map(|a| a.value.clone())
-            .collect();
-        (self.resolve)(&layers)
     }
 
     fn session(&self) -> Result<&Arc<Session>, String> {

@@ -33,18 +33,10 @@ impl Journal {
         }
     }
 
-    /// Notes a send that was written.
+    /// Notes a send that was written (its steps in their own JSON form, which scenario
+    /// files share).
     pub fn send(&mut self, steps: &[SendStep]) {
-        let inputs: Vec<Value> = steps
-            .iter()
-            .map(|s| match s {
-                SendStep::Text(t) => json!({ "text": t }),
-                SendStep::Paste(t) => json!({ "paste": t }),
-                SendStep::Keys(k) => json!({ "keys": k }),
-                SendStep::RawHex(h) => json!({ "rawHex": h }),
-            })
-            .collect();
-        self.push(json!({ "type": "send", "inputs": inputs }));
+        self.push(json!({ "type": "send", "inputs": steps }));
     }
 
     /// Notes a wait whose condition was met, in the form `WaitCondition::to_step` writes.

@@ -8,17 +8,22 @@ use super::error::{ErrorCode, SessionError};
 use crate::term::Modes;
 use crate::term::keys::{self, KeyModes};
 
-/// One step of `send` (its JSON form is part of the host protocol).
+/// One step of `send`. Its JSON form (`{"text": "ls"}`, `{"keys": "Enter"}`) is part of the
+/// host protocol, and a scenario file's `send` inputs are written in it too.
 #[derive(Clone, Debug, Deserialize, Serialize)]
+// Scenario files' JSON Schema is derived, where the step is one input of a `send`.
+#[cfg_attr(feature = "scenario", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "scenario", schemars(rename = "Input"))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub enum SendStep {
     /// Literal text.
     Text(String),
-    /// Text pasted (bracketed when the application asked for it).
-    Paste(String),
-    /// A key combination name.
+    /// Key names (`Enter`, `Ctrl+C`, `Escape`…).
     Keys(String),
+    /// Text pasted (bracketed when the program asked for it).
+    Paste(String),
     /// Bytes as hex digit pairs.
+    #[serde(alias = "raw-hex")]
     RawHex(String),
 }
 
