@@ -66,13 +66,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::golden::{self, ScreenCheck, Verdict};
 use crate::pty::DEFAULT_GRACE;
 use crate::render::Appearance;
-use crate::session::instance::check_size;
+use crate::session::instance::{check_size, local_session_id};
 use crate::session::send::SendStep;
 use crate::session::wait::{Target, Until, WaitCondition, until_passes, wait};
 use crate::session::{Session, SessionSpec, StopReason};
@@ -169,7 +169,7 @@ impl TuiBuilder {
         if let Err(e) = check_size(self.spec.width, self.spec.height) {
             panic!("shotty::testing: cannot start `{command}`: {}", e.message);
         }
-        match Session::start(session_id(), self.spec) {
+        match Session::start(local_session_id("testing"), self.spec) {
             Ok(session) => Tui {
                 session,
                 command,
@@ -179,16 +179,6 @@ impl TuiBuilder {
             Err(e) => panic!("shotty::testing: cannot start `{command}`: {}", e.message),
         }
     }
-}
-
-/// Session ids unique within the test process (they name the session's thread).
-fn session_id() -> String {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    format!(
-        "testing-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
 }
 
 /// A relative golden path is relative to the crate under test: `cargo test` sets

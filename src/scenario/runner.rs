@@ -19,6 +19,7 @@ use crate::golden::{self, ScreenCheck, Verdict};
 use crate::pty::{ColorEnvFlags, DEFAULT_GRACE};
 use crate::render::{Appearance, Format, encode};
 use crate::session::artifacts::write_file_creating_dir;
+use crate::session::instance::local_session_id;
 use crate::session::wait::{until_passes, wait};
 use crate::session::{Session, SessionSpec, StopReason};
 use crate::term::ColorValue;
@@ -251,20 +252,14 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// The session ids of scenario runs: unique within the process and across processes.
+/// The session id of a scenario run: its name (what of it is safe in an id) and a number.
 fn session_id(name: &str) -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(1);
     let short: String = name
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
         .take(32)
         .collect();
-    format!(
-        "scenario-{short}-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
+    local_session_id(&format!("scenario-{short}"))
 }
 
 impl Run<'_> {

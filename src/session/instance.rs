@@ -98,6 +98,18 @@ pub const MIN_RECORD_LIMIT: u64 = 64 << 10;
 /// The largest.
 pub const MAX_RECORD_LIMIT: u64 = 1 << 30;
 
+/// An id for a session a process runs on its own, without a host (a scenario, a
+/// `shotty::testing` program): `PREFIX-PID-N`, unique across processes and within this one.
+pub fn local_session_id(prefix: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    format!(
+        "{prefix}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
 /// Checks a recording bound (`--record-limit`, `recordLimit`) against
 /// [`MIN_RECORD_LIMIT`]–[`MAX_RECORD_LIMIT`].
 pub fn check_record_limit(bytes: u64) -> Result<usize, String> {
