@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use clap::Args;
 
+use shotty::scenario::report;
 use shotty::scenario::runner::RunOptions;
 use shotty::scenario::suite::{self, Outcome};
 
@@ -27,7 +28,7 @@ pub struct TestArgs {
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
     /// Where failed scenarios leave their reports, one directory each.
-    #[arg(long, value_name = "DIR", default_value = "shotty-report")]
+    #[arg(long, value_name = "DIR", default_value = report::DEFAULT_ROOT)]
     report: PathBuf,
 }
 

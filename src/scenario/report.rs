@@ -96,6 +96,15 @@ pub fn write(
 /// Where a failed scenario's report goes when the caller names no directory:
 /// `shotty-report/<name>/`, the name made safe as one path component.
 pub fn default_dir(name: &str) -> PathBuf {
+    Path::new(DEFAULT_ROOT).join(dir_name(name))
+}
+
+/// Where reports go when the caller names no directory.
+pub const DEFAULT_ROOT: &str = "shotty-report";
+
+/// `name` made safe as one path component (anything but letters, digits, `-`, `_` and `.`
+/// becomes `_`; nothing but dots becomes `scenario`).
+pub fn dir_name(name: &str) -> String {
     let safe: String = name
         .chars()
         .map(|c| {
@@ -106,12 +115,11 @@ pub fn default_dir(name: &str) -> PathBuf {
             }
         })
         .collect();
-    let safe = if safe.trim_matches('.').is_empty() {
+    if safe.trim_matches('.').is_empty() {
         "scenario".to_owned()
     } else {
         safe
-    };
-    Path::new("shotty-report").join(safe)
+    }
 }
 
 fn screen_name(index: usize) -> String {

@@ -125,8 +125,7 @@ pub fn report_dir(root: &Path, path: &Path) -> PathBuf {
         }
     }
     let name = name.trim_start_matches("./").replace(['/', '\\'], "_");
-    let leaf = report::default_dir(&name);
-    root.join(leaf.file_name().unwrap_or(leaf.as_os_str()))
+    root.join(report::dir_name(&name))
 }
 
 /// Runs `files` with up to `jobs` at once; `options.report` is the root of the reports
