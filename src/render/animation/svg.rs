@@ -1,15 +1,18 @@
 //! Animated SVG: one self-contained document that plays in browsers without script.
 //!
-//! Each distinct row of text is drawn once, in `<defs>`, at its own origin, and placed with
-//! `<use>` wherever and whenever it appears (a scrolling shell reuses every line); so is each
-//! distinct set of box-drawing shapes. Each distinct screen is a group in a *strip*: the
-//! screens side by side in a grid, clipped to the terminal area, and one CSS animation moves
-//! the strip so the screen of the moment sits under the clip (`step-end`: frames switch,
-//! never slide). Cell backgrounds and the cursor stay in each screen's own group, merged as
-//! the still renderer merges them, so the grid is exactly the still's. The strip's own
-//! `transform` shows the last screen, which is what a viewer that does not animate (or a
-//! reader who asked for reduced motion) sees. The window chrome is drawn once, from the last
-//! screen (its title included).
+//! Each distinct row of text that more than one screen shows is drawn once, in `<defs>`, at
+//! its own origin, and placed with `<use>` wherever and whenever it appears (a scrolling shell
+//! reuses every line); a short row only one screen shows (a line being typed) is written in
+//! place, where an id and a reference would cost more than they save. Each distinct set of
+//! box-drawing shapes is drawn once too. Each distinct screen is a nested `<svg>` in a
+//! *strip*: the screens side by side in a grid whose pitch is the strip's `font-size`, so a
+//! screen's place is a small number of `em` (written twice: on the screen and in its
+//! keyframe), clipped to the terminal area; one CSS animation moves the strip so the screen of
+//! the moment sits under the clip (`step-end`: frames switch, never slide). Cell backgrounds
+//! and the cursor stay in each screen's own group, merged as the still renderer merges them,
+//! so the grid is exactly the still's. The strip's own `transform` shows the last screen,
+//! which is what a viewer that does not animate (or a reader who asked for reduced motion)
+//! sees. The window chrome is drawn once, from the last screen (its title included).
 
 use std::fmt::Write;
 
@@ -28,7 +31,16 @@ use crate::term::Rgb;
 /// browsers' single-precision transforms still place glyphs to a hundredth of a pixel.
 const STRIP_COLUMNS: usize = 64;
 
-/// The strip's screens are this many pixels apart (a multiple of it, either way).
+/// The longest drawing of a row that one screen shows which is written in place rather than
+/// defined and used. A short row (a line being typed) costs less in place than its id and
+/// reference; a long one (a frame of an animated scene) compresses better among the other
+/// definitions, beside the rows it shares most of its markup with. Measured on the
+/// recordings of `benches/animation.py`: in place, `docs/demo.cast` gzips 7 % smaller and
+/// agg's demo 4 % larger than with every row defined; with this limit, the smaller of both.
+const IN_PLACE_MAX: usize = 200;
+
+/// The strip's pitch is a multiple of this many pixels: a whole number, so every screen's
+/// place in pixels is exact.
 const STRIP_PITCH: f64 = 100.0;
 
 /// Appends ` name="v"` (a coordinate), nothing when `v` is 0.
@@ -46,6 +58,70 @@ fn push_translation(out: &mut String, x: f64, y: f64) {
     if y != 0.0 {
         out.push(' ');
         push_f(out, y);
+    }
+}
+
+/// Appends `-n` em, or `0` when `n` is 0: a keyframe's offset of the strip.
+fn push_strip_offset(out: &mut String, n: usize) {
+    if n == 0 {
+        out.push('0');
+    } else {
+        let _ = write!(out, "-{n}em");
+    }
+}
+
+/// Where a screen is in the strip, in pitches (the strip's `em`).
+#[derive(Clone, Copy)]
+struct StripPlace {
+    column: usize,
+    row: usize,
+}
+
+impl StripPlace {
+    fn of(screen: usize) -> StripPlace {
+        StripPlace {
+            column: screen % STRIP_COLUMNS,
+            row: screen / STRIP_COLUMNS,
+        }
+    }
+}
+
+/// A piece of a screen's markup.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Piece {
+    Markup(String),
+    /// Row `id` of [`SvgAnimation::rows`], its top at `y` hundredths of a pixel.
+    Row {
+        id: usize,
+        y: i64,
+    },
+}
+
+/// A distinct row of text.
+struct RowDrawing {
+    /// Drawn at the row's own origin, for `<defs>`.
+    at_origin: String,
+    /// Drawn where the first screen that shows it has it.
+    in_place: String,
+    /// How many times the distinct screens show it.
+    uses: usize,
+}
+
+/// Writes a drawing into `defs` under the id `name`: one element takes the id itself;
+/// several are grouped.
+fn push_definition(defs: &mut String, name: &str, drawing: &str) {
+    let single = drawing.matches("\n<").count() == 1;
+    let tag = ["text", "rect"]
+        .into_iter()
+        .find(|tag| single && drawing.starts_with(&format!("\n<{tag} ")));
+    match tag {
+        Some(tag) => {
+            let rest = &drawing[tag.len() + 3..];
+            let _ = write!(defs, "\n<{tag} id=\"{name}\" {rest}");
+        }
+        None => {
+            let _ = write!(defs, "\n<g id=\"{name}\">{drawing}\n</g>");
+        }
     }
 }
 
@@ -69,12 +145,15 @@ pub struct SvgAnimation {
     /// Text classes of every frame, in order of first use.
     classes: Vec<TextClass>,
     class_ids: FxHashMap<TextClass, usize>,
-    /// Row drawings and shape sets already in `defs`, with their ids.
+    /// Shape sets and rectangles already in `defs`, with their ids.
     drawn: FxHashMap<String, usize>,
     defs: String,
+    /// Distinct rows of text, and their ids by their drawing at the origin.
+    rows: Vec<RowDrawing>,
+    row_ids: FxHashMap<String, usize>,
     /// Distinct screens, each the body of its strip group, and where each one is.
-    screens: Vec<String>,
-    screen_ids: FxHashMap<String, usize>,
+    screens: Vec<Vec<Piece>>,
+    screen_ids: FxHashMap<Vec<Piece>, usize>,
     /// When each frame starts (grid index) and which screen it shows.
     timeline: Vec<(u64, usize)>,
     /// The largest screen area seen: the strip's cell.
@@ -98,6 +177,8 @@ impl SvgAnimation {
             class_ids: FxHashMap::default(),
             drawn: FxHashMap::default(),
             defs: String::new(),
+            rows: Vec::new(),
+            row_ids: FxHashMap::default(),
             screens: Vec::new(),
             screen_ids: FxHashMap::default(),
             timeline: Vec::new(),
@@ -114,20 +195,7 @@ impl SvgAnimation {
             return id;
         }
         let id = self.drawn.len();
-        // One element takes the id itself; several are grouped.
-        let single = drawing.matches("\n<").count() == 1;
-        let tag = ["text", "rect"]
-            .into_iter()
-            .find(|tag| single && drawing.starts_with(&format!("\n<{tag} ")));
-        match tag {
-            Some(tag) => {
-                let rest = &drawing[tag.len() + 3..];
-                let _ = write!(self.defs, "\n<{tag} id=\"{prefix}{id}\" {rest}");
-            }
-            None => {
-                let _ = write!(self.defs, "\n<g id=\"{prefix}{id}\">{drawing}\n</g>");
-            }
-        }
+        push_definition(&mut self.defs, &format!("{prefix}{id}"), &drawing);
         self.drawn.insert(drawing, id);
         id
     }
@@ -167,8 +235,24 @@ impl SvgAnimation {
             .collect()
     }
 
+    /// The id of a row of text, drawn at its origin, adding it when it is new; `place` draws
+    /// it where it is.
+    fn row_id(&mut self, at_origin: String, place: impl FnOnce() -> String) -> usize {
+        if let Some(&id) = self.row_ids.get(&at_origin) {
+            return id;
+        }
+        let id = self.rows.len();
+        self.rows.push(RowDrawing {
+            at_origin: at_origin.clone(),
+            in_place: place(),
+            uses: 0,
+        });
+        self.row_ids.insert(at_origin, id);
+        id
+    }
+
     /// The body of a screen's strip group: what differs from screen to screen.
-    fn screen(&mut self, layout: &Layout) -> String {
+    fn screen(&mut self, layout: &Layout) -> Vec<Piece> {
         let numbers = self.class_numbers(layout);
         let text_style = |class: usize| TextStyle::Class(numbers.get(class).copied().unwrap_or(0));
         let mut body = String::new();
@@ -187,35 +271,60 @@ impl SvgAnimation {
             let id = self.define('s', shapes);
             let _ = write!(body, "\n<use href=\"#s{id}\"/>");
         }
-        // Runs come row by row; each row's share is drawn at the row's top-left origin.
+        let mut pieces = vec![Piece::Markup(body)];
+        // Runs come row by row.
         let baseline = layout.metrics.baseline;
         let mut rest = &layout.runs[..];
         while let Some(first) = rest.first() {
             let len = rest.iter().take_while(|r| r.y == first.y).count();
             let (row, after) = rest.split_at(len);
             rest = after;
-            let mut drawing = String::new();
-            still::text(
-                &mut drawing,
-                &layout.links,
-                row,
-                Baseline::Row(baseline),
-                text_style,
-            );
-            let id = self.define('r', drawing);
+            let draw = |baseline: f64| {
+                let mut drawing = String::new();
+                still::text(
+                    &mut drawing,
+                    &layout.links,
+                    row,
+                    Baseline::Row(baseline),
+                    text_style,
+                );
+                drawing
+            };
+            let id = self.row_id(draw(baseline), || draw(first.y));
             // In the hundredths the document writes numbers in, so that the row's baseline
             // plus its place is exactly the still's baseline.
             let hundredths = |v: f64| (v * 100.0).round() as i64;
-            let _ = write!(body, "\n<use href=\"#r{id}\" y=\"");
-            push_hundredths(&mut body, hundredths(first.y) - hundredths(baseline));
-            body.push_str("\"/>");
+            let y = hundredths(first.y) - hundredths(baseline);
+            pieces.push(Piece::Row { id, y });
         }
-        still::caption(&mut body, layout);
-        body
+        let mut caption = String::new();
+        still::caption(&mut caption, layout);
+        if !caption.is_empty() {
+            pieces.push(Piece::Markup(caption));
+        }
+        pieces
+    }
+
+    /// Writes a screen's pieces: each row placed with `<use>` when it is defined (`row_names`),
+    /// or written in place.
+    fn write_screen(&self, out: &mut String, pieces: &[Piece], row_names: &[Option<usize>]) {
+        for piece in pieces {
+            match piece {
+                Piece::Markup(markup) => out.push_str(markup),
+                Piece::Row { id, y } => match row_names[*id] {
+                    Some(name) => {
+                        let _ = write!(out, "\n<use href=\"#r{name}\" y=\"");
+                        push_hundredths(out, *y);
+                        out.push_str("\"/>");
+                    }
+                    None => out.push_str(&self.rows[*id].in_place),
+                },
+            }
+        }
     }
 
     /// The style sheet's animation: the strip moves screen by screen.
-    fn animation_css(&self, end: u64, offsets: &[(f64, f64)]) -> String {
+    fn animation_css(&self, end: u64) -> String {
         let mut css = String::new();
         if end == 0 || self.timeline.len() < 2 {
             return css;
@@ -247,14 +356,14 @@ impl SvgAnimation {
         }
         for (at, screen) in keyframes {
             push_fraction(&mut css, at, decimals);
-            let (x, y) = offsets[screen];
             css.push_str("%{transform:translate(");
-            push_f(&mut css, -x);
-            if y != 0.0 {
-                css.push_str("px,");
-                push_f(&mut css, -y);
+            let place = StripPlace::of(screen);
+            push_strip_offset(&mut css, place.column);
+            if place.row != 0 {
+                css.push(',');
+                push_strip_offset(&mut css, place.row);
             }
-            css.push_str("px)}");
+            css.push_str(")}");
         }
         css.push('}');
         css.push_str("@media (prefers-reduced-motion:reduce){.strip{animation:none}}");
@@ -270,6 +379,11 @@ impl AnimationWriter for SvgAnimation {
             Some(&id) => id,
             None => {
                 let id = self.screens.len();
+                for piece in &body {
+                    if let Piece::Row { id, .. } = piece {
+                        self.rows[*id].uses += 1;
+                    }
+                }
                 self.screens.push(body.clone());
                 self.screen_ids.insert(body, id);
                 id
@@ -294,18 +408,7 @@ impl AnimationWriter for SvgAnimation {
         // Screens are a little apart, so no glyph that overhangs its cell reaches into the
         // screen next to it in the strip.
         let gap = 2.0 * last.metrics.width.max(last.metrics.height);
-        // Whole hundreds of pixels: the strip's offsets (written twice, in the keyframes and
-        // on the groups) are then integers ending in 00, which compress well.
-        let pitch = |extent: f64| ((extent + gap) / STRIP_PITCH).ceil() * STRIP_PITCH;
-        let (w, h) = (pitch(self.cell.0), pitch(self.cell.1));
-        let offsets: Vec<(f64, f64)> = (0..self.screens.len())
-            .map(|i| {
-                (
-                    (i % STRIP_COLUMNS) as f64 * w,
-                    (i / STRIP_COLUMNS) as f64 * h,
-                )
-            })
-            .collect();
+        let pitch = ((self.cell.0.max(self.cell.1) + gap) / STRIP_PITCH).ceil() * STRIP_PITCH;
         let mut css = still::css(
             &self.classes,
             last.frame.as_ref(),
@@ -313,37 +416,56 @@ impl AnimationWriter for SvgAnimation {
             &font_faces,
             &families,
         );
-        css.push_str(&self.animation_css(end, &offsets));
+        css.push_str(&self.animation_css(end));
 
         let mut out = String::with_capacity(
-            self.defs.len() + self.screens.iter().map(String::len).sum::<usize>() + css.len(),
+            self.defs.len() + self.rows.iter().map(|r| r.at_origin.len()).sum::<usize>(),
         );
         still::open_svg(&mut out, &last);
         still::style_sheet(&mut out, &css);
         let mut defs = std::mem::take(&mut self.defs);
+        // Rows shown more than once, or long, are defined, numbered in order.
+        let mut row_names = Vec::with_capacity(self.rows.len());
+        let mut defined = 0;
+        for row in &self.rows {
+            if row.uses > 1 || row.at_origin.len() > IN_PLACE_MAX {
+                push_definition(&mut defs, &format!("r{defined}"), &row.at_origin);
+                row_names.push(Some(defined));
+                defined += 1;
+            } else {
+                row_names.push(None);
+            }
+        }
         let mut body = String::new();
         still::chrome(&mut body, &last, &mut defs);
         defs.push_str("\n<clipPath id=\"screen\">");
         still::plain_rect(&mut defs, last.screen);
         defs.push_str("\n</clipPath>");
 
-        let shown = self.timeline.last().map_or(0, |&(_, s)| s);
-        let (x, y) = offsets[shown];
-        body.push_str(
-            "\n<g clip-path=\"url(#screen)\">\n<g class=\"strip\" transform=\"translate(",
+        // The strip's own transform (in pixels: an attribute has no units) shows the last
+        // screen; `font-size` makes its `em` one pitch.
+        let shown = StripPlace::of(self.timeline.last().map_or(0, |&(_, s)| s));
+        body.push_str("\n<g clip-path=\"url(#screen)\">\n<g class=\"strip\" font-size=\"");
+        push_f(&mut body, pitch);
+        body.push_str("\" transform=\"translate(");
+        push_translation(
+            &mut body,
+            -(shown.column as f64) * pitch,
+            -(shown.row as f64) * pitch,
         );
-        push_translation(&mut body, -x, -y);
         body.push_str(")\">");
-        for (screen, &(x, y)) in self.screens.iter().zip(&offsets) {
-            body.push_str("\n<g");
-            if x != 0.0 || y != 0.0 {
-                body.push_str(" transform=\"translate(");
-                push_translation(&mut body, x, y);
-                body.push_str(")\"");
+        for (screen, pieces) in self.screens.iter().enumerate() {
+            let place = StripPlace::of(screen);
+            body.push_str("\n<svg");
+            if place.column != 0 {
+                let _ = write!(body, " x=\"{}em\"", place.column);
+            }
+            if place.row != 0 {
+                let _ = write!(body, " y=\"{}em\"", place.row);
             }
             body.push('>');
-            body.push_str(screen);
-            body.push_str("\n</g>");
+            self.write_screen(&mut body, pieces, &row_names);
+            body.push_str("\n</svg>");
         }
         body.push_str("\n</g>\n</g>");
         still::close_svg(out, &defs, &body).map(String::into_bytes)
@@ -397,6 +519,29 @@ mod tests {
             doc,
             svg(&scrolling(), Timing::default(), &Appearance::default())
         );
+    }
+
+    #[test]
+    fn a_row_only_one_screen_shows_is_written_in_place() {
+        // A command typed a letter at a time under a line every screen shows.
+        let mut timeline = Timeline::new(20, 3, 1 << 20);
+        timeline.push(Duration::ZERO, Event::Output(b"banner\r\n$ ".to_vec()));
+        for (i, c) in "ls".bytes().enumerate() {
+            let at = Duration::from_millis(200 * (i as u64 + 1));
+            timeline.push(at, Event::Output(vec![c]));
+        }
+        let doc = svg(&timeline, Timing::default(), &Appearance::default());
+        let (defs, strip) = doc.split_once("</defs>").expect("defs");
+        // The banner, on every screen, is defined once and used three times.
+        assert_eq!(defs.matches(">banner</tspan>").count(), 1, "{doc}");
+        assert_eq!(strip.matches("<use href=\"#r0\"").count(), 3, "{doc}");
+        // Each typed line is on one screen only: drawn there, at the row's baseline.
+        for typed in ["$", "$ l", "$ ls"] {
+            let tspan = format!(">{typed}</tspan>");
+            assert_eq!(defs.matches(&tspan).count(), 0, "{typed}: {doc}");
+            assert_eq!(strip.matches(&tspan).count(), 1, "{typed}: {doc}");
+        }
+        assert!(!doc.contains("#r1"), "{doc}");
     }
 
     #[test]

@@ -8,7 +8,8 @@ use std::process::Command;
 use super::{Browser, Rgb8, chromium, decode, file_url, page, svg_size, workdir};
 
 /// A recording with colour, backgrounds, box drawing, wide characters, a progress bar that
-/// rewrites its line and a clear screen; no pause reaches the idle limit.
+/// rewrites its line, a clear screen and a counter that ticks for 7 s (screens enough to fill
+/// more than one row of the animation's strip); no pause reaches the idle limit.
 fn recording() -> String {
     let mut events: Vec<(f64, String)> = vec![
         (0.0, "\x1b[1;32m$\x1b[0m ls --color\r\n".into()),
@@ -26,7 +27,11 @@ fn recording() -> String {
         ));
     }
     events.push((2.5, "\x1b[2J\x1b[Hdone ✓ 日本語\r\n".into()));
-    events.push((3.0, "\x1b[7m inverse \x1b[0m end".into()));
+    events.push((3.0, "\x1b[7m inverse \x1b[0m end\r\n".into()));
+    for i in 0..70 {
+        let t = 3.2 + 0.1 * f64::from(i);
+        events.push((t, format!("\r\x1b[36mtick\x1b[0m {i:2}")));
+    }
     let mut cast = String::from("{\"version\":2,\"width\":40,\"height\":8}\n");
     for (t, data) in events {
         let data = serde_json::to_string(&data).expect("JSON string");
@@ -93,7 +98,13 @@ fn differing(a: &Rgb8, b: &Rgb8) -> f64 {
 /// Moments inside frame intervals: at the start, with the box drawn, mid-way through the
 /// progress bar, and during the final sleep (the last screen). The recording's times equal
 /// the animation's (speed 1, no pause cut).
-const MOMENTS: [(f64, u32); 4] = [(0.25, 250), (0.75, 750), (1.45, 1450), (3.6, 3600)];
+const MOMENTS: [(f64, u32); 5] = [
+    (0.25, 250),
+    (0.75, 750),
+    (1.45, 1450),
+    (3.65, 3650),
+    (10.5, 10500),
+];
 
 /// Renders the recording animated and as the still of each of [`MOMENTS`] into `dir`, has
 /// `shoot` draw each (`shoot(svg, at_ms, name)`: the animation paused at `at_ms`, or with
