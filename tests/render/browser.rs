@@ -14,6 +14,7 @@
 mod animation;
 mod devtools;
 mod trace;
+mod webkit;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -531,6 +532,30 @@ struct Rgb8 {
     width: u32,
     height: u32,
     pixels: Vec<[u8; 3]>,
+}
+
+impl Rgb8 {
+    /// The top-left `width` × `height` pixels.
+    fn cropped(self, width: u32, height: u32) -> Rgb8 {
+        assert!(
+            width <= self.width && height <= self.height,
+            "a {}×{} picture has no {width}×{height} corner",
+            self.width,
+            self.height
+        );
+        let pixels = self
+            .pixels
+            .chunks_exact(self.width as usize)
+            .take(height as usize)
+            .flat_map(|row| &row[..width as usize])
+            .copied()
+            .collect();
+        Rgb8 {
+            width,
+            height,
+            pixels,
+        }
+    }
 }
 
 /// Decodes a PNG, compositing any alpha over white (the screenshot page's background).

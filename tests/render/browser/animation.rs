@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::webkit::{self, WebKit};
 use super::{Browser, Rgb8, chromium, decode, file_url, page, svg_size, workdir};
 
 /// A recording with colour, backgrounds, box drawing, wide characters, a progress bar that
@@ -223,6 +224,16 @@ fn firefox() -> Option<PathBuf> {
     }))
 }
 
+/// A style sheet that pauses the strip's animation at `at_ms` (none: switches it off).
+fn paused_at(at_ms: Option<u32>) -> String {
+    match at_ms {
+        Some(ms) => format!(
+            "<style>.strip{{animation-play-state:paused!important;animation-delay:-{ms}ms!important}}</style>"
+        ),
+        None => "<style>.strip{animation:none!important}</style>".to_owned(),
+    }
+}
+
 /// Firefox's picture of `svg` inlined in a page, taken by its own headless `--screenshot`
 /// (no script): the animation paused at `at_ms` by a style sheet alone, or switched off.
 fn firefox_screenshot(
@@ -232,14 +243,8 @@ fn firefox_screenshot(
     dir: &Path,
     name: &str,
 ) -> Rgb8 {
-    let style = match at_ms {
-        Some(ms) => format!(
-            "<style>.strip{{animation-play-state:paused!important;animation-delay:-{ms}ms!important}}</style>"
-        ),
-        None => "<style>.strip{animation:none!important}</style>".to_owned(),
-    };
     let html = dir.join(format!("ff-{name}.html"));
-    std::fs::write(&html, page(svg, &style)).expect("page written");
+    std::fs::write(&html, page(svg, &paused_at(at_ms))).expect("page written");
     let (width, height) = svg_size(svg);
     let png = dir.join(format!("ff-{name}.png"));
     let profile = tempfile::tempdir().expect("profile dir");
@@ -270,6 +275,37 @@ fn the_animation_shows_the_recordings_screen_at_each_moment_in_firefox() {
     let (dir, _keep) = workdir("animation-firefox");
     let failures = check_moments(&dir, "Firefox", |svg, at_ms, name| {
         firefox_screenshot(&firefox, svg, at_ms, &dir, name)
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// WebKit's picture of `svg` inlined in a page: the animation paused at `at_ms` by a style
+/// sheet alone, or switched off.
+fn webkit_screenshot(
+    webkit: &mut WebKit,
+    svg: &str,
+    at_ms: Option<u32>,
+    dir: &Path,
+    name: &str,
+) -> Rgb8 {
+    let html = dir.join(format!("wk-{name}.html"));
+    std::fs::write(&html, page(svg, &paused_at(at_ms))).expect("page written");
+    let (width, height) = svg_size(svg);
+    let png = dir.join(format!("wk-{name}.png"));
+    std::fs::write(&png, webkit.screenshot(&file_url(&html), width, height))
+        .expect("screenshot written");
+    decode(&png).cropped(width, height)
+}
+
+#[test]
+fn the_animation_shows_the_recordings_screen_at_each_moment_in_webkit() {
+    let Some((driver, browser)) = webkit::find() else {
+        return;
+    };
+    let (dir, _keep) = workdir("animation-webkit");
+    let mut webkit = WebKit::launch(&driver, &browser);
+    let failures = check_moments(&dir, "WebKit", |svg, at_ms, name| {
+        webkit_screenshot(&mut webkit, svg, at_ms, &dir, name)
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
