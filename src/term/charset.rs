@@ -22,6 +22,15 @@ impl Charset {
         }
     }
 
+    /// The final byte that designates this set (`ESC ( F`).
+    pub fn designator(self) -> u8 {
+        match self {
+            Charset::Ascii => b'B',
+            Charset::DecSpecialGraphics => b'0',
+            Charset::Uk => b'A',
+        }
+    }
+
     /// Maps a character through this set.
     #[inline]
     pub fn map(self, c: char) -> char {
@@ -120,6 +129,35 @@ impl Charsets {
     #[inline]
     pub fn is_identity(&self) -> bool {
         self.single_shift.is_none() && self.slots[self.active] == Charset::Ascii
+    }
+
+    /// These charsets without a pending single shift.
+    pub(crate) fn without_single_shift(mut self) -> Charsets {
+        self.single_shift = None;
+        self
+    }
+
+    /// Appends the output that changes `from` into these charsets: designations (`ESC ( F`
+    /// and friends), then the locking shift (SI, SO, LS2, LS3) and a pending single shift
+    /// (SS2, SS3), which must be the last thing before the next printed character.
+    pub(crate) fn write_change_from(&self, from: &Charsets, out: &mut String) {
+        for (slot, intermediate) in ['(', ')', '*', '+'].into_iter().enumerate() {
+            if self.slots[slot] != from.slots[slot] {
+                out.push('\x1b');
+                out.push(intermediate);
+                out.push(char::from(self.slots[slot].designator()));
+            }
+        }
+        if self.active != from.active {
+            out.push_str(["\x0f", "\x0e", "\x1bn", "\x1bo"][self.active]);
+        }
+        if self.single_shift != from.single_shift {
+            match self.single_shift {
+                Some(2) => out.push_str("\x1bN"),
+                Some(3) => out.push_str("\x1bO"),
+                _ => {}
+            }
+        }
     }
 
     /// Maps a printed character through the active set, consuming a single shift.

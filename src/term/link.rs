@@ -93,3 +93,24 @@ impl LinkTable {
         remap
     }
 }
+
+/// Appends the OSC 8 that opens a link (`id`, `uri`), or that closes the open one (`None`).
+/// Control characters are dropped, and so are `:` and `;` from the id (they end it), so the
+/// sequence stays well-formed whatever the strings hold.
+pub(crate) fn push_osc8(out: &mut String, link: Option<(Option<&str>, &str)>) {
+    out.push_str("\x1b]8;");
+    if let Some((id, uri)) = link {
+        if let Some(id) = id {
+            out.push_str("id=");
+            out.extend(
+                id.chars()
+                    .filter(|c| !c.is_control() && *c != ':' && *c != ';'),
+            );
+        }
+        out.push(';');
+        out.extend(uri.chars().filter(|c| !c.is_control()));
+    } else {
+        out.push(';');
+    }
+    out.push_str("\x1b\\");
+}

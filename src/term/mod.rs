@@ -348,7 +348,8 @@ impl Terminal {
     }
 
     /// Bytes that recreate this terminal's screen and the state later output relies on
-    /// (modes, margins, pen, cursor style) on a fresh terminal of the same size: the redrawn
+    /// (modes, margins, pen, open link, cursor style, charsets, tab stops, the saved cursor, a
+    /// cursor waiting to wrap) on a fresh terminal of the same size: the redrawn
     /// [`Snapshot`] ([`Snapshot::redraw_bytes`]) followed by that state. What a recording
     /// starts with once its oldest part is dropped.
     ///

@@ -45,6 +45,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::grid::LineSize;
 use super::handler::CursorShape;
+use super::link::push_osc8;
 use super::settings;
 use super::snapshot::{CellSnapshot, RowSnapshot, Snapshot};
 
@@ -268,23 +269,10 @@ impl<'a> Painter<'a> {
             return;
         }
         let link = l.and_then(|l| self.snap.links.get(l as usize));
-        self.out.push_str("\x1b]8;");
-        if let Some(link) = link {
-            if let Some(id) = &link.id {
-                self.out.push_str("id=");
-                // `:` separates the parameters and `;` ends them: neither can be in an id.
-                self.out.extend(
-                    id.chars()
-                        .filter(|c| !c.is_control() && *c != ':' && *c != ';'),
-                );
-            }
-            self.out.push(';');
-            self.out
-                .extend(link.uri.chars().filter(|c| !c.is_control()));
-        } else {
-            self.out.push(';');
-        }
-        self.out.push_str("\x1b\\");
+        push_osc8(
+            &mut self.out,
+            link.map(|link| (link.id.as_deref(), link.uri.as_str())),
+        );
         self.link = l;
     }
 }

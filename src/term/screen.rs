@@ -13,7 +13,7 @@ use super::handler::{
     TabClear,
 };
 use super::keys::KeyModes;
-use super::link::{Link, LinkId, LinkTable, MAX_LINK_ID_LEN, MAX_URI_LEN};
+use super::link::{Link, LinkId, LinkTable, MAX_LINK_ID_LEN, MAX_URI_LEN, push_osc8};
 use super::modes::{Mode, Modes};
 use super::palette::{Rgb, XTERM_ANSI, indexed_color, xparse_color_string};
 use super::reflow;
@@ -259,6 +259,12 @@ impl Screen {
         (self.scroll_top, self.scroll_bottom)
     }
 
+    /// The left and right margins (DECSLRM) as 0-based inclusive columns; the whole width
+    /// without them.
+    pub fn side_margins(&self) -> (usize, usize) {
+        (self.margin_left, self.margin_right)
+    }
+
     /// Takes the replies generated since the last call (DA, CPR, colour reports …), in order.
     pub fn take_replies(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.replies)
@@ -447,14 +453,22 @@ impl Screen {
         }
     }
 
-    /// The state later output relies on that a redrawn snapshot does not carry: modes,
-    /// margins, origin mode, the pen and protection, cursor style — written with the same
-    /// forms DECRQM and DECRQSS report, and the cursor put back where it was (in origin mode,
-    /// relative to the margins). The tail of [`Terminal::keyframe`](super::Terminal::keyframe).
+    /// The state later output relies on that a redrawn snapshot does not carry: tab stops,
+    /// the saved cursor of the screen shown (DECSC: position, pen, link, origin mode,
+    /// autowrap, charsets, protection), margins, modes, the pen and protection, cursor style,
+    /// the open link and the charsets — written with the same forms DECRQM and DECRQSS
+    /// report — and the cursor put back where it was (in origin mode, relative to the
+    /// margins). A cursor waiting to wrap is put back by printing the cell it stands on again,
+    /// which is the only way output can make it wait. The tail of
+    /// [`Terminal::keyframe`](super::Terminal::keyframe).
     ///
-    /// Not restored: charsets, tab stops, the saved cursor, the palette, DECCOLM's mode 3
-    /// (setting it would clear the screen; the width is the keyframe's size anyway) and a
-    /// pending wrap.
+    /// Not restored: the primary screen's saved cursor while the alternate screen is shown
+    /// (its screen is not in the snapshot either), a cursor outside the margins in origin
+    /// mode or waiting to wrap on a row that has wrapped since (only DECRC puts it there; it
+    /// comes back at the nearest margin, or its row's wrap is lost), a single shift
+    /// pending when the cursor was saved (no output cancels one afterwards), the palette,
+    /// DECCOLM's mode 3 (setting it would clear the screen; the width is the keyframe's size
+    /// anyway).
     pub(crate) fn state_bytes(&self) -> Vec<u8> {
         // (number, DEC private) of every mode restored by SM/RM or DECSET/DECRST.
         const MODES: &[(u16, bool)] = &[
@@ -475,8 +489,71 @@ impl Screen {
             (1015, true),
             (2004, true),
         ];
-        let defaults = Modes::default();
         let mut out = String::new();
+        // Before any margin, so a stop is set with an absolute CUP.
+        if self.tabs != default_tabs(self.width()) {
+            out.push_str("\x1b[3g");
+            for col in (0..self.tabs.len()).filter(|&c| self.tabs[c]) {
+                let _ = write!(out, "\x1b[1;{}H\x1bH", col + 1);
+            }
+        }
+        if let Some(saved) = &self.saved[self.alt_active as usize] {
+            // Set up what DECSC saves, save it, and undo what the rest does not set again.
+            if saved.origin {
+                out.push_str("\x1b[?6h");
+            }
+            self.place_cursor(&mut out, saved.cursor, 0, 0);
+            if !saved.autowrap {
+                out.push_str("\x1b[?7l");
+            }
+            // No output cancels a single shift once DECSC has saved it: it is left out.
+            let saved_charsets = saved.charsets.without_single_shift();
+            saved_charsets.write_change_from(&Charsets::default(), &mut out);
+            let protected = u8::from(saved.protect == CellFlags::PROTECTED);
+            let _ = write!(
+                out,
+                "\x1b[{protected}\"q\x1b[{}m",
+                settings::sgr(&saved.pen)
+            );
+            self.push_link(&mut out, saved.link);
+            out.push_str("\x1b7");
+            if !saved.autowrap {
+                out.push_str("\x1b[?7h");
+            }
+            self.push_link(&mut out, LinkId::NONE);
+            Charsets::default().write_change_from(&saved_charsets, &mut out);
+            // Printing the cell again ended its row's wrap; wrapping into the next row's
+            // first cell, printed again too, makes it wrap again (before DECOM is reset,
+            // which homes the cursor).
+            let row = saved.cursor.row;
+            if saved.cursor.pending_wrap && self.grid.row(row).wrapped && row + 1 < self.height() {
+                self.reprint(&mut out, row + 1, 0);
+            }
+            if saved.origin {
+                out.push_str("\x1b[?6l");
+            }
+        }
+        let setting = |out: &mut String, selector: &[u8]| {
+            if let Some(value) = self.setting(selector) {
+                let _ = write!(out, "\x1b[{value}");
+            }
+        };
+        // DECSTBM and DECSLRM home the cursor, so they come before it is placed.
+        setting(&mut out, b"r");
+        if self.modes.left_right_margins {
+            out.push_str("\x1b[?69h");
+            setting(&mut out, b"s");
+        }
+        let (top, left) = if self.modes.origin {
+            out.push_str("\x1b[?6h");
+            (self.scroll_top, self.margin_left)
+        } else {
+            (0, 0)
+        };
+        // Before insert mode, which would shift the cell printed again, and before the
+        // charsets, which would map it.
+        self.place_cursor(&mut out, self.cursor, top, left);
+        let defaults = Modes::default();
         for &(number, private) in MODES {
             let mode = if private {
                 Mode::from_dec(number)
@@ -493,32 +570,59 @@ impl Screen {
                 let _ = write!(out, "\x1b[{marker}{number}{set}");
             }
         }
-        let setting = |out: &mut String, selector: &[u8]| {
-            if let Some(value) = self.setting(selector) {
-                let _ = write!(out, "\x1b[{value}");
-            }
-        };
         setting(&mut out, b" q");
         setting(&mut out, b"\"q");
-        // DECSTBM and DECSLRM home the cursor, so they come before it is placed.
-        setting(&mut out, b"r");
-        if self.modes.left_right_margins {
-            out.push_str("\x1b[?69h");
-            setting(&mut out, b"s");
-        }
         setting(&mut out, b"m");
-        let (mut row, mut col) = (self.cursor.row, self.cursor.col);
-        if self.modes.origin {
-            out.push_str("\x1b[?6h");
-            row = row.saturating_sub(self.scroll_top);
-            col = col.saturating_sub(self.margin_left);
-        }
-        let _ = write!(out, "\x1b[{};{}H", row + 1, col + 1);
+        self.push_link(&mut out, self.link);
+        self.charsets
+            .write_change_from(&Charsets::default(), &mut out);
         out.into_bytes()
     }
 
-    /// A setting as DECRQSS reports it (the sequence that sets it, as xterm writes it), or
-    /// `None` for a selector it does not know.
+    /// Appends what puts the cursor at `cursor` (CUP, relative to `top` and `left` in origin
+    /// mode). A cursor waiting to wrap gets there by printing the cell it stands on (the wide
+    /// character it ends) again, as it was, which leaves the pen and link those of that cell.
+    fn place_cursor(&self, out: &mut String, cursor: Cursor, top: usize, left: usize) {
+        let row = cursor.row.min(self.height().saturating_sub(1));
+        let cells = self.grid.row(row).cells();
+        let mut col = cursor.col.min(cells.len().saturating_sub(1));
+        if cursor.pending_wrap && col > 0 && cells[col].is_spacer() {
+            col -= 1;
+        }
+        let _ = write!(
+            out,
+            "\x1b[{};{}H",
+            row.saturating_sub(top) + 1,
+            col.saturating_sub(left) + 1
+        );
+        if cursor.pending_wrap {
+            self.reprint(out, row, col);
+        }
+    }
+
+    /// Appends the cell at `row`, `col` as printed: its pen, link and text (a blank for a
+    /// cell no output produces, as the redrawn screen has it).
+    fn reprint(&self, out: &mut String, row: usize, col: usize) {
+        let Some(cell) = self.grid.row(row).cells().get(col) else {
+            return;
+        };
+        let _ = write!(out, "\x1b[{}m", settings::sgr(self.styles.get(cell.style)));
+        self.push_link(out, cell.link);
+        let width = if cell.is_wide() { 2 } else { 1 };
+        if cell.ch.width() == Some(width) {
+            out.push(cell.ch);
+            out.push_str(self.grid.row(row).extra(col).unwrap_or(""));
+        } else {
+            out.push(' ');
+        }
+    }
+
+    /// Appends the OSC 8 that makes `link` the open one.
+    fn push_link(&self, out: &mut String, link: LinkId) {
+        let link = self.links.get(link);
+        push_osc8(out, link.map(|l| (l.id.as_deref(), l.uri.as_str())));
+    }
+
     fn setting(&self, selector: &[u8]) -> Option<String> {
         Some(match selector {
             b"m" => format!("{}m", settings::sgr(&self.pen)),
