@@ -493,30 +493,7 @@ fn frame(out: &mut String, frame: &Frame, layout: &Layout, defs: &mut String) {
             out.push_str(" stroke-width=\"1\"/>");
         }
     }
-    if let Some((title, x, y)) = &frame.title {
-        let mac = matches!(frame.style, WindowStyle::Macos | WindowStyle::MacosPc);
-        let reserved = if mac { 80.0 } else { 140.0 };
-        let max_chars = ((r.w - 2.0 * reserved) / 7.5).max(0.0) as usize;
-        let shown: String = if title.chars().count() > max_chars {
-            let mut t: String = title.chars().take(max_chars.saturating_sub(1)).collect();
-            t.push('…');
-            t
-        } else {
-            title.clone()
-        };
-        // Nothing between <text> and its <tspan>s: a newline there would be laid out as a
-        // space joining the previous text chunk, moving centred chunks half a space off
-        // their anchor (in browsers and resvg alike).
-        out.push_str(if mac {
-            "\n<text class=\"t m\" xml:space=\"preserve\""
-        } else {
-            "\n<text class=\"t\" xml:space=\"preserve\""
-        });
-        num(out, "y", *y);
-        out.push('>');
-        tspan(out, TextStyle::Inherit, &RunX::Start(*x), None, &shown);
-        out.push_str("</text>");
-    }
+    title(out, frame);
     out.push_str("\n</g>");
 }
 
@@ -738,6 +715,37 @@ pub(crate) fn chrome(body: &mut String, layout: &Layout, defs: &mut String) {
             }
         }
     }
+}
+
+/// The window title in the title bar, if the frame has one: centred on macOS, after the
+/// caption on Windows, shortened with `…` to what the bar has room for.
+pub(crate) fn title(out: &mut String, frame: &Frame) {
+    let r = frame.rect;
+    let Some((title, x, y)) = &frame.title else {
+        return;
+    };
+    let mac = matches!(frame.style, WindowStyle::Macos | WindowStyle::MacosPc);
+    let reserved = if mac { 80.0 } else { 140.0 };
+    let max_chars = ((r.w - 2.0 * reserved) / 7.5).max(0.0) as usize;
+    let shown: String = if title.chars().count() > max_chars {
+        let mut t: String = title.chars().take(max_chars.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    } else {
+        title.clone()
+    };
+    // Nothing between <text> and its <tspan>s: a newline there would be laid out as a
+    // space joining the previous text chunk, moving centred chunks half a space off
+    // their anchor (in browsers and resvg alike).
+    out.push_str(if mac {
+        "\n<text class=\"t m\" xml:space=\"preserve\""
+    } else {
+        "\n<text class=\"t\" xml:space=\"preserve\""
+    });
+    num(out, "y", *y);
+    out.push('>');
+    tspan(out, TextStyle::Inherit, &RunX::Start(*x), None, &shown);
+    out.push_str("</text>");
 }
 
 /// The double-width and double-height rows, each clipped (clip paths `<clip_id><i>` in

@@ -374,8 +374,10 @@ fn video_records_the_run_and_writes_it_animated() {
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     let svg = std::fs::read_to_string(dir.path().join("run.svg")).expect("animation written");
     assert!(svg.contains("@keyframes"), "{svg}");
-    // Two screens: the first word, then both (each a row of its own, drawn once).
-    assert_eq!(svg.matches(" id=\"r").count(), 2, "{svg}");
+    // Two screens in the strip: the first word, then both (each row shown by one screen
+    // only, so written in place).
+    assert_eq!(svg.matches("\n<svg").count(), 2, "{svg}");
+    assert_eq!(svg.matches(" id=\"r").count(), 0, "{svg}");
     assert_eq!(svg.matches("%{transform").count(), 3, "{svg}");
     assert!(
         svg.contains(">second</tspan>") || svg.contains(" second</tspan>"),

@@ -20,7 +20,7 @@ use rustc_hash::FxHashMap;
 
 use super::AnimationWriter;
 use crate::recording::frames::Timing;
-use crate::render::layout::{Layout, Rect, TextClass};
+use crate::render::layout::{self, Layout, Rect, TextClass};
 use crate::render::number::{push_f, push_hundredths};
 use crate::render::svg::{self as still, Baseline, FontSubsets, TextStyle};
 use crate::render::{Appearance, RenderError};
@@ -156,6 +156,9 @@ pub struct SvgAnimation {
     screen_ids: FxHashMap<Vec<Piece>, usize>,
     /// When each frame starts (grid index) and which screen it shows.
     timeline: Vec<(u64, usize)>,
+    /// Distinct window titles (`None`: no title), and when each takes over.
+    titles: Vec<Option<String>>,
+    title_timeline: Vec<(u64, usize)>,
     /// The largest screen area seen: the strip's cell.
     cell: (f64, f64),
     fonts: FontSubsets,
@@ -182,6 +185,8 @@ impl SvgAnimation {
             screens: Vec::new(),
             screen_ids: FxHashMap::default(),
             timeline: Vec::new(),
+            titles: Vec::new(),
+            title_timeline: Vec::new(),
             cell: (0.0, 0.0),
             fonts: FontSubsets::default(),
             last: None,
@@ -323,25 +328,46 @@ impl SvgAnimation {
         }
     }
 
-    /// The style sheet's animation: the strip moves screen by screen.
+    /// The style sheet's animations: the strip moves screen by screen, and the strip of
+    /// window titles title by title when the title changes.
     fn animation_css(&self, end: u64) -> String {
         let mut css = String::new();
-        if end == 0 || self.timeline.len() < 2 {
-            return css;
+        let mut names = Vec::new();
+        for (class, timeline) in [("strip", &self.timeline), ("titles", &self.title_timeline)] {
+            if end == 0 || timeline.len() < 2 {
+                continue;
+            }
+            self.keyframes(&mut css, class, timeline, end);
+            names.push(format!(".{class}"));
         }
+        if !names.is_empty() {
+            let _ = write!(
+                css,
+                "@media (prefers-reduced-motion:reduce){{{}{{animation:none}}}}",
+                names.join(",")
+            );
+        }
+        css
+    }
+
+    /// The animation of the strip of class `class` through `timeline` (grid index, place in
+    /// the strip), `end` frames long.
+    fn keyframes(&self, css: &mut String, class: &str, timeline: &[(u64, usize)], end: u64) {
         let millis = (end * 1000).div_ceil(u64::from(self.fps));
+        // The screens' animation keeps the name it always had.
+        let name = if class == "strip" { "play" } else { class };
         let _ = write!(
             css,
-            ".strip{{animation:play {millis}ms step-end {}}}@keyframes play{{",
+            ".{class}{{animation:{name} {millis}ms step-end {}}}@keyframes {name}{{",
             if self.looped { "infinite" } else { "forwards" }
         );
         // Percentages with as many decimals as keep every keyframe within a quarter of a
         // frame of its time (rounded to the nearest step of a 10^-decimals per cent).
         let decimals = (0..=6u32).find(|&d| 10u64.pow(d) * 50 >= end).unwrap_or(6);
         let scale = 100 * u128::from(10u64.pow(decimals));
-        let last = self.timeline.last().map(|&(_, screen)| (end, screen));
-        let mut keyframes: Vec<(u128, usize)> = Vec::with_capacity(self.timeline.len() + 1);
-        for (i, &(index, screen)) in self.timeline.iter().chain(last.iter()).enumerate() {
+        let last = timeline.last().map(|&(_, place)| (end, place));
+        let mut keyframes: Vec<(u128, usize)> = Vec::with_capacity(timeline.len() + 1);
+        for (i, &(index, place)) in timeline.iter().chain(last.iter()).enumerate() {
             // The first keyframe is at 0 whatever its index, the last at 100%.
             let index = if i == 0 { 0 } else { index.min(end) };
             let at = (u128::from(index) * scale + u128::from(end) / 2) / u128::from(end);
@@ -352,23 +378,58 @@ impl SvgAnimation {
             {
                 keyframes.pop();
             }
-            keyframes.push((at, screen));
+            keyframes.push((at, place));
         }
-        for (at, screen) in keyframes {
-            push_fraction(&mut css, at, decimals);
+        for (at, place) in keyframes {
+            push_fraction(css, at, decimals);
             css.push_str("%{transform:translate(");
-            let place = StripPlace::of(screen);
-            push_strip_offset(&mut css, place.column);
+            let place = StripPlace::of(place);
+            push_strip_offset(css, place.column);
             if place.row != 0 {
                 css.push(',');
-                push_strip_offset(&mut css, place.row);
+                push_strip_offset(css, place.row);
             }
             css.push_str(")}");
         }
         css.push('}');
-        css.push_str("@media (prefers-reduced-motion:reduce){.strip{animation:none}}");
-        css
     }
+}
+
+/// Appends a strip of class `class`, whose pitch (its `em`) is `pitch`, showing the item at
+/// `shown`: each item a nested `<svg>` at its place.
+fn push_strip<'a>(
+    body: &mut String,
+    class: &str,
+    pitch: f64,
+    shown: usize,
+    items: impl Iterator<Item = &'a str>,
+) {
+    // The strip's own transform (in pixels: an attribute has no units) shows `shown`;
+    // `font-size` makes its `em` one pitch.
+    let shown = StripPlace::of(shown);
+    let _ = write!(body, "\n<g class=\"{class}\" font-size=\"");
+    push_f(body, pitch);
+    body.push_str("\" transform=\"translate(");
+    push_translation(
+        body,
+        -(shown.column as f64) * pitch,
+        -(shown.row as f64) * pitch,
+    );
+    body.push_str(")\">");
+    for (i, item) in items.enumerate() {
+        let place = StripPlace::of(i);
+        body.push_str("\n<svg");
+        if place.column != 0 {
+            let _ = write!(body, " x=\"{}em\"", place.column);
+        }
+        if place.row != 0 {
+            let _ = write!(body, " y=\"{}em\"", place.row);
+        }
+        body.push('>');
+        body.push_str(item);
+        body.push_str("\n</svg>");
+    }
+    body.push_str("\n</g>");
 }
 
 impl AnimationWriter for SvgAnimation {
@@ -391,6 +452,21 @@ impl AnimationWriter for SvgAnimation {
         };
         if self.timeline.last().map(|&(_, s)| s) != Some(screen) {
             self.timeline.push((index, screen));
+        }
+        let title = layout
+            .frame
+            .as_ref()
+            .and_then(|f| f.title.as_ref())
+            .map(|(t, _, _)| t);
+        let title = match self.titles.iter().position(|t| t.as_ref() == title) {
+            Some(id) => id,
+            None => {
+                self.titles.push(title.cloned());
+                self.titles.len() - 1
+            }
+        };
+        if self.title_timeline.last().map(|&(_, t)| t) != Some(title) {
+            self.title_timeline.push((index, title));
         }
         self.cell.0 = self.cell.0.max(layout.screen.w);
         self.cell.1 = self.cell.1.max(layout.screen.h);
@@ -437,37 +513,71 @@ impl AnimationWriter for SvgAnimation {
             }
         }
         let mut body = String::new();
-        still::chrome(&mut body, &last, &mut defs);
+        // A title that changes is a strip of its own over the title bar, animated like the
+        // screens; the chrome is drawn without it.
+        let mut chrome = std::borrow::Cow::Borrowed(&last);
+        let mut title_strip = String::new();
+        if let (true, Some(frame)) = (self.titles.len() > 1, &last.frame) {
+            let mut without = last.clone();
+            if let Some(f) = &mut without.frame {
+                f.title = None;
+            }
+            chrome = std::borrow::Cow::Owned(without);
+            let titles: Vec<String> = self
+                .titles
+                .iter()
+                .map(|title| {
+                    let mut drawing = String::new();
+                    let frame = layout::Frame {
+                        title: title
+                            .clone()
+                            .zip(frame.title.as_ref())
+                            .map(|(t, &(_, x, y))| (t, x, y)),
+                        ..frame.clone()
+                    };
+                    still::title(&mut drawing, &frame);
+                    drawing
+                })
+                .collect();
+            let bar = Rect {
+                h: frame.bar_height,
+                ..frame.rect
+            };
+            defs.push_str("\n<clipPath id=\"titlebar\">");
+            still::plain_rect(&mut defs, bar);
+            defs.push_str("\n</clipPath>");
+            let title_pitch = ((bar.w.max(bar.h) + gap) / STRIP_PITCH).ceil() * STRIP_PITCH;
+            let shown = self.title_timeline.last().map_or(0, |&(_, t)| t);
+            title_strip.push_str("\n<g clip-path=\"url(#titlebar)\">");
+            let titles = titles.iter().map(String::as_str);
+            push_strip(&mut title_strip, "titles", title_pitch, shown, titles);
+            title_strip.push_str("\n</g>");
+        }
+        still::chrome(&mut body, &chrome, &mut defs);
+        body.push_str(&title_strip);
         defs.push_str("\n<clipPath id=\"screen\">");
         still::plain_rect(&mut defs, last.screen);
         defs.push_str("\n</clipPath>");
 
-        // The strip's own transform (in pixels: an attribute has no units) shows the last
-        // screen; `font-size` makes its `em` one pitch.
-        let shown = StripPlace::of(self.timeline.last().map_or(0, |&(_, s)| s));
-        body.push_str("\n<g clip-path=\"url(#screen)\">\n<g class=\"strip\" font-size=\"");
-        push_f(&mut body, pitch);
-        body.push_str("\" transform=\"translate(");
-        push_translation(
+        let screens: Vec<String> = self
+            .screens
+            .iter()
+            .map(|pieces| {
+                let mut screen = String::new();
+                self.write_screen(&mut screen, pieces, &row_names);
+                screen
+            })
+            .collect();
+        let shown = self.timeline.last().map_or(0, |&(_, s)| s);
+        body.push_str("\n<g clip-path=\"url(#screen)\">");
+        push_strip(
             &mut body,
-            -(shown.column as f64) * pitch,
-            -(shown.row as f64) * pitch,
+            "strip",
+            pitch,
+            shown,
+            screens.iter().map(String::as_str),
         );
-        body.push_str(")\">");
-        for (screen, pieces) in self.screens.iter().enumerate() {
-            let place = StripPlace::of(screen);
-            body.push_str("\n<svg");
-            if place.column != 0 {
-                let _ = write!(body, " x=\"{}em\"", place.column);
-            }
-            if place.row != 0 {
-                let _ = write!(body, " y=\"{}em\"", place.row);
-            }
-            body.push('>');
-            self.write_screen(&mut body, pieces, &row_names);
-            body.push_str("\n</svg>");
-        }
-        body.push_str("\n</g>\n</g>");
+        body.push_str("\n</g>");
         still::close_svg(out, &defs, &body).map(String::into_bytes)
     }
 }
@@ -589,30 +699,24 @@ mod tests {
         assert!(!doc.contains("@keyframes"), "{doc}");
     }
 
+    /// Asserts that resvg, which ignores CSS animations, draws `timeline`'s animated SVG as
+    /// the still of its last frame.
     #[cfg(feature = "png")]
-    #[test]
-    fn a_viewer_that_does_not_animate_shows_the_last_screen() {
+    fn assert_shows_the_last_screen_still(timeline: &Timeline, a: &Appearance) {
+        use crate::render::png;
         use crate::render::svg::write_for_raster;
-        use crate::render::{WindowStyle, png};
 
-        let a = Appearance {
-            window: WindowStyle::Macos,
-            title: Some("scroll".into()),
-            ..Appearance::default()
-        };
-        let timeline = scrolling();
-        let doc = svg(&timeline, Timing::default(), &a);
+        let doc = svg(timeline, Timing::default(), a);
         let mut frames = timeline.frames(Timing::default());
         let last = frames
             .by_ref()
             .last()
             .expect("frames")
             .unwrap_or_else(|e| match e {});
-        let layout = Layout::new(&last.snapshot, &a).expect("layout");
-        let still = write_for_raster(&layout, &a).expect("still");
-        // resvg ignores CSS animations: it draws what the document shows without them.
-        let animated = png::render_pixmap(&doc, &a).expect("animated");
-        let still = png::render_pixmap(&still, &a).expect("still");
+        let layout = Layout::new(&last.snapshot, a).expect("layout");
+        let still = write_for_raster(&layout, a).expect("still");
+        let animated = png::render_pixmap(&doc, a).expect("animated");
+        let still = png::render_pixmap(&still, a).expect("still");
         assert_eq!(
             (animated.width(), animated.height()),
             (still.width(), still.height())
@@ -635,5 +739,69 @@ mod tests {
         // resvg composes the strip's translations in single precision: a glyph's edge may
         // come out one level of 255 apart. Any other screen differs by far more.
         assert!(worst <= Some(1), "the pixels differ by up to {worst:?}");
+    }
+
+    #[cfg(feature = "png")]
+    #[test]
+    fn a_viewer_that_does_not_animate_shows_the_last_screen() {
+        let a = Appearance {
+            window: crate::render::WindowStyle::Macos,
+            title: Some("scroll".into()),
+            ..Appearance::default()
+        };
+        assert_shows_the_last_screen_still(&scrolling(), &a);
+    }
+
+    /// A program that names its window twice (OSC 2) while it prints.
+    fn retitled() -> Timeline {
+        let mut timeline = Timeline::new(30, 3, 1 << 20);
+        timeline.push(
+            Duration::ZERO,
+            Event::Output(b"\x1b]2;first\x07one".to_vec()),
+        );
+        let second = b"\x1b]2;second title\x07 two".to_vec();
+        timeline.push(Duration::from_millis(500), Event::Output(second));
+        timeline.push(
+            Duration::from_millis(900),
+            Event::Output(b" three".to_vec()),
+        );
+        timeline
+    }
+
+    #[test]
+    fn a_title_that_changes_is_animated_over_the_title_bar() {
+        let a = Appearance {
+            window: crate::render::WindowStyle::Macos,
+            ..Appearance::default()
+        };
+        let doc = svg(&retitled(), Timing::default(), &a);
+        for title in [">first</tspan>", ">second title</tspan>"] {
+            assert_eq!(doc.matches(title).count(), 1, "{title}: {doc}");
+        }
+        // Two titles, changing once: two keyframes and the end; the screens have three.
+        let (_, titles) = doc
+            .split_once("@keyframes titles{")
+            .expect("titles animated");
+        let titles = &titles[..titles.find("}}").expect("keyframes end")];
+        assert_eq!(titles.matches("%{").count(), 3, "{titles}");
+        assert!(doc.contains("{.strip,.titles{animation:none}}"), "{doc}");
+        // With one title (or `--title`), nothing of it is animated.
+        let fixed = Appearance {
+            title: Some("fixed".into()),
+            ..a
+        };
+        let doc = svg(&retitled(), Timing::default(), &fixed);
+        assert!(!doc.contains("titles"), "{doc}");
+        assert_eq!(doc.matches(">fixed</tspan>").count(), 1, "{doc}");
+    }
+
+    #[cfg(feature = "png")]
+    #[test]
+    fn a_viewer_that_does_not_animate_shows_the_last_title() {
+        let a = Appearance {
+            window: crate::render::WindowStyle::Macos,
+            ..Appearance::default()
+        };
+        assert_shows_the_last_screen_still(&retitled(), &a);
     }
 }
