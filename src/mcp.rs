@@ -40,6 +40,7 @@ use crate::session::protocol::{
     HistoryParams, IdParams, ListParams, MarkParams, ReadParams, ResizeParams, SendParams,
     SendStep, StartParams, StopParams, WaitParams,
 };
+use crate::session::send::MouseStep;
 use crate::session::{ErrorCode, SessionError, artifacts};
 
 /// How long `wait` waits when the caller gives no `timeout`.
@@ -114,6 +115,18 @@ pub struct Action {
     /// Raw bytes as hexadecimal, e.g. "1b5b41".
     #[serde(default)]
     pub raw_hex: Option<String>,
+    /// A mouse gesture at a cell (row, col 0-based as `read` reports the cursor) or on a
+    /// text shown on the screen, e.g. {"action": "click", "row": 3, "col": 10},
+    /// {"action": "click", "text": "OK"}, {"action": "scroll", "direction": "down",
+    /// "count": 3}, {"action": "drag", "row": 0, "col": 0, "toRow": 5, "toCol": 20}. Only
+    /// for programs that turned mouse tracking on (the error says when it is off); encoded
+    /// for the program's mouse mode.
+    #[serde(default)]
+    pub mouse: Option<MouseStep>,
+    /// A pause in milliseconds before the next action (e.g. between Escape and a letter, so
+    /// the program does not read them as Alt+letter). At most 60000 in one write.
+    #[serde(default)]
+    pub delay: Option<u64>,
 }
 
 /// One action or several, sent in order as one uninterrupted write.
@@ -121,7 +134,7 @@ pub struct Action {
 #[serde(untagged)]
 pub enum Actions {
     /// A single action.
-    One(Action),
+    One(Box<Action>),
     /// Several actions, in order.
     Many(Vec<Action>),
 }
@@ -296,12 +309,14 @@ fn step(a: Action) -> Result<SendStep, SessionError> {
         a.key.map(SendStep::Keys),
         a.paste.map(SendStep::Paste),
         a.raw_hex.map(SendStep::RawHex),
+        a.mouse.map(SendStep::Mouse),
+        a.delay.map(SendStep::Delay),
     ];
     let mut given = fields.into_iter().flatten();
     match (given.next(), given.next()) {
         (Some(step), None) => Ok(step),
         _ => Err(SessionError::invalid_request(
-            "each action needs exactly one of text, key, paste, rawHex",
+            "each action needs exactly one of text, key, paste, rawHex, mouse, delay",
         )),
     }
 }
@@ -366,12 +381,12 @@ impl Server {
     }
 
     #[tool(
-        description = "Send input to a session: text, keys, a paste or raw bytes, or an array of them sent in order as one write. Example: {\"sessionId\": \"s_…\", \"action\": [{\"text\": \"ls -l\"}, {\"key\": \"Enter\"}]}. Returns {sessionId, state, written} (bytes written). Follow with `wait` to see the effect."
+        description = "Send input to a session: text, keys, a paste, raw bytes, mouse clicks/drags/scrolls or pauses, or an array of them sent in order. Example: {\"sessionId\": \"s_…\", \"action\": [{\"text\": \"ls -l\"}, {\"key\": \"Enter\"}]}. Returns {sessionId, state, written} (bytes written). Follow with `wait` to see the effect."
     )]
     async fn write(&self, Parameters(a): Parameters<WriteArgs>) -> CallToolResult {
         run(move || {
             let actions = match a.action {
-                Actions::One(x) => vec![x],
+                Actions::One(x) => vec![*x],
                 Actions::Many(v) => v,
             };
             if actions.is_empty() {

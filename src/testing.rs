@@ -218,7 +218,8 @@ impl Tui {
                 SendStep::Text(t)
                 | SendStep::Paste(t)
                 | SendStep::Keys(t)
-                | SendStep::RawHex(t) => t,
+                | SendStep::RawHex(t) => t.clone(),
+                other => format!("{other:?}"),
             };
             self.fail(&format!("cannot send the {what} {shown:?}: {}", e.message));
         }

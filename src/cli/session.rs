@@ -149,7 +149,9 @@ struct WaitArgs {
     exit: bool,
 }
 
-/// Send text, pasted text, keys or raw bytes, in order, as one operation.
+/// Send text, pasted text, keys, raw bytes, mouse gestures and pauses, in order, as one
+/// operation. Mouse positions are ROW,COL, 0-based as `read` reports the cursor; mouse steps
+/// are refused when the program has not turned mouse tracking on.
 #[derive(Debug, Parser)]
 struct SendArgs {
     /// The session's id.
@@ -166,6 +168,41 @@ struct SendArgs {
     /// Bytes as hex digit pairs, e.g. 1b5b41.
     #[arg(long, allow_hyphen_values = true)]
     raw_hex: Vec<String>,
+    /// Click at a cell.
+    #[arg(long, value_name = "ROW,COL")]
+    click: Vec<String>,
+    /// Double-click at a cell.
+    #[arg(long, value_name = "ROW,COL")]
+    double_click: Vec<String>,
+    /// Click the first cell of this text on the screen (its first occurrence; see --nth).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    click_text: Vec<String>,
+    /// After --click-text: click its Nth occurrence (1-based, screen order).
+    #[arg(long, value_name = "N")]
+    nth: Vec<String>,
+    /// Before a click or drag: the button (left, middle, right; default left).
+    #[arg(long, value_name = "BUTTON")]
+    button: Vec<String>,
+    /// Before a mouse step: modifiers held, comma-separated (shift, alt, meta, ctrl).
+    #[arg(long, value_name = "MODS")]
+    mods: Vec<String>,
+    /// Turn the wheel N notches (default 1) where the last mouse step left the pointer, or at
+    /// --at.
+    #[arg(long, value_name = "up|down|left|right[:N]")]
+    scroll: Vec<String>,
+    /// With --scroll: where the wheel turns.
+    #[arg(long, value_name = "ROW,COL")]
+    at: Vec<String>,
+    /// Press at one cell, move to another holding the button, release.
+    #[arg(long, value_name = "ROW,COL:ROW,COL")]
+    drag: Vec<String>,
+    /// Move the pointer to a cell (reported when the program tracks all motion, mode 1003).
+    #[arg(long = "move", value_name = "ROW,COL")]
+    move_to: Vec<String>,
+    /// Pause this long before the next step (e.g. 50ms): `--keys Escape --delay 50ms --text
+    /// q` reaches the program as Escape and q, not as Alt+q.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    delay: Vec<Duration>,
 }
 
 /// Resize the terminal.
@@ -536,30 +573,188 @@ fn call(method: &str, params: &impl serde::Serialize) -> Result<Value, SessionEr
     connect()?.call(method, params, reply_timeout(method))
 }
 
+/// A `ROW,COL` cell.
+fn cell(value: &str) -> Result<(usize, usize), SessionError> {
+    value
+        .split_once(',')
+        .and_then(|(r, c)| Some((r.trim().parse().ok()?, c.trim().parse().ok()?)))
+        .ok_or_else(|| {
+            SessionError::invalid_request(format!(
+                "{value:?} is not a cell: ROW,COL (0-based, e.g. 3,10)"
+            ))
+        })
+}
+
 /// The steps of `send` in command-line order (clap keeps each option's values separately).
-fn send_steps() -> Vec<SendStep> {
+/// `--button` and `--mods` modify the mouse step after them, `--nth` the `--click-text`
+/// before it, `--at` the `--scroll` next to it.
+fn send_steps() -> Result<Vec<SendStep>, SessionError> {
+    use shotty::session::send::{ButtonName, ModifierName, MouseActionName, MouseStep, ScrollName};
+    let usage = SessionError::invalid_request;
     let args: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let mut steps = Vec::new();
-    let mut iter = args.iter();
+    let mut button: Option<ButtonName> = None;
+    let mut mods: Vec<ModifierName> = Vec::new();
+    let mut at: Option<(usize, usize)> = None;
+    /// A button, direction or modifier by its (case-insensitive) name.
+    fn json_name<T: serde::de::DeserializeOwned>(v: &str) -> Result<T, serde_json::Error> {
+        serde_json::from_value(json!(v.trim().to_ascii_lowercase()))
+    }
+    let mut iter = args.iter().skip_while(|a| *a != "send");
     while let Some(a) = iter.next() {
-        let (kind, inline) = match a.split_once('=') {
-            Some((k, v)) => (k, Some(v.to_owned())),
-            None => (a.as_str(), None),
+        let (option, inline) = match a.split_once('=') {
+            Some((k, v)) if k.starts_with("--") => (k, Some(v.to_owned())),
+            _ => (a.as_str(), None),
         };
-        let step: fn(String) -> SendStep = match kind {
-            "--text" => SendStep::Text,
-            "--paste" => SendStep::Paste,
-            "--keys" => SendStep::Keys,
-            "--raw-hex" => SendStep::RawHex,
-            _ => continue,
+        const OPTIONS: &[&str] = &[
+            "--text",
+            "--paste",
+            "--keys",
+            "--raw-hex",
+            "--click",
+            "--double-click",
+            "--click-text",
+            "--nth",
+            "--button",
+            "--mods",
+            "--scroll",
+            "--at",
+            "--drag",
+            "--move",
+            "--delay",
+        ];
+        if !OPTIONS.contains(&option) {
+            continue;
+        }
+        let value = inline.or_else(|| iter.next().cloned()).unwrap_or_default();
+        let mouse = |action, (row, col): (usize, usize)| MouseStep {
+            action: Some(action),
+            row: Some(row),
+            col: Some(col),
+            ..MouseStep::default()
         };
-        steps.push(step(
-            inline.or_else(|| iter.next().cloned()).unwrap_or_default(),
+        let step = match option {
+            "--text" => SendStep::Text(value),
+            "--paste" => SendStep::Paste(value),
+            "--keys" => SendStep::Keys(value),
+            "--raw-hex" => SendStep::RawHex(value),
+            "--delay" => {
+                let d = parse_duration(&value).map_err(usage)?;
+                SendStep::Delay(ms(d))
+            }
+            "--click" => SendStep::Mouse(mouse(MouseActionName::Click, cell(&value)?)),
+            "--double-click" => SendStep::Mouse(mouse(MouseActionName::DoubleClick, cell(&value)?)),
+            "--move" => SendStep::Mouse(mouse(MouseActionName::Move, cell(&value)?)),
+            "--click-text" => SendStep::Mouse(MouseStep {
+                action: Some(MouseActionName::Click),
+                text: Some(value),
+                ..MouseStep::default()
+            }),
+            "--drag" => {
+                let (from, to) = value
+                    .split_once(':')
+                    .ok_or_else(|| usage(format!("--drag {value:?}: ROW,COL:ROW,COL")))?;
+                let (to_row, to_col) = cell(to)?;
+                SendStep::Mouse(MouseStep {
+                    to_row: Some(to_row),
+                    to_col: Some(to_col),
+                    ..mouse(MouseActionName::Drag, cell(from)?)
+                })
+            }
+            "--scroll" => {
+                let (direction, count) = match value.split_once(':') {
+                    Some((d, n)) => (
+                        d,
+                        Some(n.trim().parse::<u16>().map_err(|_| {
+                            usage(format!("--scroll {value:?}: the count is a number"))
+                        })?),
+                    ),
+                    None => (value.as_str(), None),
+                };
+                let direction: ScrollName = json_name(direction)
+                    .map_err(|_| usage(format!("--scroll {value:?}: up, down, left or right")))?;
+                let (row, col) = at.take().unzip();
+                SendStep::Mouse(MouseStep {
+                    action: Some(MouseActionName::Scroll),
+                    direction: Some(direction),
+                    count,
+                    row,
+                    col,
+                    ..MouseStep::default()
+                })
+            }
+            "--at" => {
+                let place = cell(&value)?;
+                match steps.last_mut() {
+                    Some(SendStep::Mouse(m))
+                        if m.action == Some(MouseActionName::Scroll) && m.row.is_none() =>
+                    {
+                        (m.row, m.col) = (Some(place.0), Some(place.1));
+                    }
+                    _ => at = Some(place),
+                }
+                continue;
+            }
+            "--nth" => {
+                let n = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| usage(format!("--nth {value:?} is not a number")))?;
+                match steps.last_mut() {
+                    Some(SendStep::Mouse(m)) if m.text.is_some() && m.nth.is_none() => {
+                        m.nth = Some(n)
+                    }
+                    _ => return Err(usage("--nth comes after the --click-text it counts".into())),
+                }
+                continue;
+            }
+            "--button" => {
+                button =
+                    Some(json_name(&value).map_err(|_| {
+                        usage(format!("--button {value:?}: left, middle or right"))
+                    })?);
+                continue;
+            }
+            _ => {
+                for name in value.split(',').filter(|n| !n.trim().is_empty()) {
+                    mods.push(json_name(name).map_err(|_| {
+                        usage(format!("--mods {name:?}: shift, alt, meta or ctrl"))
+                    })?);
+                }
+                continue;
+            }
+        };
+        let step = match step {
+            SendStep::Mouse(mut m) => {
+                if !matches!(
+                    m.action,
+                    Some(MouseActionName::Move | MouseActionName::Scroll)
+                ) {
+                    m.button = button.take();
+                }
+                m.mods = std::mem::take(&mut mods);
+                SendStep::Mouse(m)
+            }
+            other => other,
+        };
+        steps.push(step);
+    }
+    if button.is_some() {
+        return Err(usage(
+            "--button comes before the click or drag it modifies".into(),
         ));
     }
-    steps
+    if !mods.is_empty() {
+        return Err(usage(
+            "--mods comes before the mouse step it modifies".into(),
+        ));
+    }
+    if at.is_some() {
+        return Err(usage("--at goes with a --scroll".into()));
+    }
+    Ok(steps)
 }
 
 fn run(command: SessionCommand) -> Result<Value, SessionError> {
@@ -650,10 +845,10 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             connect()?.call("wait", &params, reply_timeout("wait"))
         }
         SessionCommand::Send(SendArgs { id, .. }) => {
-            let steps = send_steps();
-            if steps.is_empty() {
+            let steps = send_steps()?;
+            if steps.iter().all(|s| matches!(s, SendStep::Delay(_))) {
                 return Err(SessionError::invalid_request(
-                    "give at least one of --text, --paste, --keys, --raw-hex",
+                    "give at least one of --text, --paste, --keys, --raw-hex or a mouse step",
                 ));
             }
             call(

@@ -20,9 +20,8 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::duration::parse_duration;
-use crate::session::send::{SendStep, encode_steps};
+use crate::session::send::SendStep;
 use crate::session::wait::{Target, Until, WaitCondition};
-use crate::term::Modes;
 
 pub mod schema;
 
@@ -625,12 +624,12 @@ impl Step {
             StepKind::Wait => Ok(Action::Wait(wait_condition(args)?)),
             StepKind::Send => {
                 let inputs = self.inputs.as_ref().filter(|i| !i.is_empty()).ok_or(
-                    "a `send` step needs `inputs`: a list of {text}, {keys}, {paste} or {rawHex}",
+                    "a `send` step needs `inputs`: a list of {text}, {keys}, {paste}, {rawHex}, {mouse} or {delay}",
                 )?;
                 let steps: Vec<SendStep> = inputs.clone();
-                // Key names and hex digits are checked now (in the default modes; the bytes
-                // are encoded again for the modes the program has when the step runs).
-                encode_steps(&steps, &Modes::default()).map_err(|e| e.message)?;
+                // Key names, hex digits and mouse steps are checked now; the bytes are
+                // encoded for the modes the program has when the step runs.
+                SendStep::check_all(&steps).map_err(|e| e.message)?;
                 Ok(Action::Send(steps))
             }
             StepKind::Resize => {

@@ -6,7 +6,6 @@ use serde_json::{Map, Value, json};
 use crate::rpc::RpcError;
 use crate::session::error::ErrorCode;
 use crate::session::protocol::SendStep;
-use crate::term::keys;
 
 pub(super) fn params<T: serde::de::DeserializeOwned>(
     params: Map<String, Value>,
@@ -62,9 +61,10 @@ pub(super) struct ResizeParams {
     pub(super) rows: u16,
 }
 
-/// `pty/write`'s `action`: `{text}`, `{key}` or a non-empty array of them, as send steps.
-/// Every key is checked here, before anything is written.
+/// `pty/write`'s `action`: `{text}`, `{key}`, `{mouse}`, `{delay}` or a non-empty array of
+/// them, as send steps. Every step is checked here, before anything is written.
 pub(super) fn parse_actions(mut params: Map<String, Value>) -> Result<Vec<SendStep>, RpcError> {
+    const SHAPES: &str = "{\"text\": …}, {\"key\": …}, {\"mouse\": {…}} or {\"delay\": ms}";
     let action = params.remove("action");
     if let Some(field) = params.keys().next() {
         return Err(RpcError::invalid_params(format!(
@@ -73,45 +73,63 @@ pub(super) fn parse_actions(mut params: Map<String, Value>) -> Result<Vec<SendSt
     }
     let one = |value: &Value| -> Result<SendStep, RpcError> {
         let Some(obj) = value.as_object() else {
-            return Err(RpcError::invalid_params(
-                "each action is an object: {\"text\": …} or {\"key\": …}",
-            ));
-        };
-        if let Some(field) = obj.keys().find(|k| *k != "text" && *k != "key") {
             return Err(RpcError::invalid_params(format!(
-                "unknown action field `{field}`; an action is {{\"text\": …}} or {{\"key\": …}}"
+                "each action is an object: {SHAPES}"
             )));
-        }
-        match (obj.get("text"), obj.get("key")) {
-            (Some(_), Some(_)) => Err(RpcError::invalid_params(
-                "a write action takes text or key, not both",
-            )),
-            (None, None) => Err(RpcError::invalid_params(
-                "an empty action; give {\"text\": …} or {\"key\": …}",
-            )),
-            (Some(Value::String(t)), None) => Ok(SendStep::Text(t.clone())),
-            (Some(_), None) => Err(RpcError::invalid_params("text must be a string")),
-            (None, Some(Value::String(k))) => keys::parse_key(k)
-                .map(|_| SendStep::Keys(k.clone()))
-                .map_err(|e| {
-                    let mut err = RpcError::invalid_params(e);
-                    err.data = Some(json!({ "code": ErrorCode::UnsupportedKey }));
-                    err
-                }),
-            (None, Some(_)) => Err(RpcError::invalid_params("key must be a string")),
-        }
+        };
+        let mut fields = obj.iter();
+        let (name, value) = match (fields.next(), fields.next()) {
+            (Some(field), None) => field,
+            (None, _) => {
+                return Err(RpcError::invalid_params(format!(
+                    "an empty action; give {SHAPES}"
+                )));
+            }
+            (Some(_), Some(_)) => {
+                return Err(RpcError::invalid_params(format!(
+                    "an action has one field: {SHAPES}"
+                )));
+            }
+        };
+        let typed = |what: &str| RpcError::invalid_params(format!("{name} must be {what}"));
+        let step = match (name.as_str(), value) {
+            ("text", Value::String(t)) => SendStep::Text(t.clone()),
+            ("text", _) => return Err(typed("a string")),
+            ("key", Value::String(k)) => SendStep::Keys(k.clone()),
+            ("key", _) => return Err(typed("a string")),
+            ("mouse", m) => SendStep::Mouse(
+                serde_json::from_value(m.clone()).map_err(RpcError::invalid_params)?,
+            ),
+            ("delay", d) => SendStep::Delay(
+                d.as_u64()
+                    .ok_or_else(|| typed("a number of milliseconds"))?,
+            ),
+            (other, _) => {
+                return Err(RpcError::invalid_params(format!(
+                    "unknown action field `{other}`; an action is {SHAPES}"
+                )));
+            }
+        };
+        step.check().map_err(|e| {
+            let mut err = RpcError::invalid_params(e.message);
+            if e.code == ErrorCode::UnsupportedKey {
+                err.data = Some(json!({ "code": ErrorCode::UnsupportedKey }));
+            }
+            err
+        })?;
+        Ok(step)
     };
     match action {
-        None => Err(RpcError::invalid_params(
-            "missing `action`: {\"text\": …}, {\"key\": …} or an array of them",
-        )),
+        None => Err(RpcError::invalid_params(format!(
+            "missing `action`: {SHAPES} or an array of them"
+        ))),
         Some(Value::Array(items)) if items.is_empty() => {
             Err(RpcError::invalid_params("`action` is an empty array"))
         }
         Some(Value::Array(items)) => items.iter().map(one).collect(),
         Some(value @ Value::Object(_)) => Ok(vec![one(&value)?]),
-        Some(_) => Err(RpcError::invalid_params(
-            "`action` is an object ({\"text\": …} or {\"key\": …}) or an array of them",
-        )),
+        Some(_) => Err(RpcError::invalid_params(format!(
+            "`action` is an object ({SHAPES}) or an array of them"
+        ))),
     }
 }

@@ -216,6 +216,9 @@ pub struct Live {
     pub output_at: Instant,
     /// When input was last written to the program.
     pub input_at: Option<Instant>,
+    /// Where the last mouse step left the pointer (a scroll without a position turns the
+    /// wheel there).
+    pub pointer: Option<(usize, usize)>,
     /// Everything that happened since the start, bounded (SPEC §9).
     pub recording: Timeline,
     /// The steps that drove it and succeeded, for a scenario export.
@@ -381,6 +384,7 @@ impl Session {
                 updated_at: SystemTime::now(),
                 output_at: now,
                 input_at: None,
+                pointer: None,
                 fed: 0,
                 status: None,
                 content_fingerprint,
@@ -536,11 +540,46 @@ impl Session {
         live
     }
 
-    /// Sends `steps` as one write, keys encoded for the modes the program has set now (see
-    /// [`encode_steps`]); returns the bytes written.
+    /// Sends `steps`: each run of steps between delays as one write, its keys and mouse
+    /// reports encoded for the modes the program has when it is written (see
+    /// [`encode_steps`]), with the delays' pauses between; returns the bytes written. Every
+    /// step is checked before anything is written. A step that cannot be encoded when its turn
+    /// comes (a text to click that is not on the screen) fails the send, saying what was
+    /// written before it.
     pub fn send(&self, steps: &[SendStep]) -> Result<usize, SessionError> {
-        let modes = *self.lock().term.screen().modes();
-        let written = self.write(&encode_steps(steps, &modes)?)?;
+        SendStep::check_all(steps)?;
+        let mut written = 0;
+        let mut rest = steps;
+        loop {
+            let end = rest
+                .iter()
+                .position(|s| matches!(s, SendStep::Delay(_)))
+                .unwrap_or(rest.len());
+            let (run, after) = rest.split_at(end);
+            if !run.is_empty() {
+                let bytes = {
+                    let mut live = self.lock();
+                    let mut pointer = live.pointer;
+                    let bytes = encode_steps(run, &live.term, &mut pointer);
+                    live.pointer = pointer;
+                    bytes
+                };
+                let sent = bytes.and_then(|bytes| self.write(&bytes));
+                written += sent.map_err(|mut e| {
+                    if written > 0 {
+                        e.message = format!("{} ({written} bytes were sent before)", e.message);
+                    }
+                    e
+                })?;
+            }
+            match after.split_first() {
+                Some((SendStep::Delay(ms), tail)) => {
+                    std::thread::sleep(Duration::from_millis(*ms));
+                    rest = tail;
+                }
+                _ => break,
+            }
+        }
         self.lock().journal.send(steps);
         Ok(written)
     }

@@ -14,11 +14,13 @@
 mod capability;
 mod cell;
 mod charset;
+mod find;
 mod grid;
 mod handler;
 pub mod keys;
 mod link;
 mod modes;
+pub mod mouse;
 mod palette;
 mod parser;
 mod redraw;
@@ -33,6 +35,7 @@ mod bulk_print_tests;
 
 pub use cell::{Cell, CellFlags};
 pub use charset::{Charset, CharsetSlot};
+pub use find::{Found, StyleFilter, StyleFilterError};
 pub use grid::{Cursor, Grid, LineSize, MAX_EXTRA_BYTES, PromptMark, Row, Scrollback};
 pub use handler::{
     CursorShape, DcsRequest, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr,

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::procs;
 
-struct Env {
+pub(crate) struct Env {
     _dir: tempfile::TempDir,
     runtime: PathBuf,
     state: PathBuf,
@@ -27,12 +27,12 @@ struct Env {
 }
 
 impl Env {
-    fn new() -> Env {
+    pub(crate) fn new() -> Env {
         Env::with_host_idle(3000)
     }
 
     /// An environment whose host exits after `ms` without sessions or requests.
-    fn with_host_idle(ms: u64) -> Env {
+    pub(crate) fn with_host_idle(ms: u64) -> Env {
         let dir = tempfile::tempdir().expect("temp dir");
         let runtime = dir.path().join("run");
         let state = dir.path().join("state");
@@ -57,14 +57,14 @@ impl Env {
 
     /// An environment with its own runtime directory and no SHOTTY_STATE_DIR, for a HOME
     /// that other environments may share.
-    fn sharing_home(home: &Path) -> Env {
+    pub(crate) fn sharing_home(home: &Path) -> Env {
         let mut env = Env::new();
         env.explicit_state = false;
         env.home = home.to_path_buf();
         env
     }
 
-    fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_shotty"));
         cmd.arg("session")
             .args(args)
@@ -83,7 +83,7 @@ impl Env {
         cmd
     }
 
-    fn run(&self, args: &[&str]) -> (Value, i32) {
+    pub(crate) fn run(&self, args: &[&str]) -> (Value, i32) {
         let out: Output = self.command(args).output().expect("shotty runs");
         let stdout = String::from_utf8_lossy(&out.stdout);
         let doc: Value = serde_json::from_str(&stdout)
@@ -92,7 +92,7 @@ impl Env {
         (doc, out.status.code().unwrap_or(-1))
     }
 
-    fn ok(&self, args: &[&str]) -> Value {
+    pub(crate) fn ok(&self, args: &[&str]) -> Value {
         let (doc, code) = self.run(args);
         assert_eq!(
             (doc["status"].as_str(), code),
@@ -102,7 +102,7 @@ impl Env {
         doc
     }
 
-    fn error(&self, args: &[&str], expected: &str) -> Value {
+    pub(crate) fn error(&self, args: &[&str], expected: &str) -> Value {
         let (doc, code) = self.run(args);
         assert_eq!(doc["status"], "error", "{args:?}: {doc}");
         assert_eq!(doc["error"]["code"], expected, "{args:?}: {doc}");
@@ -110,7 +110,7 @@ impl Env {
         doc
     }
 
-    fn start(&self, args: &[&str]) -> String {
+    pub(crate) fn start(&self, args: &[&str]) -> String {
         let mut all = vec!["start"];
         all.extend_from_slice(args);
         let doc = self.ok(&all);
@@ -119,12 +119,12 @@ impl Env {
         id
     }
 
-    fn socket(&self) -> PathBuf {
+    pub(crate) fn socket(&self) -> PathBuf {
         self.runtime.join("host.sock")
     }
 
     /// A connection for several raw requests.
-    fn connection(&self) -> RawConnection {
+    pub(crate) fn connection(&self) -> RawConnection {
         let stream = UnixStream::connect(self.socket()).expect("host socket");
         stream
             .set_read_timeout(Some(Duration::from_secs(5)))
@@ -136,7 +136,7 @@ impl Env {
     }
 
     /// One raw request on the host socket.
-    fn raw(&self, line: &[u8]) -> Value {
+    pub(crate) fn raw(&self, line: &[u8]) -> Value {
         let mut s = UnixStream::connect(self.socket()).expect("host socket");
         s.set_read_timeout(Some(Duration::from_secs(5)))
             .expect("timeout");
@@ -147,7 +147,7 @@ impl Env {
     }
 }
 
-struct RawConnection {
+pub(crate) struct RawConnection {
     stream: UnixStream,
     reader: BufReader<UnixStream>,
 }
@@ -173,7 +173,7 @@ impl Drop for Env {
     }
 }
 
-fn shell(env: &Env) -> String {
+pub(crate) fn shell(env: &Env) -> String {
     let id = env.start(&[
         "--width",
         "60",
@@ -930,7 +930,7 @@ fn exclusive() -> std::sync::MutexGuard<'static, ()> {
 }
 
 /// The session's screen text.
-fn screen(env: &Env, id: &str) -> String {
+pub(crate) fn screen(env: &Env, id: &str) -> String {
     env.ok(&["read", id])["screen"]["text"]
         .as_str()
         .expect("text")

@@ -8,6 +8,7 @@ mod asciinema;
 #[path = "../support/procs.rs"]
 mod procs;
 
+mod cli_agent;
 mod cli_record;
 mod cli_scenario;
 mod cli_scenario_schema;

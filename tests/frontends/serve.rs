@@ -1237,3 +1237,38 @@ fn keys_follow_the_modes_the_program_set() {
     );
     c.wait_for("[1b5b4137]");
 }
+
+#[test]
+fn mouse_actions_are_encoded_for_the_programs_mode() {
+    // `pty/write` takes the host protocol's mouse steps; the program reads SGR reports.
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/mouseecho.py");
+    let server = Server::unix(&format!("python3 {script}"), &[]);
+    let mut c = server.connect();
+    c.wait_for("ready");
+    let click = json!({"action": {"mouse": {"action": "click", "row": 2, "col": 4}}});
+    // No tracking yet: refused with the session's code, nothing written.
+    let err = c.call("pty/write", click.clone());
+    assert_eq!(err["error"]["data"]["code"], "invalid_operation", "{err}");
+    c.ok("pty/write", json!({"action": {"text": "!m1000,1006"}}));
+    c.wait_for("MODES 1000,1006");
+    c.ok(
+        "pty/write",
+        json!({"action": [
+            {"mouse": {"action": "click", "row": 2, "col": 4, "button": "right"}},
+            {"delay": 10},
+            {"mouse": {"action": "scroll", "direction": "down", "count": 2}},
+        ]}),
+    );
+    // The click, then (a separate read after the pause) two wheel notches where it was.
+    c.wait_for("HEX:1b5b3c323b353b334d1b5b3c323b353b336d");
+    c.wait_for("HEX:1b5b3c36353b353b334d1b5b3c36353b353b334d");
+    for bad in [
+        json!({"action": {"mouse": {"action": "tap", "row": 0, "col": 0}}}),
+        json!({"action": {"mouse": {"action": "click", "row": 0}}}),
+        json!({"action": {"delay": "soon"}}),
+        json!({"action": {"text": "a", "mouse": {}}}),
+    ] {
+        let err = c.call("pty/write", bad.clone());
+        assert_eq!(err["error"]["code"], -32602, "{bad}: {err}");
+    }
+}

@@ -583,6 +583,8 @@ mod tests {
             "^shell-integration$",
             "^raw-hex$",
             "^stable-for$",
+            "^to-row$",
+            "^to-col$",
         ]
         .map(String::from)
         .into();

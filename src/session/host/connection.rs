@@ -22,7 +22,7 @@ use super::{Host, PANIC_HOOK_ENV};
 use crate::session::error::{ErrorCode, SessionError};
 use crate::session::hangup::HangupWatch;
 use crate::session::instance::Session;
-use crate::session::protocol::{PingReply, Response, params};
+use crate::session::protocol::{PingReply, Response, SendParams, SendStep, params};
 
 /// Work finished off the executor, whose result is the reply.
 pub(super) type Deferred = Box<dyn FnOnce() -> Result<Value, SessionError> + Send>;
@@ -107,7 +107,18 @@ impl Host {
             "start" => now(params(p).and_then(|p| self.start(p))),
             "read" => now(params(p).and_then(|p| self.read(p))),
             "snapshot" => now(params(p).and_then(|p| self.snapshot(p))),
-            "send" => now(params(p).and_then(|p| self.send(p))),
+            // A send that pauses (`delay` steps) does so off the executor.
+            "send" => params::<SendParams>(p).and_then(|p| {
+                if p.steps.iter().any(|s| matches!(s, SendStep::Delay(_))) {
+                    let host = Arc::clone(self);
+                    Ok(Answer::Later(Box::new(move || {
+                        serde_json::to_value(host.send(p)?)
+                            .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))
+                    })))
+                } else {
+                    now(self.send(p))
+                }
+            }),
             "resize" => now(params(p).and_then(|p| self.resize(p))),
             "history" => now(params(p).and_then(|p| self.history(p))),
             "mark" => now(params(p).and_then(|p| self.mark(p))),

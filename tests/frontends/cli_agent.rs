@@ -1,0 +1,229 @@
+//! Agent input through `shotty session` (SPEC §11): mouse steps against a raw-mode program
+//! that shows the bytes it reads (expected bytes written out from xterm's ctlseqs, "Mouse
+//! Tracking"), htop clicked through its function bar, and pauses inside a send.
+
+use crate::cli_session::Env;
+
+const MOUSE_ECHO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/mouseecho.py");
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A session running `mouseecho.py`.
+struct MouseEcho<'a> {
+    env: &'a Env,
+    id: String,
+    /// Reads the program has made.
+    reads: u32,
+}
+
+impl<'a> MouseEcho<'a> {
+    fn start(env: &'a Env, width: u16) -> MouseEcho<'a> {
+        let width = width.to_string();
+        let id = env.start(&[
+            "--width", &width, "--height", "24", "--", "python3", MOUSE_ECHO,
+        ]);
+        env.ok(&["wait", &id, "--text", "ready", "--timeout", "15s"]);
+        MouseEcho { env, id, reads: 0 }
+    }
+
+    /// Turns off every mouse mode, then on `modes` (`"1000,1006"`).
+    fn modes(&mut self, modes: &str) {
+        self.reads += 1;
+        let command = format!("!m{modes}");
+        self.env.ok(&["send", &self.id, "--text", &command]);
+        let shown = format!("{} MODES {modes}", self.reads);
+        self.env
+            .ok(&["wait", &self.id, "--text", &shown, "--timeout", "10s"]);
+    }
+
+    /// Sends `args` and returns the hex of what the program read.
+    #[track_caller]
+    fn send(&mut self, args: &[&str]) -> String {
+        let mut all = vec!["send", self.id.as_str()];
+        all.extend_from_slice(args);
+        self.env.ok(&all);
+        self.reads += 1;
+        let prefix = format!("{} HEX:", self.reads);
+        let doc = self
+            .env
+            .ok(&["wait", &self.id, "--text", &prefix, "--timeout", "10s"]);
+        let text = doc["screen"]["text"].as_str().expect("screen text");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .expect("the line");
+        line[prefix.len()..].trim().to_owned()
+    }
+}
+
+#[test]
+fn mouse_steps_are_encoded_for_each_tracking_mode_and_encoding() {
+    let env = Env::new();
+    let mut echo = MouseEcho::start(&env, 300);
+
+    // Tracking off: refused, and the program reads nothing.
+    let doc = env.error(&["send", &echo.id, "--click", "2,4"], "invalid_operation");
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("mouse tracking"),
+        "{doc}"
+    );
+
+    // A left click at row 2, column 4: 1-based 5;3, each value + 32 in the older encodings;
+    // the release is button 3 there, the button itself with `m` in SGR.
+    echo.modes("1000");
+    assert_eq!(echo.send(&["--click", "2,4"]), hex(b"\x1b[M %#\x1b[M#%#"));
+    echo.modes("1000,1005");
+    assert_eq!(echo.send(&["--click", "2,4"]), hex(b"\x1b[M %#\x1b[M#%#"));
+    echo.modes("1000,1006");
+    assert_eq!(
+        echo.send(&["--click", "2,4"]),
+        hex(b"\x1b[<0;5;3M\x1b[<0;5;3m")
+    );
+    echo.modes("1000,1015");
+    assert_eq!(
+        echo.send(&["--click", "2,4"]),
+        hex(b"\x1b[32;5;3M\x1b[35;5;3M")
+    );
+    // X10 mode: presses only, no modifiers.
+    echo.modes("9");
+    assert_eq!(
+        echo.send(&["--mods", "ctrl", "--click", "2,4"]),
+        hex(b"\x1b[M %#")
+    );
+
+    // Buttons and modifiers: right is 2, Shift 4, Alt 8, Ctrl 16.
+    echo.modes("1000,1006");
+    assert_eq!(
+        echo.send(&[
+            "--button",
+            "right",
+            "--mods",
+            "shift,ctrl",
+            "--click",
+            "0,0"
+        ]),
+        hex(b"\x1b[<22;1;1M\x1b[<22;1;1m")
+    );
+    assert_eq!(
+        echo.send(&["--double-click", "1,1"]),
+        hex(b"\x1b[<0;2;2M\x1b[<0;2;2m\x1b[<0;2;2M\x1b[<0;2;2m")
+    );
+    // The wheel: buttons 64 (up) and 65 (down), presses only, where the last step left the
+    // pointer or --at.
+    assert_eq!(
+        echo.send(&["--scroll", "down:3"]),
+        hex(&b"\x1b[<65;2;2M".repeat(3))
+    );
+    assert_eq!(
+        echo.send(&["--scroll", "up", "--at", "9,19"]),
+        hex(b"\x1b[<64;20;10M")
+    );
+
+    // Motion: button-event tracking reports it while a button is held (32 + button), one
+    // report per cell entered; normal tracking sends the press and release only.
+    echo.modes("1002,1006");
+    assert_eq!(
+        echo.send(&["--drag", "0,0:0,2"]),
+        hex(b"\x1b[<0;1;1M\x1b[<32;2;1M\x1b[<32;3;1M\x1b[<0;3;1m")
+    );
+    echo.modes("1000,1006");
+    assert_eq!(
+        echo.send(&["--drag", "0,0:0,2"]),
+        hex(b"\x1b[<0;1;1M\x1b[<0;3;1m")
+    );
+    // Any-event tracking reports a move without a button as 35.
+    echo.modes("1003,1006");
+    assert_eq!(echo.send(&["--move", "5,5"]), hex(b"\x1b[<35;6;6M"));
+    echo.modes("1003");
+    assert_eq!(echo.send(&["--move", "5,5"]), hex(b"\x1b[MC&&"));
+
+    // Far columns: the default encoding stops at 223 (refused, not clamped), UTF-8 carries
+    // 251 + 32 = U+011B as two bytes, SGR and urxvt write numbers.
+    echo.modes("1000");
+    env.error(&["send", &echo.id, "--click", "0,250"], "invalid_operation");
+    echo.modes("1000,1005");
+    assert_eq!(
+        echo.send(&["--click", "0,250"]),
+        hex(b"\x1b[M \xc4\x9b!\x1b[M#\xc4\x9b!")
+    );
+    echo.modes("1000,1015");
+    assert_eq!(
+        echo.send(&["--click", "0,250"]),
+        hex(b"\x1b[32;251;1M\x1b[35;251;1M")
+    );
+
+    // A text on the screen: its Nth occurrence's first cell. The screen shows "N MODES
+    // 1000,1006": "1000" is at column 8, the second "0" of the line at column 10.
+    echo.modes("1000,1006");
+    let n = echo.reads.to_string();
+    let text_col = n.len() + 7;
+    assert_eq!(
+        echo.send(&["--click-text", "1000"]),
+        hex(format!("\x1b[<0;{c};1M\x1b[<0;{c};1m", c = text_col + 1).as_bytes())
+    );
+    env.error(
+        &["send", &echo.id, "--click-text", "no such text"],
+        "invalid_operation",
+    );
+
+    // Usage errors name the option; nothing is sent.
+    for bad in [
+        &["--click", "2"][..],
+        &["--click", "a,b"],
+        &["--click", "24,0"],
+        &["--scroll", "sideways"],
+        &["--button", "left"],
+        &["--nth", "2"],
+        &["--mods", "hyper", "--click", "0,0"],
+    ] {
+        let mut args = vec!["send", echo.id.as_str()];
+        args.extend_from_slice(bad);
+        env.error(&args, "invalid_request");
+    }
+}
+
+/// `--keys Escape --delay 50ms --text q` reaches the program as two reads: Escape, then q
+/// (without the pause a terminal program reads ESC q as Alt+q).
+#[test]
+fn a_delay_inside_send_splits_the_write() {
+    let env = Env::new();
+    let mut echo = MouseEcho::start(&env, 80);
+    assert_eq!(echo.send(&["--keys", "Escape", "--text", "q"]), "1b71");
+    let started = std::time::Instant::now();
+    env.ok(&[
+        "send", &echo.id, "--keys", "Escape", "--delay", "300ms", "--text", "q",
+    ]);
+    assert!(started.elapsed() >= std::time::Duration::from_millis(300));
+    // Two reads: the counter moved by two and the second read was q alone (one read would
+    // show `N+1 HEX:1b71`).
+    let second = format!("{} HEX:71", echo.reads + 2);
+    env.ok(&["wait", &echo.id, "--text", &second, "--timeout", "10s"]);
+    env.error(
+        &["send", &echo.id, "--delay", "2m", "--text", "q"],
+        "invalid_request",
+    );
+}
+
+/// htop driven by the mouse: a click on "Help" in its function bar opens the help screen.
+#[test]
+fn htop_is_clicked_through_its_function_bar() {
+    let env = Env::new();
+    let id = env.start(&["--width", "100", "--height", "30", "--", "htop"]);
+    env.ok(&["wait", &id, "--text", "Help", "--timeout", "15s"]);
+    let doc = env.ok(&["send", &id, "--click-text", "Help"]);
+    assert!(doc["written"].as_u64().unwrap() > 0, "{doc}");
+    env.ok(&[
+        "wait",
+        &id,
+        "--text",
+        "Released under the GNU GPL",
+        "--timeout",
+        "10s",
+    ]);
+    env.ok(&["stop", &id]);
+}
