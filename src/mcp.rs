@@ -33,7 +33,7 @@ use crate::recording::frames::Timing;
 use crate::render::{Appearance, Format};
 use crate::rpc::{MAX_LINE, RpcError, code};
 use crate::serve;
-use crate::session::client::{Client, reply_timeout};
+use crate::session::client::{Client, reply_timeout, reply_timeout_after};
 use crate::session::host::PANIC_HOOK_ENV;
 use crate::session::instance::MAX_SIZE;
 use crate::session::protocol::{
@@ -160,7 +160,7 @@ pub struct WaitArgs {
     pub session_id: String,
     /// Wait for this literal text on the screen; blanks on screen are spaces (`">>> "` is
     /// found) and a line break is a row's end. Give exactly one of `match`, `regex`, `idle`,
-    /// `exit`.
+    /// `exit`, `command`.
     #[serde(default, rename = "match")]
     pub text: Option<String>,
     /// Wait for a regular expression (Rust regex syntax) to match the screen text, one line
@@ -173,6 +173,12 @@ pub struct WaitArgs {
     /// Wait for the program to exit.
     #[serde(default)]
     pub exit: Option<bool>,
+    /// Wait until a shell command finished after the session's last input, and return it
+    /// as `command` {text, exitCode, output, durationMs}: send a command line ending with
+    /// Enter, then wait with command=true. Needs shell integration (spawn with
+    /// shellIntegration=true for bash, zsh, fish). Never reports a command still running.
+    #[serde(default)]
+    pub command: Option<bool>,
     /// "present" (default): until the text appears; "absent": until it is gone.
     #[serde(default)]
     #[schemars(schema_with = "until_schema")]
@@ -396,19 +402,21 @@ impl Server {
                 .into_iter()
                 .map(step)
                 .collect::<Result<Vec<_>, _>>()?;
-            call(
+            let params = SendParams {
+                session_id: a.session_id,
+                steps,
+            };
+            Client::connect()?.call(
                 "send",
-                &SendParams {
-                    session_id: a.session_id,
-                    steps,
-                },
+                &params,
+                reply_timeout_after("send", params.pauses()),
             )
         })
         .await
     }
 
     #[tool(
-        description = "Wait until a condition holds on a session's screen: `match` text present (or absent with until=\"absent\"), a `regex`, `idle` ms without change, or `exit`. Returns {result: \"matched\", text, matched, waitedMs, version, state, screen}; a timeout (default 30000 ms) or the session ending first is a tool error carrying the same fields plus error.code wait_timeout / session_exited."
+        description = "Wait until a condition holds on a session's screen: `match` text present (or absent with until=\"absent\"), a `regex`, `idle` ms without change, `exit`, or `command` (a shell command finished after the last input; with shell integration). Returns {result: \"matched\", text, matched, waitedMs, version, state, screen, command?}; a timeout (default 30000 ms) or the session ending first is a tool error carrying the same fields plus error.code wait_timeout / session_exited."
     )]
     async fn wait(&self, Parameters(a): Parameters<WaitArgs>) -> CallToolResult {
         run(move || {
@@ -425,6 +433,7 @@ impl Server {
                 timeout_ms: Some(a.timeout.unwrap_or(DEFAULT_WAIT_MS)),
                 idle_ms: a.idle,
                 exit: a.exit.unwrap_or(false),
+                command: a.command.unwrap_or(false),
             };
             Client::connect()?.call("wait", &params, None)
         })

@@ -10,10 +10,10 @@ use serde_json::{Value, json};
 
 use shotty::duration::parse_duration;
 use shotty::render::Format;
-use shotty::session::client::{Client, reply_timeout};
+use shotty::session::client::{Client, reply_timeout, reply_timeout_after};
 use shotty::session::protocol::{
-    HistoryParams, IdParams, JournalReply, ListParams, MarkParams, ReadParams, ResizeParams,
-    SendParams, SendStep, StartParams, StopParams, WaitParams,
+    CommandsParams, HistoryParams, IdParams, JournalReply, ListParams, MarkParams, ReadParams,
+    ResizeParams, SendParams, SendStep, StartParams, StopParams, WaitParams,
 };
 use shotty::session::{ErrorCode, SessionError, artifacts, paths};
 
@@ -79,6 +79,15 @@ struct StartArgs {
     /// Do not remove CI and TF_BUILD from the environment.
     #[arg(long)]
     no_delete_envs: bool,
+    /// Make bash, zsh or fish mark its prompt and commands (OSC 133) for `wait --command`,
+    /// `commands` and `read`'s `prompt`, without touching your start-up files (they are
+    /// still read).
+    #[arg(long)]
+    shell_integration: bool,
+    /// Reply once the program waits for input (with --shell-integration: its first prompt),
+    /// waiting at most DURATION (default 10s); the reply's `ready` says whether it did.
+    #[arg(long, value_name = "DURATION", num_args = 0..=1, default_missing_value = "10s", value_parser = parse_duration)]
+    wait_ready: Option<Duration>,
     /// The program and its arguments, after `--` (run directly, no shell).
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -147,6 +156,21 @@ struct WaitArgs {
     /// Wait until the program has ended.
     #[arg(long)]
     exit: bool,
+    /// Wait until a shell command finished after the session's last input (at once if it
+    /// already has) and report it: `command` {text, exitCode, output, durationMs}. Needs
+    /// shell integration (`start --shell-integration`).
+    #[arg(long)]
+    command: bool,
+}
+
+/// Commands the shell ran, with exit codes (shell integration).
+#[derive(Debug, Parser)]
+struct CommandsArgs {
+    /// The session's id.
+    id: String,
+    /// Only the last N (default 20).
+    #[arg(long, value_name = "N")]
+    last: Option<usize>,
 }
 
 /// Send text, pasted text, keys, raw bytes, mouse gestures and pauses, in order, as one
@@ -325,6 +349,7 @@ enum SessionCommand {
     Capture(CaptureArgs),
     Inspect(InspectArgs),
     History(HistoryArgs),
+    Commands(CommandsArgs),
     Mark(MarkArgs),
     Export(ExportArgs),
     Stop(StopArgs),
@@ -458,6 +483,7 @@ fn parse(args: Vec<String>) -> Result<SessionCommand, clap::Error> {
         "capture" => one("shotty session capture", args, SessionCommand::Capture),
         "inspect" => one("shotty session inspect", args, SessionCommand::Inspect),
         "history" => one("shotty session history", args, SessionCommand::History),
+        "commands" => one("shotty session commands", args, SessionCommand::Commands),
         "mark" => one("shotty session mark", args, SessionCommand::Mark),
         "export" => one("shotty session export", args, SessionCommand::Export),
         "stop" => one("shotty session stop", args, SessionCommand::Stop),
@@ -773,6 +799,8 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             ports,
             no_colorenv,
             no_delete_envs,
+            shell_integration,
+            wait_ready,
             command,
         }) => {
             let cwd = match cwd {
@@ -780,7 +808,8 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                 None => std::env::current_dir()
                     .map_err(|e| SessionError::io("no working directory", e))?,
             };
-            call(
+            let reply_wait = reply_timeout_after("start", wait_ready.unwrap_or_default());
+            connect()?.call(
                 "start",
                 &StartParams {
                     command,
@@ -797,7 +826,10 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                     ports,
                     no_colorenv,
                     no_delete_envs,
+                    shell_integration,
+                    wait_ready_ms: wait_ready.map(ms),
                 },
+                reply_wait,
             )
         }
         SessionCommand::List(ListArgs { all, group, state }) => {
@@ -830,6 +862,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             timeout,
             idle,
             exit,
+            command,
         }) => {
             // Ctrl+C closes the connection; the host notices and gives up the wait.
             let params = WaitParams {
@@ -841,6 +874,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                 timeout_ms: timeout.map(ms),
                 idle_ms: idle.map(ms),
                 exit,
+                command,
             };
             connect()?.call("wait", &params, reply_timeout("wait"))
         }
@@ -851,12 +885,14 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                     "give at least one of --text, --paste, --keys, --raw-hex or a mouse step",
                 ));
             }
-            call(
+            let params = SendParams {
+                session_id: id,
+                steps,
+            };
+            connect()?.call(
                 "send",
-                &SendParams {
-                    session_id: id,
-                    steps,
-                },
+                &params,
+                reply_timeout_after("send", params.pauses()),
             )
         }
         SessionCommand::Resize(ResizeArgs { id, width, height }) => call(
@@ -912,6 +948,13 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                 grep,
                 ignore_case,
                 tail,
+            },
+        ),
+        SessionCommand::Commands(CommandsArgs { id, last }) => call(
+            "commands",
+            &CommandsParams {
+                session_id: id,
+                last,
             },
         ),
         SessionCommand::Mark(MarkArgs { id, label }) => call(

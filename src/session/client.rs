@@ -36,6 +36,13 @@ pub fn reply_timeout(method: &str) -> Option<Duration> {
         _ => Some(REPLY_TIMEOUT),
     }
 }
+
+/// [`reply_timeout`] for a request that itself asks the host to take `extra` longer (a
+/// send's pauses, a start's wait for the program to be ready).
+pub fn reply_timeout_after(method: &str, extra: Duration) -> Option<Duration> {
+    reply_timeout(method).map(|t| t + extra)
+}
+
 /// How long a client waits for a freshly started host to listen.
 const START_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often a client retries starting a host while none serves.

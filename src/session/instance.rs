@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use super::commands::Commands;
 use super::journal::Journal;
 use crate::pty::{
     Activity, ColorEnvFlags, ExitStatus, PtyCommand, PtyError, PtyEvent, PtyProcess, Termination,
@@ -216,6 +217,10 @@ pub struct Live {
     pub output_at: Instant,
     /// When input was last written to the program.
     pub input_at: Option<Instant>,
+    /// Writes of input so far (what [`Commands::after_input`] counts).
+    pub inputs: u64,
+    /// The commands a shell reported (shell integration).
+    pub commands: Commands,
     /// Where the last mouse step left the pointer (a scroll without a position turns the
     /// wheel there).
     pub pointer: Option<(usize, usize)>,
@@ -237,6 +242,10 @@ impl Live {
     /// Feeds output to the terminal and the recording, with a keyframe when one is due.
     fn feed_output(&mut self, at: Duration, bytes: Vec<u8>) {
         self.term.advance(&bytes);
+        let events = self.term.take_shell_events();
+        if !events.is_empty() {
+            self.commands.record(events, at, self.inputs);
+        }
         self.fed += bytes.len() as u64;
         self.recording.push(at, Event::Output(bytes));
         self.keyframe_if_due(at);
@@ -385,6 +394,8 @@ impl Session {
                 output_at: now,
                 input_at: None,
                 pointer: None,
+                inputs: 0,
+                commands: Commands::default(),
                 fed: 0,
                 status: None,
                 content_fingerprint,
@@ -540,6 +551,43 @@ impl Session {
         live
     }
 
+    /// Waits (at most `timeout`) until the program waits for input: with `prompt`, until a
+    /// shell shows its prompt (shell integration); else until its output has settled with the
+    /// terminal's foreground process asleep reading input. False if the time ran out or the
+    /// program ended first.
+    pub fn wait_ready(&self, timeout: Duration, prompt: bool) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut live = self.lock();
+        loop {
+            if live.state.is_ended() {
+                return false;
+            }
+            if prompt {
+                if live.term.prompt_ready() == Some(true) {
+                    return true;
+                }
+            } else {
+                drop(live);
+                live = self.settle(deadline.saturating_duration_since(Instant::now()));
+                if self.process.foreground_activity() == Some(Activity::AwaitingInput)
+                    && !self.process.output_pending(live.fed)
+                {
+                    return true;
+                }
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            let wake = if prompt {
+                deadline
+            } else {
+                (now + SETTLE_RECHECK * 10).min(deadline)
+            };
+            live = self.wait_change(live, Some(wake));
+        }
+    }
+
     /// Sends `steps`: each run of steps between delays as one write, its keys and mouse
     /// reports encoded for the modes the program has when it is written (see
     /// [`encode_steps`]), with the delays' pauses between; returns the bytes written. Every
@@ -596,6 +644,7 @@ impl Session {
             }
             // Noted before the bytes can reach the program, so its reaction is always newer.
             live.input_at = Some(Instant::now());
+            live.inputs += 1;
             let at = self.created.elapsed();
             live.recording.push(at, Event::Input(bytes.to_vec()));
             live.keyframe_if_due(at);

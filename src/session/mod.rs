@@ -3,6 +3,7 @@
 
 pub mod artifacts;
 pub mod client;
+pub mod commands;
 pub mod error;
 pub mod hangup;
 pub mod host;
@@ -13,6 +14,7 @@ pub mod protocol;
 pub mod rows;
 pub mod run;
 pub mod send;
+pub mod shell_integration;
 pub mod wait;
 
 pub use error::{ErrorCode, SessionError};

@@ -43,6 +43,20 @@ pub fn socket_path() -> PathBuf {
     runtime_dir().join("host.sock")
 }
 
+/// Writes `bytes` to `path` as a private file (0600), whole or not at all: a temporary file
+/// beside it, synced, renamed over it.
+pub fn write_private_file(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
+    use std::io::Write;
+    let fail = |e| SessionError::io(&format!("cannot write {}", path.display()), e);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(fail)?;
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
+}
+
 /// Creates `dir` (and missing parents) with mode 0700, or checks an existing one: it must be
 /// a real directory owned by this user; a looser mode is tightened to 0700.
 pub fn ensure_private_dir(dir: &Path) -> Result<(), SessionError> {

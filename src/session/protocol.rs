@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::commands::CommandRecord;
 use super::error::{ErrorCode, SessionError};
 use super::instance::{Outcome, State, StopReason};
 pub use super::send::SendStep;
@@ -175,6 +176,13 @@ pub struct StartParams {
     /// Keep CI and TF_BUILD.
     #[serde(default)]
     pub no_delete_envs: bool,
+    /// Make bash, zsh or fish print shell-integration marks (OSC 133).
+    #[serde(default)]
+    pub shell_integration: bool,
+    /// Reply once the program waits for input (its first prompt, with shell integration),
+    /// waiting at most this many milliseconds.
+    #[serde(default)]
+    pub wait_ready_ms: Option<u64>,
 }
 
 /// Methods that address one session (also the arguments of the MCP tools that do).
@@ -306,6 +314,10 @@ pub struct WaitParams {
     /// Wait until the program ends.
     #[serde(default)]
     pub exit: bool,
+    /// Wait until a shell command finished after the session's last input (shell
+    /// integration); the reply's `command` is that command.
+    #[serde(default)]
+    pub command: bool,
 }
 
 /// `send`.
@@ -316,6 +328,21 @@ pub struct SendParams {
     pub session_id: String,
     /// The steps, sent in order as one operation.
     pub steps: Vec<SendStep>,
+}
+
+impl SendParams {
+    /// The pauses its `delay` steps add up to.
+    pub fn pauses(&self) -> std::time::Duration {
+        let ms = self
+            .steps
+            .iter()
+            .map(|s| match s {
+                SendStep::Delay(ms) => *ms,
+                _ => 0,
+            })
+            .fold(0u64, u64::saturating_add);
+        std::time::Duration::from_millis(ms)
+    }
 }
 
 /// `resize`.
@@ -374,6 +401,37 @@ pub struct HistoryParams {
     /// Only the last N (matching) lines.
     #[serde(default)]
     pub tail: Option<usize>,
+}
+
+/// `commands` (also the MCP `commands` tool's arguments).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "mcp", derive(JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CommandsParams {
+    /// The session id.
+    pub session_id: String,
+    /// Only the last N commands (default 20).
+    #[serde(default)]
+    pub last: Option<usize>,
+}
+
+/// The `commands` reply.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandsReply {
+    /// The commands, oldest first.
+    pub commands: Vec<CommandRecord>,
+    /// Commands no longer kept (a session keeps its last 1,000).
+    pub dropped: u64,
+    /// The session.
+    pub session_id: String,
+}
+
+/// `read`'s `prompt`: what shell integration says of the shell.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize)]
+pub struct PromptState {
+    /// The shell shows its prompt and waits for a command (false while one runs).
+    pub ready: bool,
 }
 
 /// `stop`.
@@ -589,6 +647,9 @@ pub struct ReadReply {
     pub exit_code: Option<i32>,
     /// See [`Lifecycle`].
     pub process_id: u32,
+    /// With shell integration: whether the shell waits at its prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<PromptState>,
     /// The screen.
     pub screen: ScreenReply,
     /// See [`Lifecycle`].
@@ -615,6 +676,7 @@ impl ReadReply {
         ReadReply {
             exit_code,
             process_id,
+            prompt: None,
             screen,
             session_id,
             signal,
@@ -630,6 +692,9 @@ impl ReadReply {
 pub struct StartReply {
     /// Rows.
     pub height: u16,
+    /// With `waitReadyMs`: whether the program was ready for input in time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready: Option<bool>,
     /// The program's pid.
     pub process_id: u32,
     /// The new session's id.
@@ -703,6 +768,9 @@ pub struct WaitError {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WaitReply {
+    /// `wait --command`: the command that finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandRecord>,
     /// Why it did not match, if it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<WaitError>,

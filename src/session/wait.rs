@@ -27,6 +27,9 @@ pub enum Target {
     Idle(Duration),
     /// The program has ended.
     Exit,
+    /// A shell command finished after the session's last input (shell integration; see
+    /// [`Commands::after_input`](super::commands::Commands::after_input)).
+    Command,
 }
 
 /// Whether the text must appear or go away.
@@ -73,6 +76,9 @@ impl WaitCondition {
             Target::Exit => {
                 args.insert("exit".into(), json!(true));
             }
+            Target::Command => {
+                args.insert("command".into(), json!(true));
+            }
         }
         if self.until == Until::Absent {
             args.insert("until".into(), json!("absent"));
@@ -111,6 +117,11 @@ impl WaitCondition {
                 return format!("the screen to be idle for {:.1} s", d.as_secs_f64());
             }
             Target::Exit => return "the program to exit".into(),
+            Target::Command => {
+                return "a shell command to finish (the shell must send OSC 133 marks: start \
+                        --shell-integration)"
+                    .into();
+            }
         };
         match self.until {
             Until::Present => format!("{what} to appear"),
@@ -223,6 +234,7 @@ pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -
             Target::Regex(r) => visible(r.is_match(&live.term.text()), &mut seen),
             Target::Idle(d) => now.duration_since(live.content_changed_at) >= *d,
             Target::Exit => ended,
+            Target::Command => live.commands.after_input(live.inputs).is_some(),
         };
         let outcome = |result| WaitOutcome {
             result,
@@ -260,7 +272,7 @@ pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -
             at(since + s);
         }
         live = match condition.target {
-            Target::Text(_) | Target::Regex(_) => session.wait_change(live, wake),
+            Target::Text(_) | Target::Regex(_) | Target::Command => session.wait_change(live, wake),
             // Idleness comes with time, and output only moves it later, so these waiters
             // need no wake-up per output.
             Target::Idle(d) => {

@@ -295,8 +295,8 @@ pub trait Handler {
     fn reset_dynamic_color(&mut self, which: DynamicColor);
     /// OSC 8: start (`Some`) or end (`None`) a hyperlink.
     fn set_hyperlink(&mut self, link: Option<(Option<&str>, &str)>);
-    /// OSC 133.
-    fn prompt_mark(&mut self, mark: PromptMark);
+    /// OSC 133; `exit_code` is `D`'s status.
+    fn prompt_mark(&mut self, mark: PromptMark, exit_code: Option<i32>);
     /// A request that needs a reply.
     fn report(&mut self, report: Report);
 }

@@ -27,6 +27,7 @@ mod redraw;
 mod reflow;
 mod screen;
 mod settings;
+pub mod shell;
 mod snapshot;
 mod style;
 
@@ -292,6 +293,31 @@ impl Terminal {
     /// reports …) since the last call. The PTY layer writes them back to the child.
     pub fn take_replies(&mut self) -> Vec<u8> {
         self.screen.take_replies()
+    }
+
+    /// Takes the commands a shell reported starting and finishing (OSC 133, see [`shell`])
+    /// since the last call.
+    ///
+    /// ```
+    /// use shotty::term::Terminal;
+    /// use shotty::term::shell::ShellEvent;
+    ///
+    /// let mut t = Terminal::new(40, 5);
+    /// t.advance(b"\x1b]133;A\x07$ \x1b]133;B\x07false\r\n\x1b]133;C\x07");
+    /// assert_eq!(t.prompt_ready(), Some(false));
+    /// t.advance(b"\x1b]133;D;1\x07\x1b]133;A\x07$ \x1b]133;B\x07");
+    /// let events = t.take_shell_events();
+    /// let ShellEvent::Finished(command) = &events[1] else { panic!() };
+    /// assert_eq!((command.text.as_str(), command.exit_code), ("false", Some(1)));
+    /// assert_eq!(t.prompt_ready(), Some(true));
+    /// ```
+    pub fn take_shell_events(&mut self) -> Vec<shell::ShellEvent> {
+        self.screen.take_shell_events()
+    }
+
+    /// Whether a shell shows its prompt (see [`Screen::prompt_ready`]).
+    pub fn prompt_ready(&self) -> Option<bool> {
+        self.screen.prompt_ready()
     }
 
     /// The visible screen as text: one line per row, trailing spaces removed, spacers skipped.

@@ -468,7 +468,12 @@ fn dispatch_osc<H: Handler>(h: &mut H, params: &[&[u8]], terminator: OscTerminat
                 Some(b'D') => PromptMark::CommandEnd,
                 _ => return,
             };
-            h.prompt_mark(mark);
+            // `D;status`: the status is the field after the mark.
+            let exit_code = rest
+                .get(1)
+                .and_then(|p| std::str::from_utf8(p).ok())
+                .and_then(|p| p.trim().parse().ok());
+            h.prompt_mark(mark, exit_code);
         }
         // OSC 52 (clipboard) and everything else is ignored.
         _ => {}

@@ -18,6 +18,7 @@ use super::modes::{Mode, Modes};
 use super::palette::{Rgb, XTERM_ANSI, indexed_color, xparse_color_string};
 use super::reflow;
 use super::settings;
+use super::shell::{self, MAX_COMMAND_OUTPUT, MAX_COMMAND_TEXT, Place, ShellEvent, ShellState};
 use super::style::{Attrs, Color, Style, StyleId, StyleTable};
 
 /// Titles longer than this (in bytes) are truncated.
@@ -116,6 +117,8 @@ pub struct Screen {
     last_char: Option<char>,
     replies: Vec<u8>,
     bells: u64,
+    /// Shell integration (OSC 133): where the shell is and the commands it reported.
+    shell: ShellState,
     options: TerminalOptions,
 }
 
@@ -162,6 +165,7 @@ impl Screen {
             last_char: None,
             replies: Vec::new(),
             bells: 0,
+            shell: ShellState::default(),
             options,
         }
     }
@@ -252,6 +256,44 @@ impl Screen {
     /// How many times BEL was received.
     pub fn bell_count(&self) -> u64 {
         self.bells
+    }
+
+    /// Shell integration: `Some(true)` when the shell shows its prompt (OSC 133 `A` or `B`
+    /// last), `Some(false)` while a command runs, `None` when no shell has sent marks.
+    pub fn prompt_ready(&self) -> Option<bool> {
+        self.shell.prompt_ready()
+    }
+
+    /// Takes the commands the shell reported starting and finishing since the last call.
+    pub fn take_shell_events(&mut self) -> Vec<ShellEvent> {
+        self.shell.take_events()
+    }
+
+    /// Where the cursor is in the primary screen's history (`None` on the alternate
+    /// screen); a cursor waiting to wrap is past its row's last cell.
+    fn shell_place(&self) -> Option<Place> {
+        if self.alt_active {
+            return None;
+        }
+        let first_screen_line = self.scrollback.dropped() + self.scrollback.len() as u64;
+        let col = if self.cursor.pending_wrap {
+            self.width()
+        } else {
+            self.cursor.col
+        };
+        Some((first_screen_line + self.cursor.row as u64, col))
+    }
+
+    /// The primary screen's text from `from` up to `to` (see [`shell::text_between`]).
+    fn history_text(&self, from: Place, to: Place, max: usize) -> (String, bool) {
+        let screen = self.primary_grid().rows();
+        let end = self.scrollback.dropped() + (self.scrollback.len() + screen.len()) as u64;
+        let newest_first = screen
+            .iter()
+            .rev()
+            .chain(self.scrollback.rows().iter().rev())
+            .zip((0..end).rev());
+        shell::text_between(newest_first.map(|(row, i)| (i, row)), from, to, max)
     }
 
     /// The scroll region as 0-based inclusive rows.
@@ -942,10 +984,12 @@ impl Screen {
         scrollback.clear();
         let title = std::mem::take(&mut self.title);
         let bells = self.bells;
+        let shell = std::mem::take(&mut self.shell);
         *self = Screen::new(w, h, options);
         self.scrollback = scrollback;
         self.title = title;
         self.bells = bells;
+        self.shell = shell;
     }
 
     /// Prints one character: widths, wrapping, wide-character halves, insert mode, charsets.
@@ -1810,8 +1854,30 @@ impl Handler for Screen {
         };
     }
 
-    fn prompt_mark(&mut self, mark: PromptMark) {
+    fn prompt_mark(&mut self, mark: PromptMark, exit_code: Option<i32>) {
         self.grid.row_mut(self.cursor.row).mark = mark;
+        let Some(here) = self.shell_place() else {
+            return;
+        };
+        match mark {
+            PromptMark::None => {}
+            PromptMark::PromptStart => self.shell.prompt_start(),
+            PromptMark::CommandStart => self.shell.command_start(here),
+            PromptMark::OutputStart => {
+                let text = self.shell.input_start().map_or_else(String::new, |from| {
+                    let (text, _) = self.history_text(from, here, MAX_COMMAND_TEXT);
+                    text.trim().to_owned()
+                });
+                self.shell.output_start(here, text);
+            }
+            PromptMark::CommandEnd => {
+                let output = self.shell.output_place().map_or_else(
+                    || (String::new(), false),
+                    |from| self.history_text(from, here, MAX_COMMAND_OUTPUT),
+                );
+                self.shell.command_end(exit_code, output);
+            }
+        }
     }
 
     fn report(&mut self, report: Report) {

@@ -227,3 +227,124 @@ fn htop_is_clicked_through_its_function_bar() {
     ]);
     env.ok(&["stop", &id]);
 }
+
+/// `start --shell-integration` for each shell: the user's own start-up file still runs (and
+/// is left as it was), `wait --command` reports the command that finished after the last
+/// input with its exit code and output, never one still running, and `read` tells whether
+/// the shell waits at its prompt.
+fn shell_integration(shell: &str, rc_file: &str, rc_text: &str) {
+    let env = Env::new();
+    let rc = env.home.join(rc_file);
+    std::fs::create_dir_all(rc.parent().unwrap()).unwrap();
+    std::fs::write(&rc, rc_text).unwrap();
+    let doc = env.ok(&[
+        "start",
+        "--shell-integration",
+        "--wait-ready",
+        "15s",
+        "--width",
+        "80",
+        "--height",
+        "24",
+        "--",
+        shell,
+    ]);
+    assert_eq!(doc["ready"], true, "{doc}");
+    let id = doc["sessionId"].as_str().unwrap().to_owned();
+    assert_eq!(env.ok(&["read", &id])["prompt"]["ready"], true);
+
+    // A failing command, its output captured; the variable comes from the user's rc file.
+    env.ok(&[
+        "send",
+        &id,
+        "--text",
+        "echo \"rc=$SHOTTY_RC\"; false",
+        "--keys",
+        "Enter",
+    ]);
+    let done = env.ok(&["wait", &id, "--command", "--timeout", "10s"]);
+    let command = &done["command"];
+    assert_eq!(command["text"], "echo \"rc=$SHOTTY_RC\"; false", "{done}");
+    assert_eq!(command["exitCode"], 1, "{done}");
+    assert_eq!(command["output"], "rc=from-the-user", "{done}");
+
+    // A command that takes 2 s: not reported while it runs.
+    env.ok(&[
+        "send",
+        &id,
+        "--text",
+        "sleep 2; echo slept",
+        "--keys",
+        "Enter",
+    ]);
+    let early = env.error(
+        &["wait", &id, "--command", "--timeout", "700ms"],
+        "wait_timeout",
+    );
+    assert!(early.get("command").is_none(), "{early}");
+    assert_eq!(env.ok(&["read", &id])["prompt"]["ready"], false);
+    let done = env.ok(&["wait", &id, "--command", "--timeout", "10s"]);
+    assert_eq!(done["command"]["exitCode"], 0, "{done}");
+    assert_eq!(done["command"]["output"], "slept", "{done}");
+    let took = done["command"]["durationMs"].as_u64().unwrap();
+    assert!((1900..6000).contains(&took), "{done}");
+    // Asked again with no input since: the same command, at once.
+    let again = env.ok(&["wait", &id, "--command", "--timeout", "1s"]);
+    assert_eq!(again["command"]["index"], done["command"]["index"]);
+    assert_eq!(env.ok(&["read", &id])["prompt"]["ready"], true);
+
+    let list = env.ok(&["commands", &id]);
+    let codes: Vec<i64> = list["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["exitCode"].as_i64().unwrap())
+        .collect();
+    assert_eq!(codes, [1, 0], "{list}");
+    assert_eq!(
+        std::fs::read_to_string(&rc).unwrap(),
+        rc_text,
+        "the rc file changed"
+    );
+    env.ok(&["stop", &id]);
+}
+
+#[test]
+fn bash_with_shell_integration_reports_commands() {
+    shell_integration(
+        "bash",
+        ".bashrc",
+        "export SHOTTY_RC=from-the-user\nPS1='bash> '\n",
+    );
+}
+
+#[test]
+fn zsh_with_shell_integration_reports_commands() {
+    shell_integration(
+        "zsh",
+        ".zshrc",
+        "export SHOTTY_RC=from-the-user\nPS1='zsh> '\n",
+    );
+}
+
+#[test]
+fn fish_with_shell_integration_reports_commands() {
+    shell_integration(
+        "fish",
+        ".config/fish/config.fish",
+        "set -gx SHOTTY_RC from-the-user\nfunction fish_greeting; end\n",
+    );
+}
+
+#[test]
+fn shell_integration_refuses_what_is_no_interactive_shell() {
+    let env = Env::new();
+    env.error(
+        &["start", "--shell-integration", "--", "python3"],
+        "invalid_request",
+    );
+    env.error(
+        &["start", "--shell-integration", "--", "bash", "-c", "true"],
+        "invalid_request",
+    );
+}

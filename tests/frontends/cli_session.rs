@@ -20,7 +20,7 @@ pub(crate) struct Env {
     /// `None`: SHOTTY_STATE_DIR is left unset, so the host picks its state directory.
     explicit_state: bool,
     /// HOME for the host and its programs.
-    home: PathBuf,
+    pub(crate) home: PathBuf,
     /// TMPDIR and XDG_RUNTIME_DIR for the host and its programs.
     tmp: PathBuf,
     extra_env: Vec<(String, String)>,

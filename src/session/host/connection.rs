@@ -17,12 +17,12 @@ use serde_json::value::RawValue;
 use crate::lines::{Line, read_line};
 use crate::rpc::{self, MAX_LINE, code};
 
-use super::{Host, PANIC_HOOK_ENV};
+use super::{Entry, Host, PANIC_HOOK_ENV};
 
 use crate::session::error::{ErrorCode, SessionError};
 use crate::session::hangup::HangupWatch;
 use crate::session::instance::Session;
-use crate::session::protocol::{PingReply, Response, SendParams, SendStep, params};
+use crate::session::protocol::{PingReply, Response, SendParams, SendStep, StartParams, params};
 
 /// Work finished off the executor, whose result is the reply.
 pub(super) type Deferred = Box<dyn FnOnce() -> Result<Value, SessionError> + Send>;
@@ -87,7 +87,10 @@ impl Host {
     /// screen to settle) never hold up the other clients' requests. `ping` stays with the
     /// executor: its answer tells that the executor is alive.
     fn answered_on_connection(method: &str) -> bool {
-        matches!(method, "list" | "read" | "snapshot" | "history" | "export")
+        matches!(
+            method,
+            "list" | "read" | "snapshot" | "history" | "export" | "commands"
+        )
     }
 
     /// The method's outcome; `None` for an unknown method. (`wait` never comes here: it is
@@ -104,23 +107,36 @@ impl Host {
                 .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))
         }
         Some(match request.method.as_str() {
-            "start" => now(params(p).and_then(|p| self.start(p))),
+            // Waiting for the program to be ready happens off the executor too.
+            "start" => params::<StartParams>(p).and_then(|p| {
+                let ready = p.wait_ready_ms.map(Duration::from_millis);
+                let prompt = p.shell_integration;
+                let mut reply = self.start(p)?;
+                let Some(timeout) = ready else {
+                    return now(Ok(reply));
+                };
+                let Entry::Live(entry) = self.lookup(&reply.session_id)? else {
+                    return now(Ok(reply));
+                };
+                Ok(later(move || {
+                    reply.ready = Some(entry.session.wait_ready(timeout, prompt));
+                    Ok(reply)
+                }))
+            }),
             "read" => now(params(p).and_then(|p| self.read(p))),
             "snapshot" => now(params(p).and_then(|p| self.snapshot(p))),
             // A send that pauses (`delay` steps) does so off the executor.
             "send" => params::<SendParams>(p).and_then(|p| {
                 if p.steps.iter().any(|s| matches!(s, SendStep::Delay(_))) {
                     let host = Arc::clone(self);
-                    Ok(Answer::Later(Box::new(move || {
-                        serde_json::to_value(host.send(p)?)
-                            .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))
-                    })))
+                    Ok(later(move || host.send(p)))
                 } else {
                     now(self.send(p))
                 }
             }),
             "resize" => now(params(p).and_then(|p| self.resize(p))),
             "history" => now(params(p).and_then(|p| self.history(p))),
+            "commands" => now(params(p).and_then(|p| self.commands(p))),
             "mark" => now(params(p).and_then(|p| self.mark(p))),
             "export" => now(params(p).and_then(|p| self.export(p))),
             "journal" => now(params(p).and_then(|p| self.journal(p))),
@@ -132,6 +148,14 @@ impl Host {
             _ => return None,
         })
     }
+}
+
+/// Work whose result is the reply, done on a thread of its own.
+fn later<T: Serialize>(work: impl FnOnce() -> Result<T, SessionError> + Send + 'static) -> Answer {
+    Answer::Later(Box::new(move || {
+        serde_json::to_value(work()?)
+            .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))
+    }))
 }
 
 /// Runs `f`, turning a panic into a `session_error` that names `method`.

@@ -18,11 +18,11 @@ use crate::session::instance::{
     check_size,
 };
 use crate::session::protocol::{
-    ExportParams, ExportReply, HistoryLine, HistoryParams, HistoryReply, IdParams, JournalReply,
-    Lifecycle, ListParams, ListReply, MarkParams, MarkReply, ReadParams, ReadReply, ResizeParams,
-    ResizeReply, ScreenReply, SendParams, SendReply, SessionSummary, SnapshotReply, StartParams,
-    StartReply, StopFailure, StopParams, StopReply, StoppedProcesses, WaitError, WaitParams,
-    WaitReply,
+    CommandsParams, CommandsReply, ExportParams, ExportReply, HistoryLine, HistoryParams,
+    HistoryReply, IdParams, JournalReply, Lifecycle, ListParams, ListReply, MarkParams, MarkReply,
+    PromptState, ReadParams, ReadReply, ResizeParams, ResizeReply, ScreenReply, SendParams,
+    SendReply, SessionSummary, SnapshotReply, StartParams, StartReply, StopFailure, StopParams,
+    StopReply, StoppedProcesses, WaitError, WaitParams, WaitReply,
 };
 use crate::session::rows::{Rows, RowsError};
 use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
@@ -209,7 +209,7 @@ impl Host {
             ));
         }
         let id = new_session_id()?;
-        let spec = SessionSpec {
+        let mut spec = SessionSpec {
             command: p.command.clone(),
             width,
             height,
@@ -223,6 +223,10 @@ impl Host {
             timeout: millis(p.timeout_ms),
             record_limit,
         };
+        if p.shell_integration {
+            let hooks = crate::session::paths::runtime_dir().join("shell-integration");
+            crate::session::shell_integration::apply(&mut spec, &hooks)?;
+        }
         let session = Session::start(id.clone(), spec)?;
         let meta = Meta {
             command: p.command,
@@ -250,6 +254,7 @@ impl Host {
         let state = session.lock().state;
         Ok(StartReply {
             height,
+            ready: None,
             process_id: session.pid(),
             session_id: id,
             state,
@@ -438,7 +443,37 @@ impl Host {
 
     pub(super) fn read(&self, p: ReadParams) -> Result<ReadReply, SessionError> {
         let (screen, fields) = self.current(&p.session_id, true, |s| s.screen(&p))?;
-        Ok(ReadReply::new(fields, screen?))
+        let mut reply = ReadReply::new(fields, screen?);
+        if let Entry::Live(l) = self.lookup(&p.session_id)?
+            && !reply.state.is_ended()
+        {
+            reply.prompt = l
+                .session
+                .lock()
+                .term
+                .prompt_ready()
+                .map(|ready| PromptState { ready });
+        }
+        Ok(reply)
+    }
+
+    pub(super) fn commands(&self, p: CommandsParams) -> Result<CommandsReply, SessionError> {
+        let last = p.last.unwrap_or(20);
+        let (commands, dropped) = match self.lookup(&p.session_id)? {
+            Entry::Live(l) => {
+                let live = l.session.lock();
+                (live.commands.last(last), live.commands.dropped())
+            }
+            Entry::Ended(r) => {
+                let skip = r.commands.len().saturating_sub(last);
+                (r.commands[skip..].to_vec(), r.commands_dropped)
+            }
+        };
+        Ok(CommandsReply {
+            commands,
+            dropped,
+            session_id: p.session_id,
+        })
     }
 
     pub(super) fn snapshot(&self, p: IdParams) -> Result<SnapshotReply, SessionError> {
@@ -757,11 +792,12 @@ impl Host {
             p.regex.is_some(),
             p.idle_ms.is_some(),
             p.exit,
+            p.command,
         ];
         if targets.iter().filter(|t| **t).count() != 1 {
             return Err(SessionError::new(
                 ErrorCode::InvalidCondition,
-                "give exactly one of --text, --regex, --idle and --exit",
+                "give exactly one of --text, --regex, --idle, --exit and --command",
             ));
         }
         let target = match (&p.text, &p.regex, p.idle_ms) {
@@ -774,6 +810,7 @@ impl Host {
             (Some(t), ..) => Target::Text(t.clone()),
             (_, Some(r), _) => WaitCondition::regex(r)?,
             (_, _, Some(ms)) => Target::Idle(Duration::from_millis(ms)),
+            _ if p.command => Target::Command,
             _ => Target::Exit,
         };
         let condition = WaitCondition {
@@ -783,10 +820,15 @@ impl Host {
             timeout: millis(p.timeout_ms),
         };
         let entry = self.lookup(&p.session_id)?;
+        let mut command = None;
         let (result, waited, version, session) = match entry {
             Entry::Live(l) => {
                 on_session(Arc::clone(&l.session));
                 let o = wait(&l.session, &condition, cancel);
+                if matches!(condition.target, Target::Command) && o.result == WaitResult::Matched {
+                    let live = l.session.lock();
+                    command = live.commands.after_input(live.inputs).cloned();
+                }
                 (o.result, o.waited, o.version, Some(l))
             }
             // An ended session cannot change: evaluate once.
@@ -796,6 +838,11 @@ impl Host {
                     Target::Text(t) => until == Until::Present && text.contains(t.as_str()),
                     Target::Regex(re) => until == Until::Present && re.is_match(&text),
                     Target::Idle(_) | Target::Exit => true,
+                    // No input can follow the end: the last command is the answer.
+                    Target::Command => {
+                        command = r.commands.last().cloned();
+                        command.is_some()
+                    }
                 };
                 let result = if holds {
                     WaitResult::Matched
@@ -826,6 +873,7 @@ impl Host {
             message: message.into(),
         });
         Ok(WaitReply {
+            command,
             status: error.as_ref().map(|_| "error".into()),
             error,
             matched: result == WaitResult::Matched,

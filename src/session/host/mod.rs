@@ -10,8 +10,9 @@
 //! `methods.rs` has one function per request; `connection.rs` the socket, the connections
 //! and the executor.
 
+use crate::session::commands::{CommandRecord, MAX_COMMANDS};
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant, SystemTime};
@@ -80,6 +81,12 @@ struct Record {
     /// How it started and the steps that drove it (`journal`).
     #[serde(default)]
     start: Option<Start>,
+    /// The commands its shell reported (shell integration), the last 1,000.
+    #[serde(default)]
+    commands: Vec<CommandRecord>,
+    /// Commands reported before those.
+    #[serde(default)]
+    commands_dropped: u64,
 }
 
 /// What a journal export needs of a session's start beyond [`Meta`].
@@ -367,6 +374,8 @@ impl Host {
             host: Some(self.socket.clone()),
             recording: Some(live.recording.summary()),
             start: Some(Start::of(&entry.session, live.journal.clone())),
+            commands: live.commands.last(MAX_COMMANDS),
+            commands_dropped: live.commands.dropped(),
         };
         let timeline = live.recording.clone();
         drop(live);
@@ -394,14 +403,7 @@ impl Host {
 
     /// Writes a file of the state directory whole (a private temporary file, synced, renamed).
     fn write_private(&self, path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
-        let mut tmp = tempfile::NamedTempFile::new_in(&self.state_dir)
-            .map_err(|e| SessionError::io("cannot write the session state", e))?;
-        tmp.write_all(bytes)
-            .and_then(|()| tmp.as_file().sync_all())
-            .map_err(|e| SessionError::io("cannot write the session state", e))?;
-        tmp.persist(path)
-            .map_err(|e| SessionError::io("cannot write the session state", e.error))?;
-        Ok(())
+        super::paths::write_private_file(path, bytes)
     }
 
     /// No live session, and no request for the idle time.
