@@ -43,6 +43,7 @@
 //!     until: Until::Present,
 //!     stable_for: None,
 //!     timeout: Some(Duration::from_secs(10)),
+//!     fresh: false,
 //! };
 //! assert_eq!(wait(&session, &answer, &AtomicBool::new(false)).result, WaitResult::Matched);
 //! assert!(session.lock().term.text().contains("hello, world"));

@@ -37,8 +37,8 @@ use crate::session::client::{Client, reply_timeout, reply_timeout_after};
 use crate::session::host::PANIC_HOOK_ENV;
 use crate::session::instance::MAX_SIZE;
 use crate::session::protocol::{
-    HistoryParams, IdParams, ListParams, MarkParams, ReadParams, ResizeParams, SendParams,
-    SendStep, StartParams, StopParams, WaitParams,
+    CommandsParams, FindParams, HistoryParams, IdParams, ListParams, MarkParams, ReadParams,
+    ResizeParams, SendParams, SendStep, StartParams, StopParams, WaitParams,
 };
 use crate::session::send::MouseStep;
 use crate::session::{ErrorCode, SessionError, artifacts};
@@ -83,6 +83,20 @@ pub struct SpawnArgs {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub timeout: Option<u64>,
+    /// A name to use instead of the session id in every tool (unique among sessions).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// For bash, zsh or fish: mark the prompt and each command (OSC 133) so `wait` with
+    /// command=true reports a finished command with its exit code and output, `read` says
+    /// whether the prompt is ready, and `commands` lists them. The user's start-up files are
+    /// still read and left unchanged.
+    #[serde(default, rename = "shellIntegration")]
+    pub shell_integration: Option<bool>,
+    /// Return only once the program waits for input (its first prompt, with
+    /// shellIntegration), waiting at most this many milliseconds; the reply's `ready` says
+    /// whether it did.
+    #[serde(default, rename = "waitReady")]
+    pub wait_ready: Option<u64>,
 }
 
 /// `spawn`'s `command`: the program's name, or the program and its arguments in one array.
@@ -122,6 +136,7 @@ pub struct Action {
     /// for programs that turned mouse tracking on (the error says when it is off); encoded
     /// for the program's mouse mode.
     #[serde(default)]
+    #[schemars(schema_with = "mouse_schema")]
     pub mouse: Option<MouseStep>,
     /// A pause in milliseconds before the next action (e.g. between Escape and a letter, so
     /// the program does not read them as Alt+letter). At most 60000 in one write.
@@ -160,7 +175,7 @@ pub struct WaitArgs {
     pub session_id: String,
     /// Wait for this literal text on the screen; blanks on screen are spaces (`">>> "` is
     /// found) and a line break is a row's end. Give exactly one of `match`, `regex`, `idle`,
-    /// `exit`, `command`.
+    /// `exit`, `command`, `title`, `bell`, `changed`.
     #[serde(default, rename = "match")]
     pub text: Option<String>,
     /// Wait for a regular expression (Rust regex syntax) to match the screen text, one line
@@ -179,6 +194,24 @@ pub struct WaitArgs {
     /// shellIntegration=true for bash, zsh, fish). Never reports a command still running.
     #[serde(default)]
     pub command: Option<bool>,
+    /// Wait until the window title contains this text.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Wait until the terminal rings its bell (after the last input).
+    #[serde(default)]
+    pub bell: Option<bool>,
+    /// Wait until the screen's content changes: after `since` (a `version` from `read`), else
+    /// after the wait began. A cursor that only moves or blinks is no change.
+    #[serde(default)]
+    pub changed: Option<bool>,
+    /// With `changed`: the `version` to compare with.
+    #[serde(default)]
+    pub since: Option<u64>,
+    /// The condition must become true after the wait begins: text already on screen (such as
+    /// the echo of the command line just typed) does not count, only text that appears
+    /// where it was not.
+    #[serde(default)]
+    pub fresh: Option<bool>,
     /// "present" (default): until the text appears; "absent": until it is gone.
     #[serde(default)]
     #[schemars(schema_with = "until_schema")]
@@ -209,6 +242,60 @@ fn until_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         "type": ["string", "null"],
         "enum": ["present", "absent", null],
         "description": "\"present\" (default): until the text appears; \"absent\": until it is gone."
+    })
+}
+
+/// The schema of a `write` action's `mouse`: the host protocol's mouse step, written out
+/// plainly (derived, its enums would be references and unions, which some function-calling
+/// clients reject).
+fn mouse_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let cell = |what: &str| json!({ "type": "integer", "minimum": 0, "description": what });
+    schemars::json_schema!({
+        "type": ["object", "null"],
+        "additionalProperties": false,
+        "description": "A mouse gesture, encoded for the mouse mode the program enabled.",
+        "properties": {
+            "action": {
+                "type": "string",
+                "enum": ["click", "doubleClick", "drag", "move", "scroll"],
+                "description": "What the mouse does."
+            },
+            "row": cell("Row of the cell (0-based, as `read` reports the cursor)."),
+            "col": cell("Column of the cell (0-based)."),
+            "text": {
+                "type": "string",
+                "description": "Instead of row/col: the first cell of this text on the screen."
+            },
+            "nth": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "With text: its Nth occurrence in screen order (default 1)."
+            },
+            "toRow": cell("drag: the row where the button comes up."),
+            "toCol": cell("drag: the column where the button comes up."),
+            "button": {
+                "type": "string",
+                "enum": ["left", "middle", "right"],
+                "description": "click, doubleClick, drag: the button (default left)."
+            },
+            "direction": {
+                "type": "string",
+                "enum": ["up", "down", "left", "right"],
+                "description": "scroll: which way the wheel turns."
+            },
+            "count": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 1000,
+                "description": "scroll: notches (default 1). Without row/col the wheel turns where the last mouse action left the pointer."
+            },
+            "mods": {
+                "type": "array",
+                "items": { "type": "string", "enum": ["shift", "alt", "meta", "ctrl"] },
+                "description": "Modifier keys held."
+            }
+        },
+        "required": ["action"]
     })
 }
 
@@ -372,6 +459,9 @@ impl Server {
                     title: a.title,
                     group: a.group,
                     timeout_ms: a.timeout,
+                    name: a.name,
+                    shell_integration: a.shell_integration.unwrap_or(false),
+                    wait_ready_ms: a.wait_ready,
                     ..StartParams::default()
                 },
             )
@@ -416,7 +506,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Wait until a condition holds on a session's screen: `match` text present (or absent with until=\"absent\"), a `regex`, `idle` ms without change, `exit`, or `command` (a shell command finished after the last input; with shell integration). Returns {result: \"matched\", text, matched, waitedMs, version, state, screen, command?}; a timeout (default 30000 ms) or the session ending first is a tool error carrying the same fields plus error.code wait_timeout / session_exited."
+        description = "Wait until a condition holds on a session's screen: `match` text present (or absent with until=\"absent\"), a `regex`, `idle` ms without change, `exit`, `command` (a shell command finished after the last input; with shell integration), `title`, `bell` or `changed` (any content change; `since` a read's version); `fresh` ignores what was already on screen. Returns {result: \"matched\", text, matched, waitedMs, version, state, screen, command?}; a timeout (default 30000 ms) or the session ending first is a tool error carrying the same fields plus error.code wait_timeout / session_exited."
     )]
     async fn wait(&self, Parameters(a): Parameters<WaitArgs>) -> CallToolResult {
         run(move || {
@@ -434,6 +524,11 @@ impl Server {
                 idle_ms: a.idle,
                 exit: a.exit.unwrap_or(false),
                 command: a.command.unwrap_or(false),
+                title: a.title,
+                bell: a.bell.unwrap_or(false),
+                changed: a.changed.unwrap_or(false),
+                since: a.since,
+                fresh: a.fresh.unwrap_or(false),
             };
             Client::connect()?.call("wait", &params, None)
         })
@@ -518,6 +613,27 @@ impl Server {
     )]
     async fn history(&self, Parameters(p): Parameters<HistoryParams>) -> CallToolResult {
         run(move || call("history", &p)).await
+    }
+
+    #[tool(
+        description = "Find text on a session's screen: every occurrence of `text` (or `regex`) as {row, col, length, text}, 0-based cells as `read` reports the cursor (click it with `write` {\"mouse\": {\"action\": \"click\", \"row\": …, \"col\": …}}). `style` keeps matches whose cells all have it, e.g. \"bold\", \"inverse\", \"fg=1\", \"bg=#ff0000\" (comma-separated); `history` searches the scrollback too. Returns {sessionId, matches, truncated}."
+    )]
+    async fn find(&self, Parameters(p): Parameters<FindParams>) -> CallToolResult {
+        run(move || call("find", &p)).await
+    }
+
+    #[tool(
+        description = "Restart a session's program: end it and start the same command again (same size, environment, directory, name, options) in a new session. Returns the new session as `spawn` does, plus previousSessionId; the old session stays readable as stopped (stopReason \"restart\")."
+    )]
+    async fn restart(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
+        run(move || call("restart", &p)).await
+    }
+
+    #[tool(
+        description = "The shell commands a session ran, oldest first, with exit codes (needs shell integration: spawn with shellIntegration=true). Returns {sessionId, commands: [{index, text, exitCode, output, durationMs, finishedAtMs}], dropped}; `last` limits to the last N (default 20)."
+    )]
+    async fn commands(&self, Parameters(p): Parameters<CommandsParams>) -> CallToolResult {
+        run(move || call("commands", &p)).await
     }
 
     #[tool(

@@ -250,6 +250,7 @@ impl Tui {
             until: Until::Present,
             stable_for: None,
             timeout: Some(self.timeout),
+            fresh: false,
         };
         let outcome = wait(&self.session, &condition, &AtomicBool::new(false));
         if let Some(message) = outcome.failure(&condition, &self.session) {

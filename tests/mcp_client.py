@@ -20,8 +20,65 @@ from mcp.client.stdio import stdio_client
 
 EXPECTED_TOOLS = {
     "spawn", "read", "write", "wait", "resize", "status", "kill", "list", "history",
-    "capture", "inspect", "mark", "export",
+    "capture", "inspect", "mark", "export", "find", "commands", "restart",
 }
+MOUSE_ECHO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "support", "mouseecho.py")
+
+
+async def agent_tools(session):
+    """SPEC §11 through MCP: shell integration (spawn by name, wait for a command, its exit
+    code and output, the command list, the prompt), find, cheap polling with read's `since`,
+    and mouse clicks encoded for the program's mode."""
+    shell = payload(await call(session, "spawn", {
+        "command": "bash", "shellIntegration": True, "waitReady": 15000,
+        "name": "agent-shell", "env": {"PS1": "$ "},
+    }))
+    assert shell["ready"] is True and shell["name"] == "agent-shell", shell
+    named = {"sessionId": "agent-shell"}
+    await call(session, "write", {**named, "action": [{"text": "echo FIND-ME; false"},
+                                                      {"key": "Enter"}]})
+    done = payload(await call(session, "wait", {**named, "command": True, "timeout": 10000}))
+    command = done["command"]
+    assert (command["text"], command["exitCode"], command["output"]) == (
+        "echo FIND-ME; false", 1, "FIND-ME"), done
+    listed = payload(await call(session, "commands", named))
+    assert [c["exitCode"] for c in listed["commands"]] == [1], listed
+    read = payload(await call(session, "read", named))
+    assert read["prompt"] == {"ready": True} and len(read["hash"]) == 16, read
+    unchanged = payload(await call(session, "read", {**named, "since": read["version"]}))
+    assert unchanged["changed"] is False and "screen" not in unchanged, unchanged
+    assert unchanged["hash"] == read["hash"], unchanged
+    restarted = payload(await call(session, "restart", named))
+    assert restarted["previousSessionId"] == shell["sessionId"], restarted
+    assert restarted["name"] == "agent-shell" and restarted["sessionId"] != shell["sessionId"]
+    old = payload(await call(session, "list", {"all": True}))
+    old = next(s for s in old["sessions"] if s["sessionId"] == shell["sessionId"])
+    assert (old["state"], old["stopReason"]) == ("stopped", "restart"), old
+    found = payload(await call(session, "find", {"sessionId": shell["sessionId"],
+                                                 "text": "FIND-ME"}))
+    rows = read["screen"]["text"].split("\n")
+    # The echoed command line and the output line.
+    places = [(m["row"], m["col"]) for m in found["matches"]]
+    assert places == [(r, rows[r].index("FIND-ME")) for r in range(len(rows))
+                      if "FIND-ME" in rows[r]], (places, rows)
+    await call(session, "kill", named)
+
+    echo = payload(await call(session, "spawn", {"command": "python3", "args": [MOUSE_ECHO]}))
+    sid = {"sessionId": echo["sessionId"]}
+    await call(session, "wait", {**sid, "match": "ready", "timeout": 15000})
+    click = {"mouse": {"action": "click", "row": 2, "col": 4}}
+    err = payload(await call(session, "write", {**sid, "action": click}, expect_error=True))
+    assert err["error"]["code"] == "invalid_operation", err
+    await call(session, "write", {**sid, "action": {"text": "!m1000,1006"}})
+    await call(session, "wait", {**sid, "match": "MODES 1000,1006", "timeout": 10000})
+    await call(session, "write", {**sid, "action": [click, {"delay": 20},
+                                                   {"mouse": {"action": "click",
+                                                              "text": "HEX"}}]})
+    # The third read (after the mode switch and the first click, which the program showed as
+    # "2 HEX:…") is the second click, aimed at "HEX" on that line: row 0, column 2.
+    await call(session, "wait", {**sid, "match": "3 HEX:1b5b3c303b333b314d1b5b3c303b333b316d",
+                                 "timeout": 10000})
+    await call(session, "kill", sid)
 
 
 def png_size(data):
@@ -323,6 +380,8 @@ async def main(binary, workdir, home):
                 "sessionId": sid, "match": "never printed", "timeout": 300,
             }, expect_error=True))
             assert timed_out["error"]["code"] == "wait_timeout", timed_out
+
+            await agent_tools(session)
 
             killed = payload(await call(session, "kill", {"sessionId": sid}))
             assert killed["stopped"] == [sid], killed

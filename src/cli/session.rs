@@ -12,8 +12,8 @@ use shotty::duration::parse_duration;
 use shotty::render::Format;
 use shotty::session::client::{Client, reply_timeout, reply_timeout_after};
 use shotty::session::protocol::{
-    CommandsParams, HistoryParams, IdParams, JournalReply, ListParams, MarkParams, ReadParams,
-    ResizeParams, SendParams, SendStep, StartParams, StopParams, WaitParams,
+    CommandsParams, FindParams, HistoryParams, IdParams, JournalReply, ListParams, MarkParams,
+    ReadParams, ResizeParams, SendParams, SendStep, StartParams, StopParams, WaitParams,
 };
 use shotty::session::{ErrorCode, SessionError, artifacts, paths};
 
@@ -79,6 +79,9 @@ struct StartArgs {
     /// Do not remove CI and TF_BUILD from the environment.
     #[arg(long)]
     no_delete_envs: bool,
+    /// A name to use in place of the id (unique among this host's sessions).
+    #[arg(long)]
+    name: Option<String>,
     /// Make bash, zsh or fish mark its prompt and commands (OSC 133) for `wait --command`,
     /// `commands` and `read`'s `prompt`, without touching your start-up files (they are
     /// still read).
@@ -111,7 +114,7 @@ struct ListArgs {
 /// Read the screen.
 #[derive(Debug, Parser)]
 struct ReadArgs {
-    /// The session's id.
+    /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
     /// Include the structured snapshot (cells, styles, cursor, modes).
     #[arg(long)]
@@ -128,12 +131,16 @@ struct ReadArgs {
     /// Last row of a range (0-based, included; with --start).
     #[arg(long, value_name = "ROW")]
     end: Option<usize>,
+    /// A `version` from an earlier read: if the content has not changed since, reply
+    /// `changed: false` without the screen, at once.
+    #[arg(long, value_name = "VERSION")]
+    since: Option<u64>,
 }
 
 /// Wait for a condition on the screen.
 #[derive(Debug, Parser)]
 struct WaitArgs {
-    /// The session's id.
+    /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
     /// Literal text on the screen; spaces at its end match blanks (`">>> "`).
     #[arg(long, allow_hyphen_values = true)]
@@ -161,12 +168,58 @@ struct WaitArgs {
     /// shell integration (`start --shell-integration`).
     #[arg(long)]
     command: bool,
+    /// Wait until the window title contains this text.
+    #[arg(long, allow_hyphen_values = true)]
+    title: Option<String>,
+    /// Wait until the terminal rings its bell (after the last input).
+    #[arg(long)]
+    bell: bool,
+    /// Wait until the screen's content changes (a cursor that only moves or blinks is no
+    /// change): after --since VERSION (a `version` from read), else after the wait began.
+    #[arg(long)]
+    changed: bool,
+    /// With --changed: the version to compare with.
+    #[arg(long, value_name = "VERSION", requires = "changed")]
+    since: Option<u64>,
+    /// The condition must become true after the wait begins: text already on the screen
+    /// (the echo of the command line just typed) does not count, only text where it was not.
+    #[arg(long)]
+    fresh: bool,
+}
+
+/// Where a text or pattern is on the screen: rows and columns to click, optionally only where
+/// it has a style.
+#[derive(Debug, Parser)]
+struct FindArgs {
+    /// The session: its id, its name, a unique prefix of its id, or `last`.
+    id: String,
+    /// Literal text (case-sensitive).
+    #[arg(long, allow_hyphen_values = true)]
+    text: Option<String>,
+    /// A regular expression (Rust syntax) matched against each row.
+    #[arg(long, allow_hyphen_values = true)]
+    regex: Option<String>,
+    /// Only where every cell has this style: bold, dim, italic, underline, inverse, …,
+    /// fg=C, bg=C (C: default, 0-255 or #rrggbb), comma-separated.
+    #[arg(long)]
+    style: Option<String>,
+    /// Search the scrollback too (rows are then history line indices, as `history` gives).
+    #[arg(long)]
+    history: bool,
+}
+
+/// End the program and start the same command again (size, environment, directory, group,
+/// name, options) in a new session; the old one is kept as stopped (reason `restart`).
+#[derive(Debug, Parser)]
+struct RestartArgs {
+    /// The session: its id, its name, a unique prefix of its id, or `last`.
+    id: String,
 }
 
 /// Commands the shell ran, with exit codes (shell integration).
 #[derive(Debug, Parser)]
 struct CommandsArgs {
-    /// The session's id.
+    /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
     /// Only the last N (default 20).
     #[arg(long, value_name = "N")]
@@ -178,7 +231,7 @@ struct CommandsArgs {
 /// are refused when the program has not turned mouse tracking on.
 #[derive(Debug, Parser)]
 struct SendArgs {
-    /// The session's id.
+    /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
     /// Literal text (a carriage return in it is Enter; see also --keys Enter).
     #[arg(long, allow_hyphen_values = true)]
@@ -232,7 +285,7 @@ struct SendArgs {
 /// Resize the terminal.
 #[derive(Debug, Parser)]
 struct ResizeArgs {
-    /// The session's id.
+    /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
     /// Columns (1–500).
     #[arg(long, value_parser = dimension)]
@@ -246,7 +299,7 @@ struct ResizeArgs {
 #[derive(Debug, Parser)]
 #[command(args_override_self = true)]
 struct CaptureArgs {
-    /// The session's id.
+    /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
     /// Output file; its extension picks the format unless --format is given.
     #[arg(short = 'o', long = "out", default_value = "output.svg")]
@@ -262,7 +315,7 @@ struct CaptureArgs {
 #[derive(Debug, Parser)]
 #[command(args_override_self = true)]
 struct InspectArgs {
-    /// The session's id.
+    /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
     /// svg (default) or png.
     #[arg(long, value_parser = format_arg)]
@@ -274,7 +327,7 @@ struct InspectArgs {
 /// Add a marker to the session's recording.
 #[derive(Debug, Parser)]
 struct MarkArgs {
-    /// The session's id.
+    /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
     /// The marker's label.
     #[arg(long)]
@@ -285,7 +338,7 @@ struct MarkArgs {
 /// animated (.svg, .gif, .apng).
 #[derive(Debug, Parser)]
 struct ExportArgs {
-    /// The session's id.
+    /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
     /// Output file (`-`: stdout); .cast, or .svg, .gif, .apng for an animation, or .yaml for
     /// a scenario of the steps that drove the session (`shotty scenario run` replays it).
@@ -303,7 +356,7 @@ struct ExportArgs {
 /// Lines from scrollback and screen with their global indices.
 #[derive(Debug, Parser)]
 struct HistoryArgs {
-    /// The session's id.
+    /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
     /// Lines from this global index on.
     #[arg(long, value_name = "INDEX")]
@@ -325,7 +378,7 @@ struct HistoryArgs {
 /// End sessions and their whole process trees.
 #[derive(Debug, Parser)]
 struct StopArgs {
-    /// The sessions' ids.
+    /// The sessions: ids, names, unique id prefixes or `last`.
     ids: Vec<String>,
     /// Every session of this host (needs --yes).
     #[arg(long)]
@@ -350,6 +403,8 @@ enum SessionCommand {
     Inspect(InspectArgs),
     History(HistoryArgs),
     Commands(CommandsArgs),
+    Find(FindArgs),
+    Restart(RestartArgs),
     Mark(MarkArgs),
     Export(ExportArgs),
     Stop(StopArgs),
@@ -484,6 +539,8 @@ fn parse(args: Vec<String>) -> Result<SessionCommand, clap::Error> {
         "inspect" => one("shotty session inspect", args, SessionCommand::Inspect),
         "history" => one("shotty session history", args, SessionCommand::History),
         "commands" => one("shotty session commands", args, SessionCommand::Commands),
+        "find" => one("shotty session find", args, SessionCommand::Find),
+        "restart" => one("shotty session restart", args, SessionCommand::Restart),
         "mark" => one("shotty session mark", args, SessionCommand::Mark),
         "export" => one("shotty session export", args, SessionCommand::Export),
         "stop" => one("shotty session stop", args, SessionCommand::Stop),
@@ -799,6 +856,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             ports,
             no_colorenv,
             no_delete_envs,
+            name,
             shell_integration,
             wait_ready,
             command,
@@ -826,6 +884,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                     ports,
                     no_colorenv,
                     no_delete_envs,
+                    name,
                     shell_integration,
                     wait_ready_ms: wait_ready.map(ms),
                 },
@@ -842,6 +901,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             bottom,
             start,
             end,
+            since,
         }) => call(
             "read",
             &ReadParams {
@@ -851,6 +911,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                 bottom,
                 start,
                 end,
+                since,
             },
         ),
         SessionCommand::Wait(WaitArgs {
@@ -863,6 +924,11 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             idle,
             exit,
             command,
+            title,
+            bell,
+            changed,
+            since,
+            fresh,
         }) => {
             // Ctrl+C closes the connection; the host notices and gives up the wait.
             let params = WaitParams {
@@ -875,6 +941,11 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                 idle_ms: idle.map(ms),
                 exit,
                 command,
+                title,
+                bell,
+                changed,
+                since,
+                fresh,
             };
             connect()?.call("wait", &params, reply_timeout("wait"))
         }
@@ -957,6 +1028,25 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                 last,
             },
         ),
+        SessionCommand::Find(FindArgs {
+            id,
+            text,
+            regex,
+            style,
+            history,
+        }) => call(
+            "find",
+            &FindParams {
+                session_id: id,
+                text,
+                regex,
+                style,
+                history,
+            },
+        ),
+        SessionCommand::Restart(RestartArgs { id }) => {
+            call("restart", &IdParams { session_id: id })
+        }
         SessionCommand::Mark(MarkArgs { id, label }) => call(
             "mark",
             &MarkParams {

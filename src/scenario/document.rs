@@ -854,6 +854,7 @@ fn wait_condition(args: &StepArgs) -> Result<WaitCondition, String> {
             .map(DurationValue::to_duration)
             .transpose()?,
         timeout: Some(timeout(args, DEFAULT_WAIT_TIMEOUT)?),
+        fresh: false,
     })
 }
 

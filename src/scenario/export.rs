@@ -95,8 +95,9 @@ mod tests {
             until: Until::Present,
             stable_for: Some(std::time::Duration::from_millis(100)),
             timeout: None,
+            fresh: false,
         };
-        journal.wait(wait.to_step());
+        journal.wait(wait.to_step().unwrap());
         journal.send(&[
             SendStep::Text("ihello \"quoted\"\n: yaml? # not a comment".into()),
             SendStep::Keys("Escape".into()),

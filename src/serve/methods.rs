@@ -90,6 +90,7 @@ impl Shared {
                     until: Until::Present,
                     stable_for: None,
                     timeout: Some(timeout),
+                    fresh: false,
                 };
                 wait(&self.session, &condition, cancel).result == WaitResult::Matched
             }

@@ -32,7 +32,7 @@ pub const STOP_REPLY_TIMEOUT: Duration = Duration::from_secs(60);
 pub fn reply_timeout(method: &str) -> Option<Duration> {
     match method {
         "wait" => None,
-        "stop" => Some(STOP_REPLY_TIMEOUT),
+        "stop" | "restart" => Some(STOP_REPLY_TIMEOUT),
         _ => Some(REPLY_TIMEOUT),
     }
 }

@@ -191,6 +191,8 @@ pub enum StopReason {
     Timeout,
     /// The host shut down.
     Shutdown,
+    /// `restart` replaced it with a new session of the same command.
+    Restart,
 }
 
 /// The mutable part of a session, behind one lock.
@@ -219,6 +221,10 @@ pub struct Live {
     pub input_at: Option<Instant>,
     /// Writes of input so far (what [`Commands::after_input`] counts).
     pub inputs: u64,
+    /// Bells the terminal had rung when input was last written.
+    pub bells_at_input: u64,
+    /// The version at which the screen's content (not just the cursor) last changed.
+    pub content_version: u64,
     /// The commands a shell reported (shell integration).
     pub commands: Commands,
     /// Where the last mouse step left the pointer (a scroll without a position turns the
@@ -296,6 +302,11 @@ fn wait_on<'a>(
                 .0
         }
     }
+}
+
+/// The content `hash` of `read`: [`fingerprint`] of the screen now, as 16 hex digits.
+pub fn content_hash(term: &Terminal) -> String {
+    format!("{:016x}", fingerprint(term))
 }
 
 /// A stable digest of what the screen shows (text and styles, not the cursor): a spinner
@@ -395,6 +406,8 @@ impl Session {
                 input_at: None,
                 pointer: None,
                 inputs: 0,
+                bells_at_input: 0,
+                content_version: 0,
                 commands: Commands::default(),
                 fed: 0,
                 status: None,
@@ -645,6 +658,7 @@ impl Session {
             // Noted before the bytes can reach the program, so its reaction is always newer.
             live.input_at = Some(Instant::now());
             live.inputs += 1;
+            live.bells_at_input = live.term.screen().bell_count();
             let at = self.created.elapsed();
             live.recording.push(at, Event::Input(bytes.to_vec()));
             live.keyframe_if_due(at);
@@ -676,6 +690,12 @@ impl Session {
             .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
         live.version += 1;
         live.updated_at = SystemTime::now();
+        let fp = fingerprint(&live.term);
+        if fp != live.content_fingerprint {
+            live.content_fingerprint = fp;
+            live.content_changed_at = Instant::now();
+            live.content_version = live.version;
+        }
         drop(live);
         self.changed.notify_all();
         Ok(())
@@ -910,6 +930,7 @@ impl Session {
         if fp != live.content_fingerprint {
             live.content_fingerprint = fp;
             live.content_changed_at = live.output_at;
+            live.content_version = live.version;
         }
     }
 }

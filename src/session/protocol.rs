@@ -176,6 +176,10 @@ pub struct StartParams {
     /// Keep CI and TF_BUILD.
     #[serde(default)]
     pub no_delete_envs: bool,
+    /// A name for the session, usable wherever its id is (unique among the sessions the host
+    /// holds).
+    #[serde(default)]
+    pub name: Option<String>,
     /// Make bash, zsh or fish print shell-integration marks (OSC 133).
     #[serde(default)]
     pub shell_integration: bool,
@@ -190,7 +194,8 @@ pub struct StartParams {
 #[cfg_attr(feature = "mcp", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IdParams {
-    /// The session id returned by `start`/`spawn` or `list` (`s_` + 32 hex digits).
+    /// The session: its id (`s_` + 32 hex digits, from `start`/`spawn` or `list`), the
+    /// name given at start, a unique prefix of its id, or `last` (the newest session).
     pub session_id: String,
 }
 
@@ -230,6 +235,8 @@ pub struct SessionSummary {
     pub group: Option<String>,
     /// Rows.
     pub height: usize,
+    /// The name given at start.
+    pub name: Option<String>,
     /// Ended sessions: how it ended (`null` if that cannot be told).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Option<Outcome>>,
@@ -285,6 +292,10 @@ pub struct ReadParams {
     /// Last row of a `start`–`end` range (0-based, inclusive).
     #[serde(default)]
     pub end: Option<usize>,
+    /// A `version` from an earlier read: when the screen's content has not changed since,
+    /// the reply is `changed: false` without the screen (cheap polling).
+    #[serde(default)]
+    pub since: Option<u64>,
 }
 
 /// `wait`.
@@ -318,6 +329,22 @@ pub struct WaitParams {
     /// integration); the reply's `command` is that command.
     #[serde(default)]
     pub command: bool,
+    /// Wait until the window title contains this text.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Wait until the bell rings after the last input.
+    #[serde(default)]
+    pub bell: bool,
+    /// Wait until the screen's content changes (after `since`, else after the wait began).
+    #[serde(default)]
+    pub changed: bool,
+    /// With `changed`: a `version` from `read`.
+    #[serde(default)]
+    pub since: Option<u64>,
+    /// The condition must become true after the wait began (see
+    /// [`WaitCondition::fresh`](super::wait::WaitCondition::fresh)).
+    #[serde(default)]
+    pub fresh: bool,
 }
 
 /// `send`.
@@ -425,6 +452,43 @@ pub struct CommandsReply {
     pub dropped: u64,
     /// The session.
     pub session_id: String,
+}
+
+/// `find` (also the MCP `find` tool's arguments).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "mcp", derive(JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FindParams {
+    /// The session id.
+    pub session_id: String,
+    /// Literal text to find (case-sensitive). Give `text` or `regex`.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// A regular expression (Rust syntax) matched against each row.
+    #[serde(default)]
+    pub regex: Option<String>,
+    /// Only where every cell of the match has this style: comma-separated `bold`, `dim`,
+    /// `italic`, `underline`, `blink`, `inverse`, `hidden`, `strikethrough`, `overline`,
+    /// `fg=C`, `bg=C` (C: `default`, a palette index 0–255 or `#rrggbb`).
+    #[serde(default)]
+    pub style: Option<String>,
+    /// Search the scrollback and the primary screen (rows are then global line indices, as
+    /// `history` numbers them) instead of the visible screen.
+    #[serde(default)]
+    pub history: bool,
+}
+
+/// The `find` reply.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FindReply {
+    /// The matches in screen order, at most 1,000: `row`, `col` (0-based cells, a wide
+    /// character counting two), `length` (columns), `text`.
+    pub matches: Vec<crate::term::Found>,
+    /// The session.
+    pub session_id: String,
+    /// More matched than were returned.
+    pub truncated: bool,
 }
 
 /// `read`'s `prompt`: what shell integration says of the shell.
@@ -647,6 +711,12 @@ pub struct ReadReply {
     pub exit_code: Option<i32>,
     /// See [`Lifecycle`].
     pub process_id: u32,
+    /// With `since`: the content changed since that version (always true here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<bool>,
+    /// A digest of the screen's content (text and styles, not the cursor): equal hashes,
+    /// equal screens.
+    pub hash: String,
     /// With shell integration: whether the shell waits at its prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<PromptState>,
@@ -663,8 +733,8 @@ pub struct ReadReply {
 }
 
 impl ReadReply {
-    /// The reply of a session in `lifecycle` showing `screen`.
-    pub fn new(lifecycle: Lifecycle, screen: ScreenReply) -> ReadReply {
+    /// The reply of a session in `lifecycle` showing `screen`, whose content hash is `hash`.
+    pub fn new(lifecycle: Lifecycle, screen: ScreenReply, hash: String) -> ReadReply {
         let Lifecycle {
             exit_code,
             process_id,
@@ -674,7 +744,9 @@ impl ReadReply {
             version,
         } = lifecycle;
         ReadReply {
+            changed: None,
             exit_code,
+            hash,
             process_id,
             prompt: None,
             screen,
@@ -686,12 +758,71 @@ impl ReadReply {
     }
 }
 
+/// The `read` reply when the content has not changed since `since`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnchangedReply {
+    /// Always false.
+    pub changed: bool,
+    /// See [`Lifecycle`].
+    pub exit_code: Option<i32>,
+    /// The content hash (as the earlier read's).
+    pub hash: String,
+    /// See [`Lifecycle`].
+    pub process_id: u32,
+    /// See [`Lifecycle`].
+    pub session_id: String,
+    /// See [`Lifecycle`].
+    pub signal: Option<String>,
+    /// See [`Lifecycle`].
+    pub state: State,
+    /// See [`Lifecycle`].
+    pub version: u64,
+}
+
+impl UnchangedReply {
+    /// The reply of a session in `lifecycle` whose unchanged content hashes to `hash`.
+    pub fn new(lifecycle: Lifecycle, hash: String) -> UnchangedReply {
+        let Lifecycle {
+            exit_code,
+            process_id,
+            session_id,
+            signal,
+            state,
+            version,
+        } = lifecycle;
+        UnchangedReply {
+            changed: false,
+            exit_code,
+            hash,
+            process_id,
+            session_id,
+            signal,
+            state,
+            version,
+        }
+    }
+}
+
+/// What `read` answers.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum ReadAnswer {
+    /// The screen.
+    Full(ReadReply),
+    /// Nothing changed since the version asked about.
+    Unchanged(UnchangedReply),
+}
+
 /// The `start` reply.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StartReply {
     /// Rows.
     pub height: u16,
+    /// The name given at start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// With `waitReadyMs`: whether the program was ready for input in time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ready: Option<bool>,

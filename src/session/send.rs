@@ -8,9 +8,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::error::{ErrorCode, SessionError};
-use crate::term::Terminal;
 use crate::term::keys::{self, KeyModes, Modifiers};
 use crate::term::mouse::{self, Gesture, MouseButton, WheelDirection};
+use crate::term::{FindScope, Terminal};
 
 /// The longest pause one `send` may hold (all its `delay` steps together).
 pub const MAX_SEND_DELAY: Duration = Duration::from_secs(60);
@@ -233,7 +233,7 @@ impl MouseStep {
             (Some(row), Some(col), _) => (row, col),
             (_, _, Some(text)) => {
                 let nth = self.nth.unwrap_or(1);
-                let found = term.find(false, None, |line| {
+                let found = term.find(FindScope::Screen, None, |line| {
                     line.match_indices(text.as_str())
                         .map(|(i, m)| i..i + m.len())
                         .collect()

@@ -10,8 +10,8 @@ use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 
 use super::error::{ErrorCode, SessionError};
-use super::instance::Session;
-use crate::term::Terminal;
+use super::instance::{Live, Session};
+use crate::term::{FindScope, Terminal};
 
 /// The longest regex source accepted.
 pub const MAX_PATTERN_LEN: usize = 4096;
@@ -30,6 +30,13 @@ pub enum Target {
     /// A shell command finished after the session's last input (shell integration; see
     /// [`Commands::after_input`](super::commands::Commands::after_input)).
     Command,
+    /// The window title contains this text.
+    Title(String),
+    /// The terminal rang its bell after the session's last input.
+    Bell,
+    /// The screen's content (not just the cursor) changed after this version; `None`: after
+    /// the wait began.
+    Changed(Option<u64>),
 }
 
 /// Whether the text must appear or go away.
@@ -56,11 +63,16 @@ pub struct WaitCondition {
     pub stable_for: Option<Duration>,
     /// Give up after this long; `None` waits until met, the session ends or cancellation.
     pub timeout: Option<Duration>,
+    /// The condition must become true after the wait began: a text or pattern counts only
+    /// where the screen did not show it then (so the echo of a typed command line does not
+    /// satisfy it), a title only once the title has changed, a bell only if it rings after.
+    pub fresh: bool,
 }
 
 impl WaitCondition {
-    /// This wait as a scenario file's `wait` step (`{"type": "wait", "args": {…}}`).
-    pub fn to_step(&self) -> serde_json::Value {
+    /// This wait as a scenario file's `wait` step (`{"type": "wait", "args": {…}}`), if the
+    /// format can say it.
+    pub fn to_step(&self) -> Option<serde_json::Value> {
         use serde_json::json;
         let mut args = serde_json::Map::new();
         match &self.target {
@@ -79,6 +91,7 @@ impl WaitCondition {
             Target::Command => {
                 args.insert("command".into(), json!(true));
             }
+            Target::Title(_) | Target::Bell | Target::Changed(_) => return None,
         }
         if self.until == Until::Absent {
             args.insert("until".into(), json!("absent"));
@@ -89,7 +102,7 @@ impl WaitCondition {
         if let Some(t) = self.timeout {
             args.insert("timeout".into(), json!(format!("{}ms", t.as_millis())));
         }
-        json!({ "type": "wait", "args": args })
+        Some(json!({ "type": "wait", "args": args }))
     }
 
     /// Compiles a regex target, naming the problem (`invalid_condition`) if it is bad.
@@ -122,6 +135,9 @@ impl WaitCondition {
                         --shell-integration)"
                     .into();
             }
+            Target::Title(t) => return format!("the title to contain {t:?}"),
+            Target::Bell => return "the bell".into(),
+            Target::Changed(_) => return "the screen to change".into(),
         };
         match self.until {
             Until::Present => format!("{what} to appear"),
@@ -186,6 +202,82 @@ pub fn exit_note(session: &Session) -> String {
     }
 }
 
+/// What the screen showed when a `fresh` wait began, to tell what is new since.
+enum Fresh {
+    /// Where the text or pattern was: (row, column), rows counted from `first` in the
+    /// primary history, or screen rows on the alternate screen.
+    Places {
+        first: Option<u64>,
+        places: std::collections::HashSet<(u64, usize)>,
+    },
+    /// The title then.
+    Title(String),
+    /// Bells rung by then.
+    Bells(u64),
+    /// Nothing to compare.
+    Nothing,
+}
+
+impl Fresh {
+    fn of(live: &Live, target: &Target) -> Fresh {
+        let term = &live.term;
+        match target {
+            Target::Text(_) | Target::Regex(_) => {
+                let first = (!term.screen().is_alternate_screen()).then(|| screen_top(term));
+                Fresh::Places {
+                    first,
+                    places: places(term, target, first).collect(),
+                }
+            }
+            Target::Title(_) => Fresh::Title(term.screen().title().to_owned()),
+            Target::Bell => Fresh::Bells(term.screen().bell_count()),
+            _ => Fresh::Nothing,
+        }
+    }
+
+    /// Whether the condition holds on something new since the wait began.
+    fn is_new(&self, live: &Live, condition: &WaitCondition) -> bool {
+        let term = &live.term;
+        match self {
+            Fresh::Places { first, places: old } => {
+                let first = first.filter(|_| !term.screen().is_alternate_screen());
+                let mut now = places(term, &condition.target, first);
+                now.any(|place| !old.contains(&place))
+            }
+            Fresh::Title(then) => term.screen().title() != then,
+            Fresh::Bells(then) => term.screen().bell_count() > *then,
+            Fresh::Nothing => true,
+        }
+    }
+}
+
+/// The global index of the primary screen's top row.
+fn screen_top(term: &Terminal) -> u64 {
+    let scrollback = term.screen().scrollback();
+    scrollback.dropped() + scrollback.len() as u64
+}
+
+/// Where a text (its first line) or a pattern is: in the history from line `first` on, or on
+/// the screen when `first` is `None`.
+fn places<'a>(
+    term: &'a Terminal,
+    target: &'a Target,
+    first: Option<u64>,
+) -> impl Iterator<Item = (u64, usize)> + 'a {
+    let scope = first.map_or(FindScope::Screen, FindScope::History);
+    let found = term.find(scope, None, |row| match target {
+        Target::Text(t) => {
+            let line = t.split('\n').next().unwrap_or(t);
+            row.match_indices(line)
+                .map(|(i, m)| i..i + m.len())
+                .collect()
+        }
+        Target::Regex(r) => r.find_iter(row).map(|m| m.range()).collect(),
+        _ => Vec::new(),
+    });
+    found.into_iter().map(|f| (f.row, f.col))
+}
+
 /// Checks the screen with `check` once it has settled (see [`Session::settle`]), then again
 /// after every change, until it passes, `timeout` passes or the program ends; the error is the
 /// last check's. For conditions a [`WaitCondition`] cannot express (a whole screen against a
@@ -219,6 +311,11 @@ pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -
     let mut seen = false;
     let mut holding_since: Option<Instant> = None;
     let mut live = session.lock();
+    let at_start = Fresh::of(&live, &condition.target);
+    let changed_since = match condition.target {
+        Target::Changed(Some(version)) => version,
+        _ => live.version,
+    };
     loop {
         let now = Instant::now();
         let ended = live.state.is_ended();
@@ -229,12 +326,20 @@ pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -
                 *seen && !present
             }
         };
+        let fresh = |holds: bool| holds && (!condition.fresh || at_start.is_new(&live, condition));
         let holds = match &condition.target {
-            Target::Text(t) => visible(live.term.contains_text(t), &mut seen),
-            Target::Regex(r) => visible(r.is_match(&live.term.text()), &mut seen),
+            Target::Text(t) => visible(fresh(live.term.contains_text(t)), &mut seen),
+            Target::Regex(r) => visible(fresh(r.is_match(&live.term.text())), &mut seen),
             Target::Idle(d) => now.duration_since(live.content_changed_at) >= *d,
             Target::Exit => ended,
             Target::Command => live.commands.after_input(live.inputs).is_some(),
+            Target::Title(t) => fresh(live.term.screen().title().contains(t.as_str())),
+            Target::Bell => {
+                let rung = live.term.screen().bell_count();
+                rung > live.bells_at_input
+                    && (!condition.fresh || at_start.is_new(&live, condition))
+            }
+            Target::Changed(_) => live.content_version > changed_since,
         };
         let outcome = |result| WaitOutcome {
             result,
@@ -248,7 +353,9 @@ pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -
                 .is_none_or(|s| now.duration_since(since) >= s)
             {
                 let matched = outcome(WaitResult::Matched);
-                live.journal.wait(condition.to_step());
+                if let Some(step) = condition.to_step() {
+                    live.journal.wait(step);
+                }
                 return matched;
             }
         } else {
@@ -272,7 +379,12 @@ pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -
             at(since + s);
         }
         live = match condition.target {
-            Target::Text(_) | Target::Regex(_) | Target::Command => session.wait_change(live, wake),
+            Target::Text(_)
+            | Target::Regex(_)
+            | Target::Command
+            | Target::Title(_)
+            | Target::Bell
+            | Target::Changed(_) => session.wait_change(live, wake),
             // Idleness comes with time, and output only moves it later, so these waiters
             // need no wake-up per output.
             Target::Idle(d) => {

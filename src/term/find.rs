@@ -13,6 +13,16 @@ use super::Terminal;
 use super::grid::Row;
 use super::style::{Attrs, Color, StyleTable, Underline};
 
+/// Where [`Terminal::find`] looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FindScope {
+    /// The visible screen; rows are 0-based screen rows.
+    Screen,
+    /// The primary screen's scrollback and screen, from this global line index on (0: all
+    /// of it); rows are global line indices (see [`Terminal::history`]).
+    History(u64),
+}
+
 /// One match.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -128,8 +138,9 @@ impl StyleFilter {
     }
 }
 
-/// A row's text as [`Row::write_full_text`] writes it, with the column each character
-/// starts at and the column after the last.
+/// A row's text as [`Row::write_text`] writes it (blanks at its end removed, so `$` of a
+/// pattern is where the text ends), with the column each character starts at and the column
+/// after the last.
 fn row_text(row: &Row) -> (String, Vec<(usize, usize)>) {
     let mut text = String::new();
     let mut starts = Vec::new();
@@ -144,6 +155,7 @@ fn row_text(row: &Row) -> (String, Vec<(usize, usize)>) {
         }
     }
     starts.push((text.len(), row.cells().len()));
+    text.truncate(text.trim_end_matches(' ').len());
     (text, starts)
 }
 
@@ -157,23 +169,22 @@ fn column(starts: &[(usize, usize)], at: usize) -> usize {
 impl Terminal {
     /// The places where `matches` finds text, in screen order: `matches` is given each row's
     /// text and returns byte ranges in it (a literal's occurrences, a regex's matches).
-    /// `history` searches the primary screen's scrollback and screen instead of the visible
-    /// screen; `filter` keeps only matches whose every cell has the style.
+    /// `scope` says which rows; `filter` keeps only matches whose every cell has the style.
     ///
     /// ```
-    /// use shotty::term::Terminal;
+    /// use shotty::term::{FindScope, Terminal};
     ///
     /// let mut t = Terminal::new(20, 2);
     /// t.advance("日本 \x1b[1mOK\x1b[m OK".as_bytes());
     /// let ok = |text: &str| text.match_indices("OK").map(|(i, m)| i..i + m.len()).collect();
-    /// let found = t.find(false, None, ok);
+    /// let found = t.find(FindScope::Screen, None, ok);
     /// assert_eq!((found[0].row, found[0].col, found[0].length), (0, 5, 2));
     /// let bold = "bold".parse().unwrap();
-    /// assert_eq!(t.find(false, Some(&bold), ok).len(), 1);
+    /// assert_eq!(t.find(FindScope::Screen, Some(&bold), ok).len(), 1);
     /// ```
     pub fn find(
         &self,
-        history: bool,
+        scope: FindScope,
         filter: Option<&StyleFilter>,
         mut matches: impl FnMut(&str) -> Vec<Range<usize>>,
     ) -> Vec<Found> {
@@ -197,8 +208,8 @@ impl Terminal {
                 });
             }
         };
-        if history {
-            for (index, row) in self.history() {
+        if let FindScope::History(first) = scope {
+            for (index, row) in self.history().skip_while(|(i, _)| *i < first) {
                 search(index, row);
             }
         } else {
@@ -226,11 +237,11 @@ mod tests {
     fn columns_count_cells_past_wide_and_combining_characters() {
         let mut t = Terminal::new(20, 3);
         t.advance("a日b\r\ne\u{301}x OK\r\n   OK".as_bytes());
-        let found = t.find(false, None, literal("b"));
+        let found = t.find(FindScope::Screen, None, literal("b"));
         assert_eq!((found[0].row, found[0].col, found[0].length), (0, 3, 1));
-        let found = t.find(false, None, literal("日"));
+        let found = t.find(FindScope::Screen, None, literal("日"));
         assert_eq!((found[0].col, found[0].length), (1, 2));
-        let found = t.find(false, None, literal("OK"));
+        let found = t.find(FindScope::Screen, None, literal("OK"));
         let places: Vec<_> = found.iter().map(|f| (f.row, f.col)).collect();
         assert_eq!(places, [(1, 3), (2, 3)]);
     }
@@ -241,7 +252,7 @@ mod tests {
         t.advance(b"\x1b[1;31mOK\x1b[m OK \x1b[1mO\x1b[mK \x1b[48;2;255;0;0mOK\x1b[m");
         let cols = |spec: &str| -> Vec<usize> {
             let f: StyleFilter = spec.parse().unwrap();
-            t.find(false, Some(&f), literal("OK"))
+            t.find(FindScope::Screen, Some(&f), literal("OK"))
                 .iter()
                 .map(|m| m.col)
                 .collect()
@@ -261,10 +272,10 @@ mod tests {
     fn the_history_is_searched_with_global_line_indices() {
         let mut t = Terminal::new(10, 2);
         t.advance(b"one\r\ntwo\r\nthree\r\nfour");
-        assert!(t.find(false, None, literal("one")).is_empty());
-        let found = t.find(true, None, literal("one"));
+        assert!(t.find(FindScope::Screen, None, literal("one")).is_empty());
+        let found = t.find(FindScope::History(0), None, literal("one"));
         assert_eq!((found[0].row, found[0].col), (0, 0));
-        let found = t.find(true, None, literal("four"));
+        let found = t.find(FindScope::History(0), None, literal("four"));
         assert_eq!(found[0].row, 3);
     }
 }

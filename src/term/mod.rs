@@ -36,7 +36,7 @@ mod bulk_print_tests;
 
 pub use cell::{Cell, CellFlags};
 pub use charset::{Charset, CharsetSlot};
-pub use find::{Found, StyleFilter, StyleFilterError};
+pub use find::{FindScope, Found, StyleFilter, StyleFilterError};
 pub use grid::{Cursor, Grid, LineSize, MAX_EXTRA_BYTES, PromptMark, Row, Scrollback};
 pub use handler::{
     CursorShape, DcsRequest, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr,

@@ -348,3 +348,196 @@ fn shell_integration_refuses_what_is_no_interactive_shell() {
         "invalid_request",
     );
 }
+
+/// Names, id prefixes and `last` stand for an id; the waits for a title, a bell, a content
+/// change and a fresh text; `read --since`; `find` with a style.
+#[test]
+fn names_waits_reads_and_find() {
+    let env = Env::new();
+    let doc = env.ok(&[
+        "start",
+        "--name",
+        "box",
+        "--env",
+        "PS1=$ ",
+        "--width",
+        "60",
+        "--height",
+        "12",
+        "--",
+        "bash",
+        "--norc",
+        "--noprofile",
+        "-i",
+    ]);
+    assert_eq!(doc["name"], "box", "{doc}");
+    let id = doc["sessionId"].as_str().unwrap().to_owned();
+    env.ok(&["wait", "box", "--regex", r"(?m)^\$ ?$", "--timeout", "10s"]);
+    env.error(&["start", "--name", "box", "--", "true"], "invalid_request");
+    env.error(
+        &["start", "--name", "last", "--", "true"],
+        "invalid_request",
+    );
+    assert_eq!(env.ok(&["read", "box"])["sessionId"], id.as_str());
+    assert_eq!(env.ok(&["read", &id[..8]])["sessionId"], id.as_str());
+    assert_eq!(env.ok(&["read", &id[2..9]])["sessionId"], id.as_str());
+    assert_eq!(env.ok(&["read", "last"])["sessionId"], id.as_str());
+    env.error(&["read", "no-such-name"], "session_not_found");
+
+    // Polling: nothing changed since the version read → no screen; then a change.
+    let read = env.ok(&["read", "box"]);
+    let version = read["version"].as_u64().unwrap().to_string();
+    let hash = read["hash"].as_str().unwrap().to_owned();
+    let same = env.ok(&["read", "box", "--since", &version]);
+    assert_eq!(
+        (same["changed"].as_bool(), same.get("screen")),
+        (Some(false), None),
+        "{same}"
+    );
+    assert_eq!(same["hash"], hash.as_str());
+    env.error(
+        &[
+            "wait",
+            "box",
+            "--changed",
+            "--since",
+            &version,
+            "--timeout",
+            "300ms",
+        ],
+        "wait_timeout",
+    );
+    env.ok(&["send", "box", "--text", "echo one", "--keys", "Enter"]);
+    env.ok(&[
+        "wait",
+        "box",
+        "--changed",
+        "--since",
+        &version,
+        "--timeout",
+        "5s",
+    ]);
+    let after = env.ok(&["read", "box", "--since", &version]);
+    assert_eq!(after["changed"], true, "{after}");
+    assert_ne!(after["hash"], hash.as_str());
+
+    // Title and bell.
+    env.ok(&[
+        "send",
+        "box",
+        "--text",
+        r"printf '\e]2;%s\a' title-set",
+        "--keys",
+        "Enter",
+    ]);
+    env.ok(&["wait", "box", "--title", "title-set", "--timeout", "5s"]);
+    env.ok(&["send", "box", "--keys", "Enter"]);
+    env.error(
+        &["wait", "box", "--bell", "--timeout", "300ms"],
+        "wait_timeout",
+    );
+    env.ok(&["send", "box", "--text", r"printf '\a'", "--keys", "Enter"]);
+    env.ok(&["wait", "box", "--bell", "--timeout", "5s"]);
+
+    // The echoed command line satisfies a plain wait at once, not a fresh one.
+    env.ok(&[
+        "send",
+        "box",
+        "--text",
+        "sleep 1; echo fresh-marker",
+        "--keys",
+        "Enter",
+    ]);
+    let plain = env.ok(&["wait", "box", "--text", "fresh-marker", "--timeout", "5s"]);
+    assert!(plain["waitedMs"].as_u64().unwrap() < 700, "{plain}");
+    let fresh = env.ok(&[
+        "wait",
+        "box",
+        "--fresh",
+        "--text",
+        "fresh-marker",
+        "--timeout",
+        "5s",
+    ]);
+    assert!(fresh["waitedMs"].as_u64().unwrap() >= 500, "{fresh}");
+
+    // find: the command line and the output; with a style, only the bold one.
+    let found = env.ok(&["find", "box", "--text", "fresh-marker"]);
+    let matches = found["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 2, "{found}");
+    let text = crate::cli_session::screen(&env, "box");
+    let rows: Vec<&str> = text.lines().collect();
+    for m in matches {
+        let (row, col) = (
+            m["row"].as_u64().unwrap() as usize,
+            m["col"].as_u64().unwrap() as usize,
+        );
+        assert_eq!(rows[row].find("fresh-marker"), Some(col), "{m} in {text}");
+    }
+    env.ok(&[
+        "send",
+        "box",
+        "--text",
+        r"printf '\e[1mBOLD\e[m BOLD\n'",
+        "--keys",
+        "Enter",
+    ]);
+    env.ok(&["wait", "box", "--text", "BOLD BOLD", "--timeout", "5s"]);
+    let bold = env.ok(&["find", "box", "--text", "BOLD", "--style", "bold"]);
+    let bold = bold["matches"].as_array().unwrap().clone();
+    assert_eq!(bold.len(), 1, "{bold:?}");
+    assert_eq!(bold[0]["col"], 0);
+    env.error(
+        &["find", "box", "--text", "BOLD", "--style", "shiny"],
+        "invalid_condition",
+    );
+    let history = env.ok(&["find", "box", "--regex", "^one$", "--history"]);
+    assert_eq!(history["matches"].as_array().unwrap().len(), 1, "{history}");
+    env.ok(&["stop", "box"]);
+}
+
+/// `restart` ends the program and runs the same command again in a new session that takes
+/// over the name; the old one is kept, stopped for `restart`.
+#[test]
+fn restart_runs_the_command_again_under_the_same_name() {
+    let env = Env::new();
+    let first = env.start(&[
+        "--name",
+        "svc",
+        "--width",
+        "50",
+        "--height",
+        "8",
+        "--",
+        "sh",
+        "-c",
+        "echo started-$$; exec sleep 60",
+    ]);
+    env.ok(&["wait", "svc", "--text", "started-", "--timeout", "10s"]);
+    env.ok(&["resize", "svc", "--width", "70", "--height", "9"]);
+    let doc = env.ok(&["restart", "svc"]);
+    let second = doc["sessionId"].as_str().unwrap().to_owned();
+    assert_ne!(second, first);
+    assert_eq!(doc["previousSessionId"], first.as_str(), "{doc}");
+    assert_eq!(
+        (doc["width"].as_u64(), doc["height"].as_u64()),
+        (Some(70), Some(9)),
+        "{doc}"
+    );
+    env.ok(&["wait", "svc", "--text", "started-", "--timeout", "10s"]);
+    assert_eq!(env.ok(&["read", "svc"])["sessionId"], second.as_str());
+    let listed = env.ok(&["list", "--all"]);
+    let old = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["sessionId"] == first.as_str())
+        .expect("the old session is kept")
+        .clone();
+    assert_eq!(
+        (old["state"].as_str(), old["stopReason"].as_str()),
+        (Some("stopped"), Some("restart")),
+        "{old}"
+    );
+    env.ok(&["stop", "svc"]);
+}

@@ -592,8 +592,9 @@ fn an_exported_session_validates() {
         until,
         stable_for: stable_ms.map(std::time::Duration::from_millis),
         timeout: timeout_ms.map(std::time::Duration::from_millis),
+        fresh: false,
     };
-    journal.wait(wait(Target::Text("~".into()), Until::Present, Some(100), None).to_step());
+    journal.wait(wait(Target::Text("~".into()), Until::Present, Some(100), None).to_step().unwrap());
     journal.send(&[
         SendStep::Text("ihello \"quoted\"\n: yaml? # not a comment".into()),
         SendStep::Keys("Escape".into()),
@@ -607,7 +608,8 @@ fn an_exported_session_validates() {
             None,
             Some(5000),
         )
-        .to_step(),
+        .to_step()
+        .unwrap(),
     );
     journal.resize(90, 20);
     // A send no wait follows: the export adds a settling one.
@@ -620,11 +622,12 @@ fn an_exported_session_validates() {
             None,
             None,
         )
-        .to_step(),
+        .to_step()
+        .unwrap(),
     );
     let prompt = WaitCondition::regex("^>>>$").expect("a pattern");
-    journal.wait(wait(prompt, Until::Present, None, None).to_step());
-    journal.wait(wait(Target::Exit, Until::Present, None, Some(10_000)).to_step());
+    journal.wait(wait(prompt, Until::Present, None, None).to_step().unwrap());
+    journal.wait(wait(Target::Exit, Until::Present, None, Some(10_000)).to_step().unwrap());
     let reply = JournalReply {
         session_id: "s_1".into(),
         command: vec!["vim".into(), "-u".into(), "NONE".into()],

@@ -30,6 +30,7 @@ fn cond(target: Target) -> WaitCondition {
         until: Until::Present,
         stable_for: None,
         timeout: Some(Duration::from_secs(10)),
+        fresh: false,
     }
 }
 

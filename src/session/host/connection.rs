@@ -89,7 +89,7 @@ impl Host {
     fn answered_on_connection(method: &str) -> bool {
         matches!(
             method,
-            "list" | "read" | "snapshot" | "history" | "export" | "commands"
+            "list" | "read" | "snapshot" | "history" | "export" | "commands" | "find"
         )
     }
 
@@ -99,7 +99,11 @@ impl Host {
         if self.panic_in.as_deref() == Some(request.method.as_str()) {
             panic!("{PANIC_HOOK_ENV} asked for a panic in {:?}", request.method);
         }
-        let p = Value::Object(request.params);
+        let mut params_object = request.params;
+        if let Err(e) = self.resolve_params(&mut params_object) {
+            return Some(Err(e));
+        }
+        let p = Value::Object(params_object);
         fn now(r: Result<impl Serialize, SessionError>) -> Result<Answer, SessionError> {
             let result = r?;
             serde_json::value::to_raw_value(&result)
@@ -137,11 +141,13 @@ impl Host {
             "resize" => now(params(p).and_then(|p| self.resize(p))),
             "history" => now(params(p).and_then(|p| self.history(p))),
             "commands" => now(params(p).and_then(|p| self.commands(p))),
+            "find" => now(params(p).and_then(|p| self.find(p))),
             "mark" => now(params(p).and_then(|p| self.mark(p))),
             "export" => now(params(p).and_then(|p| self.export(p))),
             "journal" => now(params(p).and_then(|p| self.journal(p))),
             "list" => now(params(p).and_then(|p| self.list(p))),
             "stop" => params(p).and_then(|p| self.stop(p)).map(Answer::Later),
+            "restart" => params(p).and_then(|p| self.restart(p)).map(Answer::Later),
             "ping" => now(Ok(PingReply {
                 pid: std::process::id(),
             })),
@@ -242,8 +248,10 @@ fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) 
                 })
                 .ok()
             });
+            let mut wait_params = request.params;
             let result = catch_panic("wait", || {
-                params(Value::Object(request.params)).and_then(|p| {
+                host.resolve_params(&mut wait_params)?;
+                params(Value::Object(wait_params)).and_then(|p| {
                     host.wait(p, &cancel, |s| {
                         *watched.lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
                     })

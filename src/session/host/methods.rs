@@ -10,19 +10,23 @@ use serde_json::json;
 
 use crate::lines::rfc3339;
 use crate::pty::ColorEnvFlags;
-use crate::term::{Snapshot, Terminal};
+use crate::term::{FindScope, Snapshot, StyleFilter, Terminal};
+
+/// Matches `find` returns at most.
+const MAX_FIND_MATCHES: usize = 1000;
 
 use crate::session::error::{ErrorCode, SessionError};
 use crate::session::instance::{
     DEFAULT_RECORD_LIMIT, STOP_GRACE, Session, SessionSpec, State, StopReason, check_record_limit,
-    check_size,
+    check_size, content_hash,
 };
 use crate::session::protocol::{
-    CommandsParams, CommandsReply, ExportParams, ExportReply, HistoryLine, HistoryParams,
-    HistoryReply, IdParams, JournalReply, Lifecycle, ListParams, ListReply, MarkParams, MarkReply,
-    PromptState, ReadParams, ReadReply, ResizeParams, ResizeReply, ScreenReply, SendParams,
-    SendReply, SessionSummary, SnapshotReply, StartParams, StartReply, StopFailure, StopParams,
-    StopReply, StoppedProcesses, WaitError, WaitParams, WaitReply,
+    CommandsParams, CommandsReply, ExportParams, ExportReply, FindParams, FindReply, HistoryLine,
+    HistoryParams, HistoryReply, IdParams, JournalReply, Lifecycle, ListParams, ListReply,
+    MarkParams, MarkReply, PromptState, ReadAnswer, ReadParams, ReadReply, ResizeParams,
+    ResizeReply, ScreenReply, SendParams, SendReply, SessionSummary, SnapshotReply, StartParams,
+    StartReply, StopFailure, StopParams, StopReply, StoppedProcesses, UnchangedReply, WaitError,
+    WaitParams, WaitReply,
 };
 use crate::session::rows::{Rows, RowsError};
 use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
@@ -36,7 +40,8 @@ use super::{
 /// A screen to report on: a live session's terminal, or an ended session's final snapshot.
 enum ScreenSource<'a> {
     Live(&'a Terminal),
-    Ended(&'a Snapshot),
+    /// The final snapshot and its content hash (`None` in records written before hashes).
+    Ended(&'a Snapshot, Option<&'a str>),
 }
 
 impl ScreenSource<'_> {
@@ -44,7 +49,15 @@ impl ScreenSource<'_> {
     pub(super) fn snapshot(&self) -> Snapshot {
         match self {
             ScreenSource::Live(term) => term.snapshot(),
-            ScreenSource::Ended(snapshot) => (*snapshot).clone(),
+            ScreenSource::Ended(snapshot, _) => (*snapshot).clone(),
+        }
+    }
+
+    /// The content hash of `read` (see [`content_hash`]).
+    fn hash(&self) -> String {
+        match self {
+            ScreenSource::Live(term) => content_hash(term),
+            ScreenSource::Ended(_, hash) => hash.unwrap_or_default().to_owned(),
         }
     }
 
@@ -88,7 +101,7 @@ impl ScreenSource<'_> {
                     ),
                 )
             }
-            ScreenSource::Ended(snapshot) => (
+            ScreenSource::Ended(snapshot, _) => (
                 snapshot.text(),
                 blank(
                     snapshot.width as usize,
@@ -208,6 +221,9 @@ impl Host {
                 "the session host is shutting down",
             ));
         }
+        if let Some(name) = &p.name {
+            self.check_unique_name(name)?;
+        }
         let id = new_session_id()?;
         let mut spec = SessionSpec {
             command: p.command.clone(),
@@ -228,8 +244,11 @@ impl Host {
             crate::session::shell_integration::apply(&mut spec, &hooks)?;
         }
         let session = Session::start(id.clone(), spec)?;
+        let start = p.clone();
         let meta = Meta {
+            start: Some(start),
             command: p.command,
+            name: p.name.clone(),
             title: p.title,
             group: p.group,
             cwd: cwd.display().to_string(),
@@ -254,6 +273,7 @@ impl Host {
         let state = session.lock().state;
         Ok(StartReply {
             height,
+            name: p.name,
             ready: None,
             process_id: session.pid(),
             session_id: id,
@@ -298,6 +318,7 @@ impl Host {
                     expires_at: None,
                     group: l.meta.group.clone(),
                     height: live.term.height(),
+                    name: l.meta.name.clone(),
                     outcome: None,
                     output_lines,
                     process_id: l.session.pid(),
@@ -323,6 +344,7 @@ impl Host {
                 expires_at: Some(rfc3339(r.expires_at)),
                 group: r.meta.group.clone(),
                 height: r.snapshot.height as usize,
+                name: r.meta.name.clone(),
                 outcome: Some(r.outcome),
                 output_lines: written_lines(&r.history),
                 process_id: r.process_id,
@@ -403,7 +425,7 @@ impl Host {
             Entry::Live(l) => {
                 if let Some(r) = self.record_if_ended(&l)? {
                     return Ok((
-                        view(ScreenSource::Ended(&r.snapshot)),
+                        view(ScreenSource::Ended(&r.snapshot, r.hash.as_deref())),
                         Self::status_fields(&r),
                     ));
                 }
@@ -424,7 +446,7 @@ impl Host {
                 Ok((view(ScreenSource::Live(&live.term)), fields))
             }
             Entry::Ended(r) => Ok((
-                view(ScreenSource::Ended(&r.snapshot)),
+                view(ScreenSource::Ended(&r.snapshot, r.hash.as_deref())),
                 Self::status_fields(&r),
             )),
         }
@@ -441,9 +463,36 @@ impl Host {
         }
     }
 
-    pub(super) fn read(&self, p: ReadParams) -> Result<ReadReply, SessionError> {
-        let (screen, fields) = self.current(&p.session_id, true, |s| s.screen(&p))?;
-        let mut reply = ReadReply::new(fields, screen?);
+    pub(super) fn read(&self, p: ReadParams) -> Result<ReadAnswer, SessionError> {
+        if let Some(since) = p.since {
+            // Nothing changed: answered at once, without settling or the screen.
+            let unchanged = match self.lookup(&p.session_id)? {
+                Entry::Live(l) => {
+                    let live = l.session.lock();
+                    (live.content_version <= since).then(|| {
+                        let fields = Lifecycle {
+                            exit_code: live.exit_code,
+                            process_id: l.session.pid(),
+                            session_id: p.session_id.clone(),
+                            signal: live.signal.clone(),
+                            state: live.state,
+                            version: live.version,
+                        };
+                        UnchangedReply::new(fields, content_hash(&live.term))
+                    })
+                }
+                Entry::Ended(r) => (r.version <= since).then(|| {
+                    UnchangedReply::new(Self::status_fields(&r), r.hash.clone().unwrap_or_default())
+                }),
+            };
+            if let Some(reply) = unchanged {
+                return Ok(ReadAnswer::Unchanged(reply));
+            }
+        }
+        let (screen, fields) = self.current(&p.session_id, true, |s| (s.screen(&p), s.hash()))?;
+        let (screen, hash) = screen;
+        let mut reply = ReadReply::new(fields, screen?, hash);
+        reply.changed = p.since.map(|_| true);
         if let Entry::Live(l) = self.lookup(&p.session_id)?
             && !reply.state.is_ended()
         {
@@ -454,7 +503,113 @@ impl Host {
                 .prompt_ready()
                 .map(|ready| PromptState { ready });
         }
-        Ok(reply)
+        Ok(ReadAnswer::Full(reply))
+    }
+
+    /// Ends the program (reason `restart`, the session retained as stopped) and starts what
+    /// started it again, with the size it has now, in a new session that takes over its name.
+    pub(super) fn restart(self: &Arc<Self>, p: IdParams) -> Result<Deferred, SessionError> {
+        let Entry::Live(entry) = self.lookup(&p.session_id)? else {
+            return Err(SessionError::new(
+                ErrorCode::SessionExited,
+                format!("session {} has ended and is no longer held", p.session_id),
+            ));
+        };
+        let mut params = entry.meta.start.clone().ok_or_else(|| {
+            SessionError::new(
+                ErrorCode::SessionError,
+                "this session was started by an older host, which did not keep how",
+            )
+        })?;
+        {
+            let live = entry.session.lock();
+            params.width = Some(live.term.width() as u16);
+            params.height = Some(live.term.height() as u16);
+        }
+        params.wait_ready_ms = None;
+        entry.session.mark_stopping(StopReason::Restart);
+        let host = Arc::clone(self);
+        Ok(Box::new(move || {
+            entry
+                .session
+                .stop(StopReason::Restart, STOP_GRACE)
+                .map_err(|e| SessionError::new(ErrorCode::SessionError, e.message))?;
+            let mut reply = serde_json::to_value(host.start(params)?)
+                .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+            reply["previousSessionId"] = json!(p.session_id);
+            Ok(reply)
+        }))
+    }
+
+    pub(super) fn find(&self, p: FindParams) -> Result<FindReply, SessionError> {
+        let condition = |m: String| SessionError::new(ErrorCode::InvalidCondition, m);
+        let pattern = match (&p.text, &p.regex) {
+            (Some(t), None) if !t.is_empty() => regex::escape(t),
+            (None, Some(r)) => r.clone(),
+            _ => return Err(condition("give --text (not empty) or --regex".into())),
+        };
+        let Target::Regex(re) = WaitCondition::regex(&pattern)? else {
+            return Err(condition("not a pattern".into()));
+        };
+        let filter = p
+            .style
+            .as_deref()
+            .map(str::parse::<StyleFilter>)
+            .transpose()
+            .map_err(|e| condition(e.to_string()))?;
+        let matcher = |row: &str| -> Vec<std::ops::Range<usize>> {
+            re.find_iter(row)
+                .filter(|m| !m.is_empty())
+                .map(|m| m.range())
+                .collect()
+        };
+        let scope = if p.history {
+            FindScope::History(0)
+        } else {
+            FindScope::Screen
+        };
+        let mut matches = match self.lookup(&p.session_id)? {
+            Entry::Live(l) => l.session.lock().term.find(scope, filter.as_ref(), matcher),
+            Entry::Ended(r) if !p.history => {
+                // The final screen, drawn again into a terminal of its size.
+                let mut term = Terminal::new(r.snapshot.width as usize, r.snapshot.height as usize);
+                term.advance(&r.snapshot.redraw_bytes());
+                term.find(scope, filter.as_ref(), matcher)
+            }
+            Entry::Ended(_) if filter.is_some() => {
+                return Err(condition(
+                    "an ended session keeps the text of its history, not its styles: \
+                     --style goes with its screen only"
+                        .into(),
+                ));
+            }
+            Entry::Ended(r) => r
+                .history
+                .iter()
+                .flat_map(|(index, line)| {
+                    matcher(line).into_iter().map(move |range| {
+                        let width = |s: &str| {
+                            use unicode_width::UnicodeWidthStr;
+                            s.width()
+                        };
+                        let text = line.get(range.clone()).unwrap_or_default();
+                        crate::term::Found {
+                            row: *index,
+                            col: line.get(..range.start).map_or(0, width),
+                            length: width(text),
+                            text: text.to_owned(),
+                        }
+                    })
+                })
+                .collect(),
+        };
+        let truncated = matches.len() > MAX_FIND_MATCHES;
+        matches.truncate(MAX_FIND_MATCHES);
+        Ok(FindReply {
+            matches,
+            session_id: p.session_id,
+            truncated,
+        })
     }
 
     pub(super) fn commands(&self, p: CommandsParams) -> Result<CommandsReply, SessionError> {
@@ -793,11 +948,21 @@ impl Host {
             p.idle_ms.is_some(),
             p.exit,
             p.command,
+            p.title.is_some(),
+            p.bell,
+            p.changed,
         ];
         if targets.iter().filter(|t| **t).count() != 1 {
             return Err(SessionError::new(
                 ErrorCode::InvalidCondition,
-                "give exactly one of --text, --regex, --idle, --exit and --command",
+                "give exactly one of --text, --regex, --idle, --exit, --command, --title, --bell \
+                 and --changed",
+            ));
+        }
+        if p.since.is_some() && !p.changed {
+            return Err(SessionError::new(
+                ErrorCode::InvalidCondition,
+                "--since goes with --changed",
             ));
         }
         let target = match (&p.text, &p.regex, p.idle_ms) {
@@ -811,13 +976,19 @@ impl Host {
             (_, Some(r), _) => WaitCondition::regex(r)?,
             (_, _, Some(ms)) => Target::Idle(Duration::from_millis(ms)),
             _ if p.command => Target::Command,
-            _ => Target::Exit,
+            _ if p.bell => Target::Bell,
+            _ if p.changed => Target::Changed(p.since),
+            _ => match &p.title {
+                Some(t) => Target::Title(t.clone()),
+                None => Target::Exit,
+            },
         };
         let condition = WaitCondition {
             target,
             until,
             stable_for: millis(p.stable_for_ms),
             timeout: millis(p.timeout_ms),
+            fresh: p.fresh,
         };
         let entry = self.lookup(&p.session_id)?;
         let mut command = None;
@@ -843,6 +1014,9 @@ impl Host {
                         command = r.commands.last().cloned();
                         command.is_some()
                     }
+                    Target::Title(t) => !p.fresh && r.snapshot.title.contains(t.as_str()),
+                    Target::Bell => false,
+                    Target::Changed(since) => since.is_some_and(|v| r.version > v),
                 };
                 let result = if holds {
                     WaitResult::Matched

@@ -11,6 +11,7 @@
 //! and the executor.
 
 use crate::session::commands::{CommandRecord, MAX_COMMANDS};
+use crate::session::protocol::StartParams;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -47,11 +48,17 @@ const MAX_RETAINED_HISTORY: usize = 200_000;
 #[serde(rename_all = "camelCase")]
 struct Meta {
     command: Vec<String>,
+    /// The name given at start (`--name`), unique among the sessions the host holds.
+    #[serde(default)]
+    name: Option<String>,
     title: Option<String>,
     group: Option<String>,
     cwd: String,
     created_at: SystemTime,
     retain: Duration,
+    /// What started it, for `restart`.
+    #[serde(default)]
+    start: Option<StartParams>,
 }
 
 /// What is kept of an ended session, on disk and in memory.
@@ -87,6 +94,9 @@ struct Record {
     /// Commands reported before those.
     #[serde(default)]
     commands_dropped: u64,
+    /// The final screen's content hash (`read`'s `hash`).
+    #[serde(default)]
+    hash: Option<String>,
 }
 
 /// What a journal export needs of a session's start beyond [`Meta`].
@@ -229,6 +239,43 @@ fn is_valid_id(id: &str) -> bool {
     id.strip_prefix("s_")
         .is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
+
+/// The longest session name.
+pub const MAX_NAME_LEN: usize = 64;
+
+/// Refuses a name that could be mistaken for another kind of reference (an id, an id's
+/// prefix, `last`) or is hard to type.
+fn check_name(name: &str) -> Result<(), SessionError> {
+    let fail = |why: &str| {
+        Err(SessionError::invalid_request(format!(
+            "the name {name:?} {why}"
+        )))
+    };
+    if name.is_empty() || name.chars().count() > MAX_NAME_LEN {
+        return fail(&format!("must have 1 to {MAX_NAME_LEN} characters"));
+    }
+    if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return fail("has blanks or control characters");
+    }
+    if name == "last" || name.starts_with("s_") || name.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return fail("could be read as `last` or a session id (prefix)");
+    }
+    Ok(())
+}
+
+impl Entry {
+    fn meta(&self) -> &Meta {
+        match self {
+            Entry::Live(l) => &l.meta,
+            Entry::Ended(r) => &r.meta,
+        }
+    }
+
+    /// Its program has not ended (it may be stopping).
+    fn is_running(&self) -> bool {
+        matches!(self, Entry::Live(l) if !l.session.lock().state.is_ended())
+    }
+}
 impl Host {
     /// A host listening on `socket`, keeping ended sessions in `state_dir`, exiting after
     /// `idle_exit` without sessions or requests.
@@ -317,6 +364,94 @@ impl Host {
         }
     }
 
+    /// The id a session reference names: an id; a name given at start; a unique prefix of an
+    /// id (with or without `s_`); or `last`, the newest session the host holds.
+    pub(super) fn resolve(&self, reference: &str) -> Result<String, SessionError> {
+        if is_valid_id(reference) {
+            return Ok(reference.to_owned());
+        }
+        self.sweep();
+        let entries = self.entries();
+        if reference == "last" {
+            return entries
+                .iter()
+                .max_by_key(|(id, e)| (e.meta().created_at, *id))
+                .map(|(id, _)| id.clone())
+                .ok_or_else(|| {
+                    SessionError::new(ErrorCode::SessionNotFound, "there is no session yet")
+                });
+        }
+        // A name is the running session's; once it has ended (a restart, a new start with
+        // the name), the newest that had it.
+        let named = entries
+            .iter()
+            .filter(|(_, e)| e.meta().name.as_deref() == Some(reference))
+            .max_by_key(|(id, e)| (e.is_running(), e.meta().created_at, *id));
+        if let Some((id, _)) = named {
+            return Ok(id.clone());
+        }
+        let hex = reference.strip_prefix("s_").unwrap_or(reference);
+        if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let hex = hex.to_ascii_lowercase();
+            let matching: Vec<&String> = entries
+                .keys()
+                .filter(|id| id.get(2..).is_some_and(|h| h.starts_with(&hex)))
+                .collect();
+            match matching.as_slice() {
+                [one] => return Ok((*one).clone()),
+                [] => {}
+                several => {
+                    return Err(SessionError::invalid_request(format!(
+                        "{reference:?} starts {} session ids; give more of it",
+                        several.len()
+                    )));
+                }
+            }
+        }
+        Err(SessionError::new(
+            ErrorCode::SessionNotFound,
+            format!(
+                "no session {reference:?} (neither an id, a unique id prefix, a name nor `last`)"
+            ),
+        ))
+    }
+
+    /// A request's params with its session references (`sessionId`, `sessionIds`) made ids.
+    /// A reference in `sessionIds` that names nothing is left for the method to report.
+    pub(super) fn resolve_params(
+        &self,
+        params: &mut serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), SessionError> {
+        use serde_json::Value;
+        if let Some(Value::String(reference)) = params.get("sessionId") {
+            let id = self.resolve(reference)?;
+            params.insert("sessionId".into(), Value::String(id));
+        }
+        if let Some(Value::Array(references)) = params.get_mut("sessionIds") {
+            for v in references {
+                if let Some(id) = v.as_str().and_then(|r| self.resolve(r).ok()) {
+                    *v = Value::String(id);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a name a running session has.
+    fn check_unique_name(&self, name: &str) -> Result<(), SessionError> {
+        check_name(name)?;
+        if self
+            .entries()
+            .values()
+            .any(|e| e.is_running() && e.meta().name.as_deref() == Some(name))
+        {
+            return Err(SessionError::invalid_request(format!(
+                "a running session is named {name:?} (stop it, or choose another name)"
+            )));
+        }
+        Ok(())
+    }
+
     fn lookup(&self, id: &str) -> Result<Entry, SessionError> {
         if !is_valid_id(id) {
             return Err(SessionError::new(
@@ -376,6 +511,7 @@ impl Host {
             start: Some(Start::of(&entry.session, live.journal.clone())),
             commands: live.commands.last(MAX_COMMANDS),
             commands_dropped: live.commands.dropped(),
+            hash: Some(crate::session::instance::content_hash(&live.term)),
         };
         let timeline = live.recording.clone();
         drop(live);
