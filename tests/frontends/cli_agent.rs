@@ -541,3 +541,32 @@ fn restart_runs_the_command_again_under_the_same_name() {
     );
     env.ok(&["stop", "svc"]);
 }
+
+/// `--idle` waits out a spinner (content that keeps changing: rich's status spinner, redrawn
+/// every 80 ms for 2 s) and is then met although the cursor keeps blinking (visibility
+/// toggles are no content change).
+#[test]
+fn idle_waits_out_a_spinner_but_not_a_blinking_cursor() {
+    let env = Env::new();
+    let script = r#"
+import sys, time
+from rich.console import Console
+console = Console(force_terminal=True)
+with console.status("working"):
+    time.sleep(2)
+print("done")
+sys.stdout.flush()
+for _ in range(200):
+    for toggle in ("\x1b[?25l", "\x1b[?25h"):
+        sys.stdout.write(toggle)
+        sys.stdout.flush()
+        time.sleep(0.05)
+"#;
+    let id = env.start(&["--width", "60", "--height", "8", "--", "python3", "-c", script]);
+    env.ok(&["wait", &id, "--text", "working", "--timeout", "15s"]);
+    let idle = env.ok(&["wait", &id, "--idle", "500ms", "--timeout", "15s"]);
+    let text = idle["screen"]["text"].as_str().unwrap();
+    assert!(text.contains("done") && !text.contains("working"), "{idle}");
+    assert!(idle["waitedMs"].as_u64().unwrap() >= 1000, "{idle}");
+    env.ok(&["stop", &id]);
+}
