@@ -123,6 +123,13 @@ pub struct Action {
     /// modifiers Ctrl+, Alt+, Shift+, Meta+ (tmux spellings such as C-c, M-x, S-Tab work too).
     #[serde(default)]
     pub key: Option<String>,
+    /// A key's release, e.g. "a" or "Ctrl+Left", for programs that asked for key release
+    /// events (kitty keyboard protocol, flag 2; an error otherwise).
+    #[serde(default)]
+    pub key_release: Option<String>,
+    /// A key's auto-repeat (kitty keyboard protocol, flag 2).
+    #[serde(default)]
+    pub key_repeat: Option<String>,
     /// Text sent as a bracketed paste when the program asked for it, else as typed.
     #[serde(default)]
     pub paste: Option<String>,
@@ -400,6 +407,8 @@ fn step(a: Action) -> Result<SendStep, SessionError> {
     let fields = [
         a.text.map(SendStep::Text),
         a.key.map(SendStep::Keys),
+        a.key_release.map(SendStep::KeyRelease),
+        a.key_repeat.map(SendStep::KeyRepeat),
         a.paste.map(SendStep::Paste),
         a.raw_hex.map(SendStep::RawHex),
         a.mouse.map(SendStep::Mouse),
@@ -409,7 +418,7 @@ fn step(a: Action) -> Result<SendStep, SessionError> {
     match (given.next(), given.next()) {
         (Some(step), None) => Ok(step),
         _ => Err(SessionError::invalid_request(
-            "each action needs exactly one of text, key, paste, rawHex, mouse, delay",
+            "each action needs exactly one of text, key, keyRelease, keyRepeat, paste, rawHex, mouse, delay",
         )),
     }
 }

@@ -22,7 +22,7 @@ EXPECTED_TOOLS = {
     "spawn", "read", "write", "wait", "resize", "status", "kill", "list", "history",
     "capture", "inspect", "mark", "export", "find", "commands", "restart",
 }
-MOUSE_ECHO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "support", "mouseecho.py")
+INPUT_ECHO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "support", "inputecho.py")
 
 
 async def agent_tools(session):
@@ -63,7 +63,7 @@ async def agent_tools(session):
                       if "FIND-ME" in rows[r]], (places, rows)
     await call(session, "kill", named)
 
-    echo = payload(await call(session, "spawn", {"command": "python3", "args": [MOUSE_ECHO]}))
+    echo = payload(await call(session, "spawn", {"command": "python3", "args": [INPUT_ECHO]}))
     sid = {"sessionId": echo["sessionId"]}
     await call(session, "wait", {**sid, "match": "ready", "timeout": 15000})
     click = {"mouse": {"action": "click", "row": 2, "col": 4}}

@@ -245,6 +245,13 @@ struct SendArgs {
     /// Bytes as hex digit pairs, e.g. 1b5b41.
     #[arg(long, allow_hyphen_values = true)]
     raw_hex: Vec<String>,
+    /// A key's release, for programs that asked for key events (kitty keyboard protocol,
+    /// flag 2).
+    #[arg(long, value_name = "KEY", allow_hyphen_values = true)]
+    key_release: Vec<String>,
+    /// A key's auto-repeat (kitty keyboard protocol, flag 2).
+    #[arg(long, value_name = "KEY", allow_hyphen_values = true)]
+    key_repeat: Vec<String>,
     /// Click at a cell.
     #[arg(long, value_name = "ROW,COL")]
     click: Vec<String>,
@@ -696,6 +703,8 @@ fn send_steps() -> Result<Vec<SendStep>, SessionError> {
             "--paste",
             "--keys",
             "--raw-hex",
+            "--key-release",
+            "--key-repeat",
             "--click",
             "--double-click",
             "--click-text",
@@ -723,6 +732,8 @@ fn send_steps() -> Result<Vec<SendStep>, SessionError> {
             "--paste" => SendStep::Paste(value),
             "--keys" => SendStep::Keys(value),
             "--raw-hex" => SendStep::RawHex(value),
+            "--key-release" => SendStep::KeyRelease(value),
+            "--key-repeat" => SendStep::KeyRepeat(value),
             "--delay" => {
                 let d = parse_duration(&value).map_err(usage)?;
                 SendStep::Delay(ms(d))

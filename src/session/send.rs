@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::error::{ErrorCode, SessionError};
-use crate::term::keys::{self, KeyModes, Modifiers};
+use crate::term::keys::{self, KeyEvent, KeyModes, Modifiers};
 use crate::term::mouse::{self, Gesture, MouseButton, WheelDirection};
 use crate::term::{FindScope, Terminal};
 
@@ -31,6 +31,13 @@ pub enum SendStep {
     Text(String),
     /// Key names (`Enter`, `Ctrl+C`, `Escape`…).
     Keys(String),
+    /// A key's release (kitty keyboard protocol, when the program asked for event types).
+    #[serde(alias = "key-release")]
+    KeyRelease(String),
+    /// A key's auto-repeat (kitty keyboard protocol, when the program asked for event
+    /// types).
+    #[serde(alias = "key-repeat")]
+    KeyRepeat(String),
     /// Text pasted (bracketed when the program asked for it).
     Paste(String),
     /// Bytes as hex digit pairs.
@@ -324,9 +331,10 @@ impl SendStep {
     pub fn check(&self) -> Result<(), SessionError> {
         match self {
             SendStep::Text(_) | SendStep::Paste(_) => Ok(()),
-            SendStep::Keys(k) => keys::parse_key(k)
-                .map(drop)
-                .map_err(|e| SessionError::new(ErrorCode::UnsupportedKey, e.to_string())),
+            SendStep::Keys(k) | SendStep::KeyRelease(k) | SendStep::KeyRepeat(k) => {
+                keys::check_key_name(k)
+                    .map_err(|e| SessionError::new(ErrorCode::UnsupportedKey, e.to_string()))
+            }
             SendStep::RawHex(h) => hex_bytes(h).map(drop),
             SendStep::Mouse(m) => m.check(),
             SendStep::Delay(ms) if Duration::from_millis(*ms) > MAX_SEND_DELAY => {
@@ -378,6 +386,17 @@ pub fn encode_steps(
                 keys::encode_keys(k, KeyModes::from(modes))
                     .map_err(|e| SessionError::new(ErrorCode::UnsupportedKey, e.to_string()))?,
             ),
+            SendStep::KeyRelease(k) | SendStep::KeyRepeat(k) => {
+                let event = match step {
+                    SendStep::KeyRelease(_) => KeyEvent::Release,
+                    _ => KeyEvent::Repeat,
+                };
+                bytes.extend(
+                    keys::encode_key_event(k, KeyModes::from(modes), event).map_err(|e| {
+                        SessionError::new(ErrorCode::InvalidOperation, e.to_string())
+                    })?,
+                );
+            }
             SendStep::RawHex(h) => bytes.extend(hex_bytes(h)?),
             SendStep::Mouse(m) => {
                 let gesture = m.gesture(term, moved)?;

@@ -6,6 +6,7 @@
 
 use super::charset::{Charset, CharsetSlot};
 use super::grid::{LineSize, PromptMark};
+use super::keys::kitty::FlagsUpdate;
 use super::modes::Mode;
 use super::style::{Color, Underline};
 
@@ -153,6 +154,8 @@ pub enum Report {
     Version,
     /// XTWINOPS 18: text area size in characters.
     TextAreaSize,
+    /// The kitty keyboard protocol's flags (`CSI ? u`), answered `CSI ? flags u`.
+    KeyboardFlags,
 }
 
 /// The terminal operations a byte stream can request.
@@ -271,6 +274,14 @@ pub trait Handler {
     fn report_mode(&mut self, number: u16, private: bool);
     /// DECKPAM / DECKPNM.
     fn set_keypad_application(&mut self, on: bool);
+    /// kitty keyboard protocol `CSI > flags u`: push the current flags onto the shown
+    /// screen's stack and use `flags`.
+    fn push_keyboard_flags(&mut self, flags: u8);
+    /// kitty keyboard protocol `CSI < count u`: pop `count` entries (at least 1) of the shown
+    /// screen's stack; popping past its bottom resets the flags to 0.
+    fn pop_keyboard_flags(&mut self, count: u16);
+    /// kitty keyboard protocol `CSI = flags ; mode u`: change the shown screen's flags.
+    fn update_keyboard_flags(&mut self, flags: u8, how: FlagsUpdate);
     /// DECSCUSR (`None` for the default shape).
     fn set_cursor_style(&mut self, shape: Option<CursorShape>, blink: bool);
     /// One SGR attribute.

@@ -50,6 +50,60 @@
 //!   same (its back-tab sequence has no modifier parameter).
 //! * **Alt and Meta together** prefix a single ESC.
 //!
+//! # Kitty keyboard protocol
+//!
+//! A program can ask for kitty's keyboard protocol ("progressive enhancement",
+//! <https://sw.kovidgoyal.net/kitty/keyboard-protocol/>) with `CSI > flags u` and friends; the
+//! emulator keeps the flags (per screen, see [`Modes::kitty_keyboard`](crate::term::Modes))
+//! and [`KeyModes::kitty_flags`] carries them here. The flags are in [`kitty`]. With none of
+//! flags 1 and 8 set, presses are encoded exactly as above (flags 4 and 16 alone change
+//! nothing, as in kitty; flag 2 alone adds repeats and releases). Otherwise, following the
+//! spec and kitty's own encoder:
+//!
+//! * **Modifiers** are `1 + Shift·1 + Alt·2 + Ctrl·4 + Meta·8`, the same numbers as xterm's:
+//!   the protocol's bit 8 is *super*, so `Meta+` is sent as super (the protocol's own `meta`
+//!   bit, 32, and the lock bits are never sent).
+//! * **Flag 1** (disambiguate): a key that types text — a character or Space with no modifier
+//!   but Shift, a keypad digit or operator with none — is still sent as that text. Escape is
+//!   `CSI 27u`; a character with Ctrl, Alt or Meta is `CSI code ; mods u` with the
+//!   *un-shifted* code (`Ctrl+Shift+a` is `CSI 97;6u`; a capital `A` is `a` with Shift), and
+//!   Ctrl then goes with any character (`Ctrl+1` is `CSI 49;5u`, where the legacy encoding
+//!   refuses it). Enter, Tab and Backspace keep `\r`, `\t` and `\x7f` unmodified, and are
+//!   `CSI 13;5u`, `CSI 9;2u`, `CSI 127;5u` … with modifiers (`Shift+Tab` is no longer
+//!   `CSI Z`). The other keys use the spec's functional table: arrows, Home, End as
+//!   `CSI A` … `CSI 1;5A`, F1, F2, F4 as `CSI P`, `CSI Q`, `CSI S` (`CSI 1;mods P` with
+//!   modifiers), **F3 as `CSI 13~`** (the spec dropped `CSI R`, a cursor position report),
+//!   Insert, Delete, PageUp, PageDown as `CSI 2~`, `CSI 3~`, `CSI 5~`, `CSI 6~`, F5–F12 as
+//!   `CSI 15~` … `CSI 24~`. The unmodified arrows, Home, End and F1–F4 are thus `CSI x`
+//!   forms, not `SS3 x`: DECCKM (and DECKPAM) are not looked at, as in kitty. KPEnter, and
+//!   keypad keys with a modifier, use kitty's keypad codes (`CSI 57414u`, `CSI 57400;5u` for
+//!   `Ctrl+KP1`; KP0–KP9 are 57399–57408, then Decimal 57409, Divide 57410, Multiply 57411,
+//!   Subtract 57412, Add 57413, Enter 57414, Separator 57416).
+//! * **Flag 8** (all keys as escape codes): every key, text keys and Enter, Tab and Backspace
+//!   included, is its escape code (`a` is `CSI 97u`, Enter `CSI 13u`, `KP1` `CSI 57400u`).
+//! * **Flag 2** (event types): [`KeyCombo::encode_event`] sends [`KeyEvent::Repeat`] and
+//!   [`KeyEvent::Release`] as `:2` and `:3` after the modifiers (`CSI 97;1:3u`, `CSI 1;5:3A`);
+//!   a press has no event field. Text keys repeat as their text (without flag 8); unmodified
+//!   Enter, Tab and Backspace repeat as their byte and send *nothing* on release (an empty
+//!   encoding) unless flag 8 is set, as the spec asks. Without flag 2 a repeat or release is
+//!   refused with [`KeyError`] ("the program has not asked for key release events (kitty
+//!   keyboard flag 2)"). With flag 2 alone presses stay legacy, and a repeated or released
+//!   keypad key is reported as the main-keyboard key it types (as kitty does without flag 1).
+//! * **Flag 16** (associated text), only with flag 8: a press or repeat of a key that types
+//!   text adds it as a third field (`CSI 97;;97u`, `Shift+a` `CSI 97;2;65u`); releases carry
+//!   no text. Without flag 8 the flag is ignored (the spec leaves it undefined).
+//! * **Flag 4** (alternate keys): only the *shifted key* is reported, only for a character
+//!   held with Shift whose shifted form is known — a letter with a capital (`Ctrl+Shift+a`
+//!   is `CSI 97:65;6u`; with flag 8, `Shift+a` is `CSI 97:65;2u`) — and only in an escape
+//!   code the other flags already chose (a typed `A` stays text). The *base layout key* is
+//!   never sent: there is no physical keyboard layout behind a key name, and the shifted
+//!   form of digits and punctuation depends on one, so those get none either.
+//!
+//! Not supported: the keys the protocol adds beyond the names above (F13–F35, media keys,
+//! modifier keys pressed alone, Caps Lock …), the lock modifiers, and the protocol's `meta`
+//! and `hyper` modifiers. Text sent with `session send --text` is sent as is whatever the
+//! flags (with flag 8 a program may expect key codes instead).
+//!
 //! [`paste_bytes`] sends a paste as a terminal does: line ends become CR (xterm, VTE, kitty and
 //! Alacritty all send a pasted newline as CR) and, when the application enabled bracketed
 //! paste, the text is wrapped in `ESC [200~` … `ESC [201~` with any end marker inside removed.
@@ -75,6 +129,21 @@ pub struct KeyModes {
     pub cursor_keys_application: bool,
     /// DECKPAM / DECNKM: keypad keys send `SS3 x` instead of their characters.
     pub keypad_application: bool,
+    /// The kitty keyboard protocol's flags the program set ([`kitty::DISAMBIGUATE`] …
+    /// [`kitty::REPORT_ASSOCIATED_TEXT`]); 0 for the legacy encoding. See "Kitty keyboard
+    /// protocol" in the module documentation.
+    pub kitty_flags: u8,
+}
+
+impl KeyModes {
+    /// The legacy (xterm) modes alone: these modes without the kitty flags, as terminfo
+    /// describes the keys.
+    pub fn legacy(self) -> KeyModes {
+        KeyModes {
+            kitty_flags: 0,
+            ..self
+        }
+    }
 }
 
 impl From<&crate::term::Modes> for KeyModes {
@@ -82,6 +151,31 @@ impl From<&crate::term::Modes> for KeyModes {
         KeyModes {
             cursor_keys_application: modes.cursor_keys_application,
             keypad_application: modes.keypad_application,
+            kitty_flags: modes.kitty_keyboard,
+        }
+    }
+}
+
+/// What happened to a key, for the kitty keyboard protocol's event types (flag 2). Legacy
+/// encodings, and the protocol without flag 2, know only presses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum KeyEvent {
+    /// The key went down (what [`KeyCombo::encode`] sends).
+    #[default]
+    Press,
+    /// The key is held and repeats (`:2` after the modifiers).
+    Repeat,
+    /// The key went up (`:3` after the modifiers).
+    Release,
+}
+
+impl KeyEvent {
+    /// `press`, `repeat` or `release`.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyEvent::Press => "press",
+            KeyEvent::Repeat => "repeat",
+            KeyEvent::Release => "release",
         }
     }
 }
@@ -95,7 +189,8 @@ pub struct Modifiers {
     pub alt: bool,
     /// Ctrl (Control).
     pub ctrl: bool,
-    /// Meta.
+    /// Meta. xterm gives it the modifier bit 8; the kitty keyboard protocol's bit 8 is
+    /// *super*, so Meta is sent as super there too (kitty's own `meta`, 32, is never sent).
     pub meta: bool,
 }
 
@@ -400,9 +495,15 @@ impl KeyCombo {
     /// Checks that `key` with `mods` can be sent: function keys F1–F12, printable characters,
     /// Ctrl only with characters that have a control code.
     pub fn new(key: Key, mods: Modifiers) -> Result<KeyCombo, KeyError> {
+        KeyCombo::build(key, mods, false)
+    }
+
+    /// [`KeyCombo::new`]; with `any_ctrl`, Ctrl goes with every character (for the kitty
+    /// keyboard protocol, which has a code for `Ctrl+1`).
+    fn build(key: Key, mods: Modifiers, any_ctrl: bool) -> Result<KeyCombo, KeyError> {
         let combo = KeyCombo { key, mods };
         combo
-            .check()
+            .check(any_ctrl)
             .map_err(|message| KeyError::new(&combo.to_string(), message))?;
         Ok(combo.normalized())
     }
@@ -417,7 +518,7 @@ impl KeyCombo {
         self.mods
     }
 
-    fn check(&self) -> Result<(), String> {
+    fn check(&self, any_ctrl: bool) -> Result<(), String> {
         match self.key {
             Key::F(n) if !(1..=12).contains(&n) => Err(format!(
                 "unknown function key F{n}; function keys are F1-F12"
@@ -426,11 +527,13 @@ impl KeyCombo {
                 "{} is a control character; name the key instead (e.g. Enter, Tab, Ctrl+A)",
                 c.escape_unicode()
             )),
-            Key::Char(c) if self.mods.ctrl && control_code(c).is_none() => Err(format!(
-                "Ctrl+{} has no control code (Ctrl works with letters, Space, \
-                 @ [ \\ ] ^ _ ` {{ | }} ~ ? / - and 2-8); send the character without Ctrl",
-                Key::Char(c).name()
-            )),
+            Key::Char(c) if self.mods.ctrl && !any_ctrl && control_code(c).is_none() => {
+                Err(format!(
+                    "Ctrl+{} has no control code (Ctrl works with letters, Space, \
+                     @ [ \\ ] ^ _ ` {{ | }} ~ ? / - and 2-8); send the character without Ctrl",
+                    Key::Char(c).name()
+                ))
+            }
             _ => Ok(()),
         }
     }
@@ -448,8 +551,36 @@ impl KeyCombo {
         self
     }
 
-    /// The bytes xterm sends for this key in `modes` (see the module documentation).
+    /// The bytes a press of this key sends in `modes`: xterm's, or the kitty keyboard
+    /// protocol's once the program has set its flag 1 or 8 (see the module documentation).
     pub fn encode(&self, modes: KeyModes) -> Vec<u8> {
+        if kitty::encodes_presses(modes.kitty_flags) {
+            kitty::encode(self, modes.kitty_flags, KeyEvent::Press)
+        } else {
+            self.encode_legacy(modes)
+        }
+    }
+
+    /// The bytes for a press, repeat or release of this key in `modes`. Repeats and releases
+    /// exist only in the kitty keyboard protocol with flag 2 ("report event types"); without
+    /// it they are refused. Empty when the protocol sends nothing for the event (the release
+    /// of an unmodified Enter, Tab or Backspace without flag 8).
+    pub fn encode_event(&self, modes: KeyModes, event: KeyEvent) -> Result<Vec<u8>, KeyError> {
+        match event {
+            KeyEvent::Press => Ok(self.encode(modes)),
+            _ if modes.kitty_flags & kitty::REPORT_EVENT_TYPES == 0 => Err(KeyError::new(
+                &self.to_string(),
+                format!(
+                    "the program has not asked for key {} events (kitty keyboard flag 2)",
+                    event.name()
+                ),
+            )),
+            _ => Ok(kitty::encode(self, modes.kitty_flags, event)),
+        }
+    }
+
+    /// The bytes xterm sends for this key (the kitty flags are not looked at).
+    fn encode_legacy(&self, modes: KeyModes) -> Vec<u8> {
         let mods = self.mods;
         let m = mods.param();
         match self.key {
@@ -609,13 +740,25 @@ fn add_modifier(mods: &mut Modifiers, name: &str) -> bool {
 /// (see the module documentation). Fails for unknown names and for combinations without an
 /// encoding (`Ctrl+1`).
 pub fn parse_key(name: &str) -> Result<KeyCombo, KeyError> {
+    parse_key_with(name, false)
+}
+
+/// Checks that `name` names a key in some mode: [`parse_key`], also accepting Ctrl with any
+/// character (which the kitty keyboard protocol can send). What a front end checks before the
+/// program's modes are known; the encoder refuses what the modes at the time cannot send.
+pub fn check_key_name(name: &str) -> Result<(), KeyError> {
+    parse_key_with(name, true).map(drop)
+}
+
+/// [`parse_key`]; `any_ctrl` as in [`KeyCombo::build`].
+fn parse_key_with(name: &str, any_ctrl: bool) -> Result<KeyCombo, KeyError> {
     let err = |message: String| KeyError::new(name, message);
     if name.trim().is_empty() && name != " " {
         return Err(err(format!("empty key name; {EXAMPLES}")));
     }
     if let Some((mods, key_text)) = tmux_spelling(name) {
         let key = parse_base_key(key_text).map_err(err)?;
-        return KeyCombo::new(key, mods).map_err(|e| KeyError::new(name, e.message));
+        return KeyCombo::build(key, mods, any_ctrl).map_err(|e| KeyError::new(name, e.message));
     }
     // Whitespace is trimmed per part (not as a whole, so that `Alt+ ` names the space bar).
     let text = name;
@@ -665,7 +808,7 @@ pub fn parse_key(name: &str) -> Result<KeyCombo, KeyError> {
     }
 
     let key = parse_base_key(key_text).map_err(err)?;
-    KeyCombo::new(key, mods).map_err(|e| KeyError::new(name, e.message))
+    KeyCombo::build(key, mods, any_ctrl).map_err(|e| KeyError::new(name, e.message))
 }
 
 /// The modifiers and key of a tmux-style name (`C-c`, `M-x`, `S-Tab`, `C-M-Left`), or `None`
@@ -764,9 +907,21 @@ fn parse_base_key(text: &str) -> Result<Key, String> {
     }
 }
 
-/// [`parse_key`] and [`KeyCombo::encode`] in one step: the bytes for one key name.
+/// [`parse_key`] and [`KeyCombo::encode`] in one step: the bytes for one key name. Under
+/// the kitty keyboard protocol's flag 1 or 8, Ctrl goes with every character (`Ctrl+1` is
+/// `CSI 49;5u` there).
 pub fn encode_keys(name: &str, modes: KeyModes) -> Result<Vec<u8>, KeyError> {
-    Ok(parse_key(name)?.encode(modes))
+    Ok(parse_key_for(name, modes)?.encode(modes))
+}
+
+/// [`encode_keys`] for a press, repeat or release ([`KeyCombo::encode_event`]).
+pub fn encode_key_event(name: &str, modes: KeyModes, event: KeyEvent) -> Result<Vec<u8>, KeyError> {
+    parse_key_for(name, modes)?.encode_event(modes, event)
+}
+
+/// [`parse_key`], accepting Ctrl with any character when `modes` encode it as kitty's `CSI u`.
+fn parse_key_for(name: &str, modes: KeyModes) -> Result<KeyCombo, KeyError> {
+    parse_key_with(name, kitty::encodes_presses(modes.kitty_flags))
 }
 
 /// The bytes a terminal sends when `text` is pasted: line ends (`\r\n`, `\n`) become `\r`, as
@@ -805,6 +960,7 @@ pub fn paste_bytes(text: &str, bracketed: bool) -> Vec<u8> {
 }
 
 mod caption;
+pub mod kitty;
 
 pub use caption::caption;
 

@@ -1,4 +1,6 @@
-//! Terminal modes set by SM/RM and DECSET/DECRST.
+//! Terminal modes set by SM/RM and DECSET/DECRST, and the kitty keyboard protocol's flags.
+
+use super::keys::kitty::{self, FlagsUpdate};
 
 /// A mode a program can set or reset (ANSI `CSI Pm h` or DEC private `CSI ? Pm h`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,6 +168,12 @@ pub struct Modes {
     pub bracketed_paste: bool,
     /// ?2026.
     pub synchronized_output: bool,
+    /// The kitty keyboard protocol's progressive enhancement flags of the screen shown
+    /// (`CSI > flags u`, `CSI = flags ; mode u` …; 0 for legacy key encoding), a combination
+    /// of [`kitty::DISAMBIGUATE`] … [`kitty::REPORT_ASSOCIATED_TEXT`]. Each screen has its
+    /// own flags: this is the main screen's while it is shown, the alternate screen's while
+    /// that is.
+    pub kitty_keyboard: u8,
 }
 
 impl Default for Modes {
@@ -188,6 +196,7 @@ impl Default for Modes {
             focus_events: false,
             bracketed_paste: false,
             synchronized_output: false,
+            kitty_keyboard: 0,
         }
     }
 }
@@ -285,5 +294,56 @@ impl Modes {
             | Mode::AltScreenSaveCursor => return false,
         }
         true
+    }
+}
+
+/// One screen's kitty keyboard flags and the stack of earlier ones under them (`CSI > u`
+/// pushes, `CSI < u` pops), as the protocol keeps them for each screen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct KeyboardFlags {
+    /// The flags in force.
+    current: u8,
+    /// The flags pushed before them, oldest first; at most [`kitty::STACK_DEPTH`].
+    saved: Vec<u8>,
+}
+
+impl KeyboardFlags {
+    /// The flags in force.
+    pub fn current(&self) -> u8 {
+        self.current
+    }
+
+    /// The flags under the current ones, oldest first.
+    pub fn saved(&self) -> &[u8] {
+        &self.saved
+    }
+
+    /// `CSI > flags u`: the current flags go onto the stack (the oldest entry is dropped when
+    /// it is full, as kitty does) and `flags` take their place.
+    pub fn push(&mut self, flags: u8) {
+        if self.saved.len() >= kitty::STACK_DEPTH {
+            self.saved.remove(0);
+        }
+        self.saved.push(self.current);
+        self.current = flags & kitty::ALL_FLAGS;
+    }
+
+    /// `CSI < count u`: back `count` entries; popping more than the stack holds empties it and
+    /// resets the flags to 0.
+    pub fn pop(&mut self, count: u16) {
+        for _ in 0..count {
+            match self.saved.pop() {
+                Some(flags) => self.current = flags,
+                None => {
+                    self.current = 0;
+                    break;
+                }
+            }
+        }
+    }
+
+    /// `CSI = flags ; mode u`: changes the current flags; the stack stays as it is.
+    pub fn update(&mut self, flags: u8, how: FlagsUpdate) {
+        self.current = how.apply(self.current, flags);
     }
 }

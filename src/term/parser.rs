@@ -9,6 +9,7 @@ use super::handler::{
     CursorShape, DcsRequest, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr,
     TabClear,
 };
+use super::keys::kitty::FlagsUpdate;
 use super::modes::Mode;
 use super::style::{Color, Underline};
 
@@ -290,9 +291,17 @@ fn dispatch_csi<H: Handler>(h: &mut H, params: &Params, intermediates: &[u8], ac
             23 => h.pop_title(),
             _ => {}
         },
+        // SCORC; with a private marker, the kitty keyboard protocol (the flag stacks keep
+        // only the bits the protocol defines).
         ([], 'u') => h.restore_cursor(),
-        // `CSI ? u` (kitty keyboard query) deliberately gets no answer: the protocol is not
-        // implemented, and programs read the DA1 reply that follows as "unsupported".
+        ([b'?'], 'u') => h.report(Report::KeyboardFlags),
+        ([b'>'], 'u') => h.push_keyboard_flags(raw_param(params, 0) as u8),
+        ([b'<'], 'u') => h.pop_keyboard_flags(p1(1)),
+        ([b'='], 'u') => {
+            if let Some(how) = FlagsUpdate::from_mode(raw_param(params, 1)) {
+                h.update_keyboard_flags(raw_param(params, 0) as u8, how);
+            }
+        }
         _ => {}
     }
 }

@@ -13,8 +13,9 @@ use super::handler::{
     TabClear,
 };
 use super::keys::KeyModes;
+use super::keys::kitty::FlagsUpdate;
 use super::link::{Link, LinkId, LinkTable, MAX_LINK_ID_LEN, MAX_URI_LEN, push_osc8};
-use super::modes::{Mode, Modes};
+use super::modes::{KeyboardFlags, Mode, Modes};
 use super::palette::{Rgb, XTERM_ANSI, indexed_color, xparse_color_string};
 use super::reflow;
 use super::settings;
@@ -102,6 +103,9 @@ pub struct Screen {
     links: LinkTable,
     intern_failures: u32,
     modes: Modes,
+    /// The kitty keyboard flags and stacks of the primary (0) and alternate (1) screens; the
+    /// shown one's flags are mirrored in `modes.kitty_keyboard`.
+    keyboard: [KeyboardFlags; 2],
     charsets: Charsets,
     tabs: Vec<bool>,
     scroll_top: usize,
@@ -151,6 +155,7 @@ impl Screen {
             links: LinkTable::default(),
             intern_failures: 0,
             modes: Modes::default(),
+            keyboard: Default::default(),
             charsets: Charsets::default(),
             tabs: default_tabs(width),
             scroll_top: 0,
@@ -216,6 +221,20 @@ impl Screen {
     /// Every tracked mode.
     pub fn modes(&self) -> &Modes {
         &self.modes
+    }
+
+    /// The kitty keyboard flags of the screen shown (as in [`Modes::kitty_keyboard`]) and
+    /// the stack of flags pushed before them, oldest first.
+    pub fn kitty_keyboard(&self) -> (u8, &[u8]) {
+        let keyboard = &self.keyboard[usize::from(self.alt_active)];
+        (keyboard.current(), keyboard.saved())
+    }
+
+    /// Changes the shown screen's kitty keyboard flags and mirrors them in the modes.
+    fn change_keyboard(&mut self, change: impl FnOnce(&mut KeyboardFlags)) {
+        let keyboard = &mut self.keyboard[usize::from(self.alt_active)];
+        change(keyboard);
+        self.modes.kitty_keyboard = keyboard.current();
     }
 
     /// Whether the alternate screen is shown.
@@ -497,20 +516,22 @@ impl Screen {
 
     /// The state later output relies on that a redrawn snapshot does not carry: tab stops,
     /// the saved cursor of the screen shown (DECSC: position, pen, link, origin mode,
-    /// autowrap, charsets, protection), margins, modes, the pen and protection, cursor style,
-    /// the open link and the charsets — written with the same forms DECRQM and DECRQSS
-    /// report — and the cursor put back where it was (in origin mode, relative to the
+    /// autowrap, charsets, protection), margins, modes, the kitty keyboard flags and their
+    /// stack, the pen and protection, cursor style, the open link and the charsets — written
+    /// with the same forms DECRQM and DECRQSS report (and `CSI = u` / `CSI > u` for the
+    /// keyboard) — and the cursor put back where it was (in origin mode, relative to the
     /// margins). A cursor waiting to wrap is put back by printing the cell it stands on again,
     /// which is the only way output can make it wait. The tail of
     /// [`Terminal::keyframe`](super::Terminal::keyframe).
     ///
-    /// Not restored: the primary screen's saved cursor while the alternate screen is shown
-    /// (its screen is not in the snapshot either), a cursor outside the margins in origin
-    /// mode or waiting to wrap on a row that has wrapped since (only DECRC puts it there; it
-    /// comes back at the nearest margin, or its row's wrap is lost), a single shift
-    /// pending when the cursor was saved (no output cancels one afterwards), the palette,
-    /// DECCOLM's mode 3 (setting it would clear the screen; the width is the keyframe's size
-    /// anyway).
+    /// Not restored: the primary screen's saved cursor and kitty keyboard flags while the
+    /// alternate screen is shown (its screen is not in the snapshot either; the alternate
+    /// screen's flags become the restored terminal's main screen's), a cursor outside the
+    /// margins in origin mode or waiting to wrap on a row that has wrapped since (only DECRC
+    /// puts it there; it comes back at the nearest margin, or its row's wrap is lost), a
+    /// single shift pending when the cursor was saved (no output cancels one afterwards), the
+    /// palette, DECCOLM's mode 3 (setting it would clear the screen; the width is the
+    /// keyframe's size anyway).
     pub(crate) fn state_bytes(&self) -> Vec<u8> {
         // (number, DEC private) of every mode restored by SM/RM or DECSET/DECRST.
         const MODES: &[(u16, bool)] = &[
@@ -612,6 +633,7 @@ impl Screen {
                 let _ = write!(out, "\x1b[{marker}{number}{set}");
             }
         }
+        self.push_keyboard_state(&mut out);
         setting(&mut out, b" q");
         setting(&mut out, b"\"q");
         setting(&mut out, b"m");
@@ -619,6 +641,20 @@ impl Screen {
         self.charsets
             .write_change_from(&Charsets::default(), &mut out);
         out.into_bytes()
+    }
+
+    /// Appends what gives a fresh terminal the shown screen's kitty keyboard flags and the
+    /// stack under them: the oldest entry set with `CSI = flags u`, every later one pushed with
+    /// `CSI > flags u`, the current flags last.
+    fn push_keyboard_state(&self, out: &mut String) {
+        let (current, saved) = self.kitty_keyboard();
+        let mut entries = saved.iter().chain([&current]);
+        if let Some(bottom) = entries.next().filter(|&&b| b != 0 || !saved.is_empty()) {
+            let _ = write!(out, "\x1b[={bottom}u");
+            for flags in entries {
+                let _ = write!(out, "\x1b[>{flags}u");
+            }
+        }
     }
 
     /// Appends what puts the cursor at `cursor` (CUP, relative to `top` and `left` in origin
@@ -851,6 +887,7 @@ impl Screen {
         if !self.alt_active {
             std::mem::swap(&mut self.grid, &mut self.inactive_grid);
             self.alt_active = true;
+            self.change_keyboard(|_| {});
         }
         if clear {
             self.erase_rows(0, self.height());
@@ -864,6 +901,7 @@ impl Screen {
             }
             std::mem::swap(&mut self.grid, &mut self.inactive_grid);
             self.alt_active = false;
+            self.change_keyboard(|_| {});
         }
     }
 
@@ -1538,7 +1576,9 @@ impl Handler for Screen {
             // An over-long request gets no answer at all: its names are not all known.
             DcsRequest::Capability => {
                 if let Some(names) = data {
-                    let reply = capability::reply(&names, KeyModes::from(&self.modes));
+                    // terminfo describes the legacy keys, whatever the kitty flags.
+                    let modes = KeyModes::from(&self.modes).legacy();
+                    let reply = capability::reply(&names, modes);
                     self.reply(&reply);
                 }
             }
@@ -1751,6 +1791,18 @@ impl Handler for Screen {
         self.modes.keypad_application = on;
     }
 
+    fn push_keyboard_flags(&mut self, flags: u8) {
+        self.change_keyboard(|k| k.push(flags));
+    }
+
+    fn pop_keyboard_flags(&mut self, count: u16) {
+        self.change_keyboard(|k| k.pop(count));
+    }
+
+    fn update_keyboard_flags(&mut self, flags: u8, how: FlagsUpdate) {
+        self.change_keyboard(|k| k.update(flags, how));
+    }
+
     fn set_cursor_style(&mut self, shape: Option<CursorShape>, blink: bool) {
         self.cursor_shape = shape.unwrap_or_default();
         self.modes.cursor_blink = blink;
@@ -1901,6 +1953,7 @@ impl Handler for Screen {
             }
             Report::Version => format!("\x1bP>|shotty {}\x1b\\", env!("CARGO_PKG_VERSION")),
             Report::TextAreaSize => format!("\x1b[8;{};{}t", self.height(), self.width()),
+            Report::KeyboardFlags => format!("\x1b[?{}u", self.modes.kitty_keyboard),
         };
         self.reply(reply.as_bytes());
     }

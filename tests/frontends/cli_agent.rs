@@ -4,28 +4,28 @@
 
 use crate::cli_session::Env;
 
-const MOUSE_ECHO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/mouseecho.py");
+const INPUT_ECHO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/inputecho.py");
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A session running `mouseecho.py`.
-struct MouseEcho<'a> {
+/// A session running `inputecho.py`.
+struct InputEcho<'a> {
     env: &'a Env,
     id: String,
     /// Reads the program has made.
     reads: u32,
 }
 
-impl<'a> MouseEcho<'a> {
-    fn start(env: &'a Env, width: u16) -> MouseEcho<'a> {
+impl<'a> InputEcho<'a> {
+    fn start(env: &'a Env, width: u16) -> InputEcho<'a> {
         let width = width.to_string();
         let id = env.start(&[
-            "--width", &width, "--height", "24", "--", "python3", MOUSE_ECHO,
+            "--width", &width, "--height", "24", "--", "python3", INPUT_ECHO,
         ]);
         env.ok(&["wait", &id, "--text", "ready", "--timeout", "15s"]);
-        MouseEcho { env, id, reads: 0 }
+        InputEcho { env, id, reads: 0 }
     }
 
     /// Turns off every mouse mode, then on `modes` (`"1000,1006"`).
@@ -36,6 +36,22 @@ impl<'a> MouseEcho<'a> {
         let shown = format!("{} MODES {modes}", self.reads);
         self.env
             .ok(&["wait", &self.id, "--text", &shown, "--timeout", "10s"]);
+    }
+
+    /// Pushes kitty keyboard `flags` and checks the terminal's answer to the query after it.
+    fn kitty(&mut self, flags: u8) {
+        self.reads += 1;
+        let command = format!("!k{flags}");
+        self.env.ok(&["send", &self.id, "--text", &command]);
+        // The answer to `CSI ? u` is the program's next read.
+        self.reads += 1;
+        let answer = format!(
+            "{} HEX:{}",
+            self.reads,
+            hex(format!("\x1b[?{flags}u").as_bytes())
+        );
+        self.env
+            .ok(&["wait", &self.id, "--text", &answer, "--timeout", "10s"]);
     }
 
     /// Sends `args` and returns the hex of what the program read.
@@ -61,7 +77,7 @@ impl<'a> MouseEcho<'a> {
 #[test]
 fn mouse_steps_are_encoded_for_each_tracking_mode_and_encoding() {
     let env = Env::new();
-    let mut echo = MouseEcho::start(&env, 300);
+    let mut echo = InputEcho::start(&env, 300);
 
     // Tracking off: refused, and the program reads nothing.
     let doc = env.error(&["send", &echo.id, "--click", "2,4"], "invalid_operation");
@@ -192,7 +208,7 @@ fn mouse_steps_are_encoded_for_each_tracking_mode_and_encoding() {
 #[test]
 fn a_delay_inside_send_splits_the_write() {
     let env = Env::new();
-    let mut echo = MouseEcho::start(&env, 80);
+    let mut echo = InputEcho::start(&env, 80);
     assert_eq!(echo.send(&["--keys", "Escape", "--text", "q"]), "1b71");
     let started = std::time::Instant::now();
     env.ok(&[
@@ -562,11 +578,49 @@ for _ in range(200):
         sys.stdout.flush()
         time.sleep(0.05)
 "#;
-    let id = env.start(&["--width", "60", "--height", "8", "--", "python3", "-c", script]);
+    let id = env.start(&[
+        "--width", "60", "--height", "8", "--", "python3", "-c", script,
+    ]);
     env.ok(&["wait", &id, "--text", "working", "--timeout", "15s"]);
     let idle = env.ok(&["wait", &id, "--idle", "500ms", "--timeout", "15s"]);
     let text = idle["screen"]["text"].as_str().unwrap();
     assert!(text.contains("done") && !text.contains("working"), "{idle}");
     assert!(idle["waitedMs"].as_u64().unwrap() >= 1000, "{idle}");
     env.ok(&["stop", &id]);
+}
+
+/// A program that pushes kitty keyboard flags gets its keys in the protocol's encoding
+/// (expected bytes from the kitty keyboard protocol's specification); releases and repeats
+/// only once it asked for event types.
+#[test]
+fn keys_follow_the_kitty_flags_the_program_pushed() {
+    let env = Env::new();
+    let mut echo = InputEcho::start(&env, 80);
+    assert_eq!(echo.send(&["--keys", "Escape"]), "1b");
+    assert_eq!(echo.send(&["--keys", "Ctrl+a"]), "01");
+    env.error(
+        &["send", &echo.id, "--key-release", "a"],
+        "invalid_operation",
+    );
+    env.error(&["send", &echo.id, "--keys", "Ctrl+1"], "unsupported_key");
+
+    // Flag 1, disambiguate: Escape and Ctrl+letter become CSI u; plain text stays text.
+    echo.kitty(1);
+    assert_eq!(echo.send(&["--keys", "Escape"]), hex(b"\x1b[27u"));
+    assert_eq!(echo.send(&["--keys", "Ctrl+a"]), hex(b"\x1b[97;5u"));
+    assert_eq!(echo.send(&["--keys", "Ctrl+1"]), hex(b"\x1b[49;5u"));
+    assert_eq!(echo.send(&["--keys", "a"]), "61");
+    env.error(
+        &["send", &echo.id, "--key-release", "a"],
+        "invalid_operation",
+    );
+
+    // Flags 1|2: releases and repeats, with their event type after the modifiers.
+    echo.kitty(3);
+    assert_eq!(echo.send(&["--key-release", "a"]), hex(b"\x1b[97;1:3u"));
+    assert_eq!(echo.send(&["--key-repeat", "Left"]), hex(b"\x1b[1;1:2D"));
+    assert_eq!(
+        echo.send(&["--keys", "Ctrl+a", "--key-release", "Ctrl+a"]),
+        hex(b"\x1b[97;5u\x1b[97;5:3u")
+    );
 }

@@ -594,7 +594,11 @@ fn an_exported_session_validates() {
         timeout: timeout_ms.map(std::time::Duration::from_millis),
         fresh: false,
     };
-    journal.wait(wait(Target::Text("~".into()), Until::Present, Some(100), None).to_step().unwrap());
+    journal.wait(
+        wait(Target::Text("~".into()), Until::Present, Some(100), None)
+            .to_step()
+            .unwrap(),
+    );
     journal.send(&[
         SendStep::Text("ihello \"quoted\"\n: yaml? # not a comment".into()),
         SendStep::Keys("Escape".into()),
@@ -627,7 +631,11 @@ fn an_exported_session_validates() {
     );
     let prompt = WaitCondition::regex("^>>>$").expect("a pattern");
     journal.wait(wait(prompt, Until::Present, None, None).to_step().unwrap());
-    journal.wait(wait(Target::Exit, Until::Present, None, Some(10_000)).to_step().unwrap());
+    journal.wait(
+        wait(Target::Exit, Until::Present, None, Some(10_000))
+            .to_step()
+            .unwrap(),
+    );
     let reply = JournalReply {
         session_id: "s_1".into(),
         command: vec!["vim".into(), "-u".into(), "NONE".into()],

@@ -1241,7 +1241,7 @@ fn keys_follow_the_modes_the_program_set() {
 #[test]
 fn mouse_actions_are_encoded_for_the_programs_mode() {
     // `pty/write` takes the host protocol's mouse steps; the program reads SGR reports.
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/mouseecho.py");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/inputecho.py");
     let server = Server::unix(&format!("python3 {script}"), &[]);
     let mut c = server.connect();
     c.wait_for("ready");

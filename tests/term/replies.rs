@@ -155,18 +155,17 @@ fn xtwinops_18_reports_text_area_in_characters() {
     assert_eq!(replies(&mut t), "\x1b[8;30;100t");
 }
 
-/// The kitty keyboard query (`CSI ? u`) gets no reply: alone nothing comes back, and
-/// followed by DA1 exactly the DA1 reply does.
+/// The kitty keyboard query (`CSI ? u`) is answered with the current flags, before the DA1
+/// reply of a DA1 that follows it (programs send both and read "the flags came first" as
+/// support).
 #[test]
-fn kitty_keyboard_query_gets_no_reply() {
+fn kitty_keyboard_query_is_answered_with_the_flags() {
     let mut t = term(10, 3, b"\x1b[?u");
-    assert_eq!(replies(&mut t), "");
-    // Programs follow the query with DA1 and treat "only DA1 came back" as unsupported.
-    t.advance(b"\x1b[?u\x1b[c");
-    // Exactly the DA1 reply, as to a lone DA1: nothing for the kitty query before it.
+    assert_eq!(replies(&mut t), "\x1b[?0u");
+    t.advance(b"\x1b[>5u\x1b[?u\x1b[c");
     let da1 = replies(&mut term(10, 3, b"\x1b[c"));
     assert!(da1.starts_with("\x1b[?6") && da1.ends_with('c'), "{da1:?}");
-    assert_eq!(replies(&mut t), da1);
+    assert_eq!(replies(&mut t), format!("\x1b[?5u{da1}"));
 }
 
 #[test]

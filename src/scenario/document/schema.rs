@@ -585,6 +585,8 @@ mod tests {
             "^stable-for$",
             "^to-row$",
             "^to-col$",
+            "^key-release$",
+            "^key-repeat$",
         ]
         .map(String::from)
         .into();

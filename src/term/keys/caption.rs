@@ -6,8 +6,9 @@ use std::sync::LazyLock;
 use super::{ESC, Key, KeyCombo, KeyModes, Modifiers, NAMED, PASTE_END, PASTE_START};
 
 /// Every sequence a named key (not a character, not a keypad key) sends with any common
-/// modifiers in any cursor-key mode, with its caption, longest first so a decoder matching
-/// the first entry that fits takes the longest sequence.
+/// modifiers in any cursor-key mode, and with the kitty keyboard protocol's flag 1, with its
+/// caption, longest first so a decoder matching the first entry that fits takes the longest
+/// sequence.
 static SEQUENCES: LazyLock<Vec<(Vec<u8>, String)>> = LazyLock::new(|| {
     let mut table: Vec<(Vec<u8>, String)> = Vec::new();
     let modifier_sets = [
@@ -48,10 +49,11 @@ static SEQUENCES: LazyLock<Vec<(Vec<u8>, String)>> = LazyLock::new(|| {
             let Ok(combo) = KeyCombo::new(key, mods) else {
                 continue;
             };
-            for application in [false, true] {
+            for (application, kitty_flags) in [(false, 0), (true, 0), (false, 1)] {
                 let modes = KeyModes {
                     cursor_keys_application: application,
                     keypad_application: false,
+                    kitty_flags,
                 };
                 let bytes = combo.encode(modes);
                 // The first spelling of a sequence wins (modifiers the encoding drops, such
@@ -85,6 +87,7 @@ fn label(key: Key, mods: Modifiers) -> String {
         (mods.ctrl, "Ctrl+"),
         (mods.alt, "Alt+"),
         (mods.shift, "Shift+"),
+        (mods.meta, "Meta+"),
     ] {
         if on {
             out.push_str(name);
@@ -118,6 +121,9 @@ fn next_piece(bytes: &[u8]) -> (Option<Piece>, usize) {
         .find(|(seq, _)| bytes.starts_with(seq) && !(alt_char && seq.as_slice() == [ESC]))
     {
         return (Some(Piece::Key(name.clone())), seq.len());
+    }
+    if let Some(found) = kitty_key(bytes) {
+        return found;
     }
     match bytes {
         [] => (None, 0),
@@ -153,6 +159,60 @@ fn next_piece(bytes: &[u8]) -> (Option<Piece>, usize) {
             }
         }
     }
+}
+
+/// A kitty keyboard protocol key, `CSI code[:alternates] [; mods[:event] [; text]] u`: a
+/// character or a key by name with its modifiers; a release is left out.
+fn kitty_key(bytes: &[u8]) -> Option<(Option<Piece>, usize)> {
+    let body = bytes.strip_prefix(b"\x1b[")?;
+    let end = body
+        .iter()
+        .position(|b| !matches!(b, b'0'..=b'9' | b';' | b':'))?;
+    if end == 0 || body[end] != b'u' {
+        return None;
+    }
+    let len = 2 + end + 1;
+    let mut fields = body[..end].split(|&b| b == b';');
+    // The first sub-field of a field as a number; an empty one is `default`.
+    let number = |field: &[u8], default: u32| -> Option<u32> {
+        match field.split(|&b| b == b':').next() {
+            Some([]) | None => Some(default),
+            Some(digits) => std::str::from_utf8(digits).ok()?.parse().ok(),
+        }
+    };
+    let code = number(fields.next()?, 0)?;
+    let mod_field = fields.next().unwrap_or_default();
+    let bits = number(mod_field, 1)?.saturating_sub(1);
+    let event = mod_field.split(|&b| b == b':').nth(1);
+    if event == Some(b"3") {
+        return Some((None, len));
+    }
+    let mods = Modifiers {
+        shift: bits & 1 != 0,
+        alt: bits & 2 != 0,
+        ctrl: bits & 4 != 0,
+        meta: bits & 8 != 0,
+    };
+    let key = match code {
+        27 => Key::Escape,
+        13 => Key::Enter,
+        9 => Key::Tab,
+        127 => Key::Backspace,
+        32 => Key::Space,
+        57399..=57416 => {
+            let kp = NAMED.iter().find_map(|&(_, key)| match key {
+                Key::Keypad(kp) if super::kitty::keypad_code(kp) == code => Some(kp),
+                _ => None,
+            })?;
+            Key::Keypad(kp)
+        }
+        _ => Key::Char(char::from_u32(code).filter(|c| !c.is_control())?),
+    };
+    let piece = match key {
+        Key::Char(c) if mods.is_empty() => Piece::Text(c),
+        _ => Piece::Key(label(key, mods)),
+    };
+    Some((Some(piece), len))
 }
 
 fn utf8_len(first: u8) -> usize {
@@ -213,7 +273,7 @@ mod tests {
     fn every_named_key_reads_back_as_itself() {
         let application = KeyModes {
             cursor_keys_application: true,
-            keypad_application: false,
+            ..KeyModes::default()
         };
         for modes in [KeyModes::default(), application] {
             for (name, expected) in [

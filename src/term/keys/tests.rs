@@ -3,18 +3,22 @@ use super::*;
 const NORMAL: KeyModes = KeyModes {
     cursor_keys_application: false,
     keypad_application: false,
+    kitty_flags: 0,
 };
 const APP_CURSOR: KeyModes = KeyModes {
     cursor_keys_application: true,
     keypad_application: false,
+    kitty_flags: 0,
 };
 const APP_KEYPAD: KeyModes = KeyModes {
     cursor_keys_application: false,
     keypad_application: true,
+    kitty_flags: 0,
 };
 const ALL_APP: KeyModes = KeyModes {
     cursor_keys_application: true,
     keypad_application: true,
+    kitty_flags: 0,
 };
 const ALL_MODES: [KeyModes; 4] = [NORMAL, APP_CURSOR, APP_KEYPAD, ALL_APP];
 
@@ -753,5 +757,594 @@ fn paste_cannot_end_itself_early() {
             String::from_utf8_lossy(&out)
         );
         assert!(out.ends_with(PASTE_END));
+    }
+}
+
+// --- Kitty keyboard protocol -----------------------------------------------------------
+//
+// Expected bytes are written out from the spec (sw.kovidgoyal.net/kitty/keyboard-protocol):
+// `CSI code ; modifiers[:event] ; text u`, modifiers 1 + Shift 1 + Alt 2 + Ctrl 4 + super 8.
+
+mod kitty_protocol {
+    use super::*;
+    use crate::term::Terminal;
+
+    fn flags(kitty_flags: u8) -> KeyModes {
+        KeyModes {
+            kitty_flags,
+            ..KeyModes::default()
+        }
+    }
+
+    /// Every (name, bytes) pair is what a press sends under `kitty_flags`.
+    #[track_caller]
+    fn presses(kitty_flags: u8, cases: &[(&str, &[u8])]) {
+        for &(name, expected) in cases {
+            let got = enc(name, flags(kitty_flags));
+            assert_eq!(
+                got,
+                expected,
+                "{name} with flags {kitty_flags}: got {:?}, want {:?}",
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(expected)
+            );
+        }
+    }
+
+    #[track_caller]
+    fn event(name: &str, kitty_flags: u8, event: KeyEvent) -> Vec<u8> {
+        match encode_key_event(name, flags(kitty_flags), event) {
+            Ok(bytes) => bytes,
+            Err(e) => panic!("{name} {event:?} with flags {kitty_flags}: {e}"),
+        }
+    }
+
+    /// The flags the terminal reports to `CSI ? u`.
+    fn query(term: &mut Terminal) -> String {
+        let _ = term.take_replies();
+        term.advance(b"\x1b[?u");
+        String::from_utf8(term.take_replies()).unwrap()
+    }
+
+    // --- The emulator's flag stacks ---
+
+    #[test]
+    fn push_pop_set_and_query() {
+        let mut t = Terminal::new(20, 5);
+        assert_eq!(query(&mut t), "\x1b[?0u");
+        t.advance(b"\x1b[>1u");
+        assert_eq!(query(&mut t), "\x1b[?1u");
+        assert_eq!(t.screen().modes().kitty_keyboard, 1);
+        t.advance(b"\x1b[>13u");
+        assert_eq!(query(&mut t), "\x1b[?13u");
+        // Mode 2 sets bits, mode 3 clears them, mode 1 (and no mode) replaces.
+        t.advance(b"\x1b[=2;2u");
+        assert_eq!(query(&mut t), "\x1b[?15u");
+        t.advance(b"\x1b[=12;3u");
+        assert_eq!(query(&mut t), "\x1b[?3u");
+        t.advance(b"\x1b[=16u");
+        assert_eq!(query(&mut t), "\x1b[?16u");
+        t.advance(b"\x1b[=8;1u");
+        assert_eq!(query(&mut t), "\x1b[?8u");
+        // An unknown mode changes nothing.
+        t.advance(b"\x1b[=1;4u");
+        assert_eq!(query(&mut t), "\x1b[?8u");
+        // Pops go back through the pushes: the set replaced the top entry.
+        t.advance(b"\x1b[<u");
+        assert_eq!(query(&mut t), "\x1b[?1u");
+        t.advance(b"\x1b[<1u");
+        assert_eq!(query(&mut t), "\x1b[?0u");
+        assert_eq!(t.screen().modes().kitty_keyboard, 0);
+        // A push without flags pushes 0.
+        t.advance(b"\x1b[>5u\x1b[>u");
+        assert_eq!(query(&mut t), "\x1b[?0u");
+        t.advance(b"\x1b[<u");
+        assert_eq!(query(&mut t), "\x1b[?5u");
+    }
+
+    #[test]
+    fn the_query_is_answered_before_a_following_da1() {
+        let mut t = Terminal::new(20, 5);
+        t.advance(b"\x1b[>1u\x1b[?u\x1b[c");
+        assert_eq!(t.take_replies(), b"\x1b[?1u\x1b[?62;22c");
+    }
+
+    #[test]
+    fn unknown_flag_bits_are_dropped() {
+        let mut t = Terminal::new(20, 5);
+        t.advance(b"\x1b[>255u");
+        assert_eq!(query(&mut t), "\x1b[?31u");
+        t.advance(b"\x1b[=96u");
+        assert_eq!(query(&mut t), "\x1b[?0u");
+    }
+
+    #[test]
+    fn popping_an_empty_stack_resets_the_flags() {
+        let mut t = Terminal::new(20, 5);
+        // Set without a push: popping empties the stack, the flags become 0.
+        t.advance(b"\x1b[=5u");
+        assert_eq!(query(&mut t), "\x1b[?5u");
+        t.advance(b"\x1b[<u");
+        assert_eq!(query(&mut t), "\x1b[?0u");
+        t.advance(b"\x1b[<u");
+        assert_eq!(query(&mut t), "\x1b[?0u");
+        // Popping more than was pushed resets too.
+        t.advance(b"\x1b[=4u\x1b[>1u\x1b[>3u\x1b[<5u");
+        assert_eq!(query(&mut t), "\x1b[?0u");
+        t.advance(b"\x1b[>3u\x1b[<u");
+        assert_eq!(query(&mut t), "\x1b[?0u");
+    }
+
+    #[test]
+    fn the_stack_is_bounded_and_drops_its_oldest_entries() {
+        let mut t = Terminal::new(20, 5);
+        for flags in 1..=20 {
+            t.advance(format!("\x1b[>{flags}u").as_bytes());
+        }
+        assert_eq!(query(&mut t), "\x1b[?20u");
+        assert_eq!(t.screen().kitty_keyboard().1.len(), 16);
+        // The 16 entries under 20 are 4 … 19; 0, 1, 2 and 3 were dropped.
+        t.advance(b"\x1b[<16u");
+        assert_eq!(query(&mut t), "\x1b[?4u");
+        t.advance(b"\x1b[<u");
+        assert_eq!(query(&mut t), "\x1b[?0u");
+    }
+
+    #[test]
+    fn each_screen_has_its_own_stack() {
+        let mut t = Terminal::new(20, 5);
+        t.advance(b"\x1b[>1u");
+        t.advance(b"\x1b[?1049h");
+        assert_eq!(query(&mut t), "\x1b[?0u");
+        assert_eq!(t.screen().modes().kitty_keyboard, 0);
+        t.advance(b"\x1b[>8u\x1b[>9u");
+        assert_eq!(query(&mut t), "\x1b[?9u");
+        t.advance(b"\x1b[?1049l");
+        assert_eq!(query(&mut t), "\x1b[?1u");
+        assert_eq!(t.screen().modes().kitty_keyboard, 1);
+        assert_eq!(t.screen().kitty_keyboard(), (1, &[0][..]));
+        // The alternate screen's stack is kept while the main screen is shown (as in kitty).
+        t.advance(b"\x1b[?1049h");
+        assert_eq!(query(&mut t), "\x1b[?9u");
+        t.advance(b"\x1b[<u");
+        assert_eq!(query(&mut t), "\x1b[?8u");
+        // ?47 and ?1047 switch stacks as well.
+        t.advance(b"\x1b[?1049l\x1b[?47h");
+        assert_eq!(query(&mut t), "\x1b[?8u");
+        t.advance(b"\x1b[?47l");
+        assert_eq!(query(&mut t), "\x1b[?1u");
+        t.advance(b"\x1b[?1047h");
+        assert_eq!(query(&mut t), "\x1b[?8u");
+        t.advance(b"\x1b[?1047l\x1b[<u");
+        assert_eq!(query(&mut t), "\x1b[?0u");
+    }
+
+    #[test]
+    fn a_full_reset_clears_both_stacks() {
+        let mut t = Terminal::new(20, 5);
+        t.advance(b"\x1b[>1u\x1b[?1049h\x1b[>8u");
+        t.advance(b"\x1bc");
+        assert_eq!(query(&mut t), "\x1b[?0u");
+        assert_eq!(t.screen().kitty_keyboard(), (0, &[][..]));
+        t.advance(b"\x1b[?1049h");
+        assert_eq!(query(&mut t), "\x1b[?0u");
+        assert_eq!(t.screen().kitty_keyboard(), (0, &[][..]));
+    }
+
+    #[test]
+    fn csi_u_without_a_marker_still_restores_the_cursor() {
+        let mut t = Terminal::new(20, 5);
+        t.advance(b"\x1b[3;4H\x1b[s\x1b[1;1H\x1b[u");
+        let cursor = t.screen().cursor();
+        assert_eq!((cursor.row, cursor.col), (2, 3));
+        assert_eq!(t.screen().modes().kitty_keyboard, 0);
+        // The kitty forms do not move the cursor.
+        t.advance(b"\x1b[1;1H\x1b[>1u\x1b[=3u\x1b[<u\x1b[?u");
+        let cursor = t.screen().cursor();
+        assert_eq!((cursor.row, cursor.col), (0, 0));
+    }
+
+    #[test]
+    fn a_keyframe_keeps_the_flags_and_their_stack() {
+        let mut t = Terminal::new(20, 5);
+        t.advance(b"hi\x1b[>1u\x1b[>0u\x1b[>13u\x1b[=2;2u");
+        let mut fresh = Terminal::new(20, 5);
+        fresh.advance(&t.keyframe());
+        assert_eq!(fresh.screen().modes(), t.screen().modes());
+        assert_eq!(fresh.screen().kitty_keyboard(), (15, &[0, 1, 0][..]));
+        for term in [&mut t, &mut fresh] {
+            term.advance(b"\x1b[<2u");
+            assert_eq!(query(term), "\x1b[?1u");
+        }
+        // Flags set without a push come back as they were, with an empty stack.
+        let mut t = Terminal::new(20, 5);
+        t.advance(b"\x1b[=5u");
+        let mut fresh = Terminal::new(20, 5);
+        fresh.advance(&t.keyframe());
+        assert_eq!(fresh.screen().kitty_keyboard(), (5, &[][..]));
+        // Nothing is written for the default state.
+        let t = Terminal::new(20, 5);
+        assert!(!t.keyframe().windows(3).any(|w| w == b"\x1b[="));
+    }
+
+    #[test]
+    fn key_modes_carry_the_shown_screens_flags() {
+        let mut t = Terminal::new(20, 5);
+        t.advance(b"\x1b[>9u");
+        assert_eq!(KeyModes::from(t.screen().modes()).kitty_flags, 9);
+        assert_eq!(
+            enc("Enter", KeyModes::from(t.screen().modes())),
+            b"\x1b[13u"
+        );
+        t.advance(b"\x1b[?1049h");
+        assert_eq!(KeyModes::from(t.screen().modes()).kitty_flags, 0);
+        assert_eq!(enc("Enter", KeyModes::from(t.screen().modes())), b"\r");
+    }
+
+    #[test]
+    fn terminfo_replies_stay_legacy() {
+        let mut t = Terminal::new(20, 5);
+        t.advance(b"\x1b[>9u");
+        let _ = t.take_replies();
+        // XTGETTCAP kf3 (hex 6B6633): SS3 R (1B 4F 52), not the protocol's `CSI 13~`.
+        t.advance(b"\x1bP+q6B6633\x1b\\");
+        assert_eq!(t.take_replies(), b"\x1bP1+r6B6633=1B4F52\x1b\\");
+    }
+
+    // --- The encoder ---
+
+    #[test]
+    fn flag_1_disambiguates_escape_and_modified_text_keys() {
+        presses(
+            1,
+            &[
+                ("Escape", b"\x1b[27u"),
+                ("Ctrl+a", b"\x1b[97;5u"),
+                ("Ctrl+A", b"\x1b[97;5u"),
+                ("Alt+a", b"\x1b[97;3u"),
+                ("Ctrl+Alt+a", b"\x1b[97;7u"),
+                ("Ctrl+Shift+a", b"\x1b[97;6u"),
+                ("Alt+Shift+x", b"\x1b[120;4u"),
+                ("Alt+X", b"\x1b[120;4u"),
+                ("Meta+a", b"\x1b[97;9u"),
+                ("Ctrl+Space", b"\x1b[32;5u"),
+                ("Alt+[", b"\x1b[91;3u"),
+                ("Ctrl+1", b"\x1b[49;5u"),
+                ("Ctrl+.", b"\x1b[46;5u"),
+                ("Alt+Escape", b"\x1b[27;3u"),
+                // Keys that type text are still text.
+                ("a", b"a"),
+                ("Shift+a", b"A"),
+                ("A", b"A"),
+                ("\u{e9}", "\u{e9}".as_bytes()),
+                ("Space", b" "),
+                ("Shift+Space", b" "),
+                ("1", b"1"),
+            ],
+        );
+        // The legacy encoding still refuses Ctrl with a character without a C0 code.
+        assert!(encode_keys("Ctrl+1", NORMAL).is_err());
+    }
+
+    #[test]
+    fn flag_1_keeps_enter_tab_and_backspace_unless_modified() {
+        presses(
+            1,
+            &[
+                ("Enter", b"\r"),
+                ("Tab", b"\t"),
+                ("Backspace", b"\x7f"),
+                ("Ctrl+Enter", b"\x1b[13;5u"),
+                ("Shift+Enter", b"\x1b[13;2u"),
+                ("Alt+Enter", b"\x1b[13;3u"),
+                ("Shift+Tab", b"\x1b[9;2u"),
+                ("Ctrl+Shift+Tab", b"\x1b[9;6u"),
+                ("Ctrl+Tab", b"\x1b[9;5u"),
+                ("Ctrl+Backspace", b"\x1b[127;5u"),
+                ("Alt+Backspace", b"\x1b[127;3u"),
+            ],
+        );
+    }
+
+    #[test]
+    fn flag_1_functional_keys_follow_the_spec_table() {
+        let cases: &[(&str, &[u8])] = &[
+            ("Up", b"\x1b[A"),
+            ("Down", b"\x1b[B"),
+            ("Right", b"\x1b[C"),
+            ("Left", b"\x1b[D"),
+            ("Home", b"\x1b[H"),
+            ("End", b"\x1b[F"),
+            ("Ctrl+Up", b"\x1b[1;5A"),
+            ("Shift+Left", b"\x1b[1;2D"),
+            ("Ctrl+Alt+Right", b"\x1b[1;7C"),
+            ("Shift+End", b"\x1b[1;2F"),
+            ("Meta+Home", b"\x1b[1;9H"),
+            ("F1", b"\x1b[P"),
+            ("F2", b"\x1b[Q"),
+            ("F3", b"\x1b[13~"),
+            ("F4", b"\x1b[S"),
+            ("Ctrl+F1", b"\x1b[1;5P"),
+            ("Shift+F3", b"\x1b[13;2~"),
+            ("Alt+F4", b"\x1b[1;3S"),
+            ("F5", b"\x1b[15~"),
+            ("F6", b"\x1b[17~"),
+            ("F8", b"\x1b[19~"),
+            ("F10", b"\x1b[21~"),
+            ("F11", b"\x1b[23~"),
+            ("F12", b"\x1b[24~"),
+            ("Alt+F5", b"\x1b[15;3~"),
+            ("Insert", b"\x1b[2~"),
+            ("Delete", b"\x1b[3~"),
+            ("PageUp", b"\x1b[5~"),
+            ("PageDown", b"\x1b[6~"),
+            ("Ctrl+Delete", b"\x1b[3;5~"),
+            ("Shift+PageUp", b"\x1b[5;2~"),
+        ];
+        presses(1, cases);
+        // DECCKM and DECKPAM are not looked at.
+        for modes in ALL_MODES {
+            let modes = KeyModes {
+                kitty_flags: 1,
+                ..modes
+            };
+            assert_eq!(enc("Up", modes), b"\x1b[A", "{modes:?}");
+            assert_eq!(enc("F1", modes), b"\x1b[P", "{modes:?}");
+            assert_eq!(enc("KP1", modes), b"1", "{modes:?}");
+        }
+    }
+
+    #[test]
+    fn flag_1_keypad_keys() {
+        presses(
+            1,
+            &[
+                ("KP1", b"1"),
+                ("KPAdd", b"+"),
+                ("KPDecimal", b"."),
+                ("KPEnter", b"\x1b[57414u"),
+                ("Ctrl+KP1", b"\x1b[57400;5u"),
+                ("Shift+KP0", b"\x1b[57399;2u"),
+                ("Alt+KPEnter", b"\x1b[57414;3u"),
+                ("Ctrl+KPDivide", b"\x1b[57410;5u"),
+            ],
+        );
+    }
+
+    #[test]
+    fn flag_8_sends_every_key_as_an_escape_code() {
+        let cases: &[(&str, &[u8])] = &[
+            ("a", b"\x1b[97u"),
+            ("A", b"\x1b[97;2u"),
+            ("Shift+a", b"\x1b[97;2u"),
+            ("Ctrl+a", b"\x1b[97;5u"),
+            ("1", b"\x1b[49u"),
+            ("Space", b"\x1b[32u"),
+            ("\u{e9}", b"\x1b[233u"),
+            ("Enter", b"\x1b[13u"),
+            ("Tab", b"\x1b[9u"),
+            ("Shift+Tab", b"\x1b[9;2u"),
+            ("Backspace", b"\x1b[127u"),
+            ("Escape", b"\x1b[27u"),
+            ("Up", b"\x1b[A"),
+            ("Ctrl+Up", b"\x1b[1;5A"),
+            ("F1", b"\x1b[P"),
+            ("F5", b"\x1b[15~"),
+            ("Delete", b"\x1b[3~"),
+            ("KP0", b"\x1b[57399u"),
+            ("KP1", b"\x1b[57400u"),
+            ("KP9", b"\x1b[57408u"),
+            ("KPDecimal", b"\x1b[57409u"),
+            ("KPMultiply", b"\x1b[57411u"),
+            ("KPSubtract", b"\x1b[57412u"),
+            ("KPAdd", b"\x1b[57413u"),
+            ("KPEnter", b"\x1b[57414u"),
+            ("KPSeparator", b"\x1b[57416u"),
+        ];
+        // Flag 8 implies disambiguation: alone it encodes the same.
+        presses(1 | 8, cases);
+        presses(8, cases);
+    }
+
+    #[test]
+    fn flag_2_reports_repeats_and_releases() {
+        use KeyEvent::{Press, Release, Repeat};
+        let f = 1 | 2;
+        for (name, press, repeat, release) in [
+            ("a", &b"a"[..], &b"a"[..], &b"\x1b[97;1:3u"[..]),
+            ("Shift+a", b"A", b"A", b"\x1b[97;2:3u"),
+            ("Ctrl+a", b"\x1b[97;5u", b"\x1b[97;5:2u", b"\x1b[97;5:3u"),
+            ("Escape", b"\x1b[27u", b"\x1b[27;1:2u", b"\x1b[27;1:3u"),
+            ("Up", b"\x1b[A", b"\x1b[1;1:2A", b"\x1b[1;1:3A"),
+            ("Ctrl+Up", b"\x1b[1;5A", b"\x1b[1;5:2A", b"\x1b[1;5:3A"),
+            ("F1", b"\x1b[P", b"\x1b[1;1:2P", b"\x1b[1;1:3P"),
+            ("F5", b"\x1b[15~", b"\x1b[15;1:2~", b"\x1b[15;1:3~"),
+            ("Delete", b"\x1b[3~", b"\x1b[3;1:2~", b"\x1b[3;1:3~"),
+            // Unmodified Enter, Tab and Backspace have no release without flag 8.
+            ("Enter", b"\r", b"\r", b""),
+            ("Tab", b"\t", b"\t", b""),
+            ("Backspace", b"\x7f", b"\x7f", b""),
+            (
+                "Ctrl+Enter",
+                b"\x1b[13;5u",
+                b"\x1b[13;5:2u",
+                b"\x1b[13;5:3u",
+            ),
+            (
+                "KPEnter",
+                b"\x1b[57414u",
+                b"\x1b[57414;1:2u",
+                b"\x1b[57414;1:3u",
+            ),
+        ] {
+            assert_eq!(event(name, f, Press), press, "{name} press");
+            assert_eq!(event(name, f, Repeat), repeat, "{name} repeat");
+            assert_eq!(event(name, f, Release), release, "{name} release");
+        }
+        // With flag 8 too, every event is an escape code.
+        let f = 1 | 2 | 8;
+        assert_eq!(event("a", f, Repeat), b"\x1b[97;1:2u");
+        assert_eq!(event("a", f, Release), b"\x1b[97;1:3u");
+        assert_eq!(event("Enter", f, Repeat), b"\x1b[13;1:2u");
+        assert_eq!(event("Enter", f, Release), b"\x1b[13;1:3u");
+        assert_eq!(event("Backspace", f, Release), b"\x1b[127;1:3u");
+        // A press through encode_event is what encode sends.
+        assert_eq!(event("Ctrl+a", f, Press), enc("Ctrl+a", flags(f)));
+    }
+
+    #[test]
+    fn flag_2_alone_keeps_legacy_presses() {
+        use KeyEvent::{Press, Release, Repeat};
+        let app = KeyModes {
+            cursor_keys_application: true,
+            kitty_flags: 2,
+            ..KeyModes::default()
+        };
+        assert_eq!(encode_key_event("Up", app, Press).unwrap(), b"\x1bOA");
+        assert_eq!(event("Ctrl+a", 2, Press), b"\x01");
+        assert_eq!(event("Escape", 2, Press), b"\x1b");
+        assert_eq!(event("a", 2, Repeat), b"a");
+        assert_eq!(event("a", 2, Release), b"\x1b[97;1:3u");
+        assert_eq!(event("Up", 2, Release), b"\x1b[1;1:3A");
+        // Without flag 1 the keypad is reported as the keys it types.
+        assert_eq!(event("KP1", 2, Release), b"\x1b[49;1:3u");
+        assert_eq!(event("KPEnter", 2, Release), b"");
+        assert!(encode_keys("Ctrl+1", flags(2)).is_err());
+    }
+
+    #[test]
+    fn releases_and_repeats_need_flag_2() {
+        for kitty_flags in [0, 1, 1 | 8, 1 | 4 | 8 | 16] {
+            let e = encode_key_event("a", flags(kitty_flags), KeyEvent::Release).unwrap_err();
+            assert_eq!(
+                e.message,
+                "the program has not asked for key release events (kitty keyboard flag 2)"
+            );
+            assert_eq!(e.name, "a");
+            let e = encode_key_event("Ctrl+Up", flags(kitty_flags), KeyEvent::Repeat).unwrap_err();
+            assert_eq!(
+                e.message,
+                "the program has not asked for key repeat events (kitty keyboard flag 2)"
+            );
+            assert_eq!(e.name, "Ctrl+Up");
+        }
+        let combo = parse_key("Enter").unwrap();
+        assert!(combo.encode_event(NORMAL, KeyEvent::Release).is_err());
+        assert_eq!(combo.encode_event(NORMAL, KeyEvent::Press).unwrap(), b"\r");
+    }
+
+    #[test]
+    fn flag_16_adds_the_text_with_flag_8() {
+        use KeyEvent::{Release, Repeat};
+        presses(
+            1 | 8 | 16,
+            &[
+                ("a", b"\x1b[97;;97u"),
+                ("Shift+a", b"\x1b[97;2;65u"),
+                ("A", b"\x1b[97;2;65u"),
+                ("\u{e9}", b"\x1b[233;;233u"),
+                ("Space", b"\x1b[32;;32u"),
+                ("KP1", b"\x1b[57400;;49u"),
+                // Keys with Ctrl or Alt, and keys without text, carry none.
+                ("Ctrl+a", b"\x1b[97;5u"),
+                ("Alt+a", b"\x1b[97;3u"),
+                ("Ctrl+KP1", b"\x1b[57400;5u"),
+                ("Enter", b"\x1b[13u"),
+                ("Escape", b"\x1b[27u"),
+                ("Up", b"\x1b[A"),
+            ],
+        );
+        let f = 1 | 2 | 8 | 16;
+        assert_eq!(event("a", f, Repeat), b"\x1b[97;1:2;97u");
+        assert_eq!(event("a", f, Release), b"\x1b[97;1:3u");
+        // Without flag 8 the flag changes nothing.
+        presses(16, &[("a", b"a"), ("Ctrl+a", b"\x01"), ("Escape", b"\x1b")]);
+        presses(1 | 16, &[("a", b"a"), ("Ctrl+a", b"\x1b[97;5u")]);
+    }
+
+    #[test]
+    fn flag_4_reports_the_shifted_key() {
+        presses(
+            1 | 4,
+            &[
+                ("Ctrl+Shift+a", b"\x1b[97:65;6u"),
+                ("Alt+Shift+x", b"\x1b[120:88;4u"),
+                // No Shift, no shifted key; text stays text.
+                ("Ctrl+a", b"\x1b[97;5u"),
+                ("Shift+a", b"A"),
+                // Functional keys have no alternates.
+                ("Shift+Tab", b"\x1b[9;2u"),
+                ("Shift+Up", b"\x1b[1;2A"),
+            ],
+        );
+        presses(
+            1 | 4 | 8,
+            &[
+                ("Shift+a", b"\x1b[97:65;2u"),
+                ("A", b"\x1b[97:65;2u"),
+                ("a", b"\x1b[97u"),
+                // A digit's shifted form depends on the layout: none is reported.
+                ("Shift+1", b"\x1b[49;2u"),
+            ],
+        );
+        presses(1 | 4 | 8 | 16, &[("Shift+a", b"\x1b[97:65;2;65u")]);
+        // Alone it changes nothing.
+        presses(4, &[("Ctrl+a", b"\x01"), ("Escape", b"\x1b")]);
+    }
+
+    #[test]
+    fn no_flags_keep_the_legacy_encoding() {
+        for modes in ALL_MODES {
+            for name in [
+                "Escape",
+                "Ctrl+a",
+                "Ctrl+Enter",
+                "Shift+Tab",
+                "F3",
+                "Up",
+                "KP1",
+            ] {
+                assert_eq!(
+                    enc(name, modes),
+                    parse_key(name).unwrap().encode_legacy(modes),
+                    "{name}"
+                );
+            }
+        }
+        presses(
+            0,
+            &[("Escape", b"\x1b"), ("Ctrl+a", b"\x01"), ("F3", b"\x1bOR")],
+        );
+    }
+
+    #[test]
+    fn captions_read_the_protocol() {
+        for (bytes, expected) in [
+            (&b"\x1b[97;5u"[..], "Ctrl+a"),
+            (b"\x1b[97;6u", "Ctrl+Shift+a"),
+            (b"\x1b[120;4u", "Alt+Shift+x"),
+            (b"\x1b[97;9u", "Meta+a"),
+            (b"\x1b[27u", "Esc"),
+            (b"\x1b[13;5u", "Ctrl+\u{23ce}"),
+            (b"\x1b[9;2u", "Shift+\u{21e5}"),
+            (b"\x1b[P", "F1"),
+            (b"\x1b[13~", "F3"),
+            (b"\x1b[1;5P", "Ctrl+F1"),
+            (b"\x1b[57414u", "KPEnter"),
+            (b"\x1b[57400;5u", "Ctrl+KP1"),
+            (b"\x1b[97u\x1b[98u", "ab"),
+            (b"\x1b[97;;97u", "a"),
+            (b"\x1b[97:65;6u", "Ctrl+Shift+a"),
+            (b"\x1b[97;5:2u", "Ctrl+a"),
+            // Releases are not key presses.
+            (b"\x1b[97;1:3ux", "x"),
+        ] {
+            assert_eq!(
+                caption(bytes),
+                expected,
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
     }
 }
