@@ -36,6 +36,7 @@ use crate::serve;
 use crate::session::client::{Client, reply_timeout, reply_timeout_after};
 use crate::session::host::PANIC_HOOK_ENV;
 use crate::session::instance::MAX_SIZE;
+use crate::session::output::OutputParams;
 use crate::session::protocol::{
     CommandsParams, FindParams, HistoryParams, IdParams, ListParams, MarkParams, ReadParams,
     ResizeParams, SendParams, SendStep, StartParams, StopParams, WaitParams,
@@ -636,6 +637,17 @@ impl Server {
     )]
     async fn restart(&self, Parameters(p): Parameters<IdParams>) -> CallToolResult {
         run(move || call("restart", &p)).await
+    }
+
+    #[tool(
+        description = "The output a session's program wrote, as a stream with byte offsets: the log of a dev server or a build beyond what the screen shows. Plain text unless ansi=true. Pass the reply's `end` as `since` next time to get only what is new; waitMs waits for new output (at most 60000). Returns {sessionId, start, end, text, more, dropped, state}."
+    )]
+    async fn output(&self, Parameters(p): Parameters<OutputParams>) -> CallToolResult {
+        run(move || {
+            let wait = Duration::from_millis(p.wait_ms.unwrap_or(0));
+            Client::connect()?.call("output", &p, reply_timeout_after("output", wait))
+        })
+        .await
     }
 
     #[tool(

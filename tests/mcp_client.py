@@ -20,7 +20,7 @@ from mcp.client.stdio import stdio_client
 
 EXPECTED_TOOLS = {
     "spawn", "read", "write", "wait", "resize", "status", "kill", "list", "history",
-    "capture", "inspect", "mark", "export", "find", "commands", "restart",
+    "capture", "inspect", "mark", "export", "find", "commands", "restart", "output",
 }
 INPUT_ECHO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "support", "inputecho.py")
 
@@ -41,6 +41,10 @@ async def agent_tools(session):
     command = done["command"]
     assert (command["text"], command["exitCode"], command["output"]) == (
         "echo FIND-ME; false", 1, "FIND-ME"), done
+    log = payload(await call(session, "output", {**named, "since": 0}))
+    assert "FIND-ME\n" in log["text"] and "\x1b" not in log["text"], log
+    later = payload(await call(session, "output", {**named, "since": log["end"], "waitMs": 200}))
+    assert later["start"] == log["end"], later
     listed = payload(await call(session, "commands", named))
     assert [c["exitCode"] for c in listed["commands"]] == [1], listed
     read = payload(await call(session, "read", named))

@@ -208,6 +208,24 @@ struct FindArgs {
     history: bool,
 }
 
+/// The program's output as a stream with byte offsets (escape sequences taken out unless
+/// --ansi): the log of a dev server or a build, beyond what the screen shows.
+#[derive(Debug, Parser)]
+struct OutputArgs {
+    /// The session: its id, its name, a unique prefix of its id, or `last`.
+    id: String,
+    /// From this offset (an earlier reply's `end`; default: the start).
+    #[arg(long, value_name = "OFFSET")]
+    since: Option<u64>,
+    /// Keep the escape sequences (colours, cursor moves).
+    #[arg(long)]
+    ansi: bool,
+    /// Keep printing output as it comes, one JSON line per piece ({start, end, text}), until
+    /// the program ends or Ctrl+C; the last line is the usual status document.
+    #[arg(long)]
+    follow: bool,
+}
+
 /// End the program and start the same command again (size, environment, directory, group,
 /// name, options) in a new session; the old one is kept as stopped (reason `restart`).
 #[derive(Debug, Parser)]
@@ -412,6 +430,7 @@ enum SessionCommand {
     Commands(CommandsArgs),
     Find(FindArgs),
     Restart(RestartArgs),
+    Output(OutputArgs),
     Mark(MarkArgs),
     Export(ExportArgs),
     Stop(StopArgs),
@@ -548,6 +567,7 @@ fn parse(args: Vec<String>) -> Result<SessionCommand, clap::Error> {
         "commands" => one("shotty session commands", args, SessionCommand::Commands),
         "find" => one("shotty session find", args, SessionCommand::Find),
         "restart" => one("shotty session restart", args, SessionCommand::Restart),
+        "output" => one("shotty session output", args, SessionCommand::Output),
         "mark" => one("shotty session mark", args, SessionCommand::Mark),
         "export" => one("shotty session export", args, SessionCommand::Export),
         "stop" => one("shotty session stop", args, SessionCommand::Stop),
@@ -657,6 +677,46 @@ fn export_scenario(args: &ExportArgs) -> Result<Value, SessionError> {
         "steps": journal.journal.steps.len(),
         "dropped": journal.journal.dropped,
     }))
+}
+
+/// `session output`: one reply, or with `--follow` one JSON line per piece of output until
+/// the program ends (the envelope, printed by the caller, closes it).
+fn output(args: OutputArgs) -> Result<Value, SessionError> {
+    use shotty::session::output::{MAX_OUTPUT_WAIT_MS, OutputParams, OutputReply};
+    let mut params = OutputParams {
+        session_id: args.id,
+        since: args.since,
+        ansi: args.ansi,
+        ..OutputParams::default()
+    };
+    if !args.follow {
+        return call("output", &params);
+    }
+    params.wait_ms = Some(MAX_OUTPUT_WAIT_MS);
+    let timeout = reply_timeout_after("output", Duration::from_millis(MAX_OUTPUT_WAIT_MS));
+    loop {
+        let reply = connect()?.call("output", &params, timeout)?;
+        let piece: OutputReply = serde_json::from_value(reply.clone())
+            .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+        if piece.end > piece.start || piece.dropped {
+            let line = json!({
+                "start": piece.start,
+                "end": piece.end,
+                "dropped": piece.dropped,
+                "text": piece.text,
+            });
+            let mut line = line.to_string();
+            line.push('\n');
+            write_output(None, line.as_bytes())
+                .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
+        }
+        params.since = Some(piece.end);
+        if piece.state.is_ended() && !piece.more {
+            return Ok(
+                json!({ "sessionId": piece.session_id, "end": piece.end, "state": piece.state }),
+            );
+        }
+    }
 }
 
 fn call(method: &str, params: &impl serde::Serialize) -> Result<Value, SessionError> {
@@ -1055,6 +1115,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                 history,
             },
         ),
+        SessionCommand::Output(args) => output(args),
         SessionCommand::Restart(RestartArgs { id }) => {
             call("restart", &IdParams { session_id: id })
         }

@@ -9,6 +9,7 @@ pub mod hangup;
 pub mod host;
 pub mod instance;
 pub mod journal;
+pub mod output;
 pub mod paths;
 pub mod protocol;
 pub mod rows;

@@ -23,6 +23,7 @@ mod modes;
 pub mod mouse;
 mod palette;
 mod parser;
+mod plain;
 mod redraw;
 mod reflow;
 mod screen;
@@ -45,6 +46,7 @@ pub use handler::{
 pub use link::{Link, LinkId, LinkTable, MAX_LINKS, MAX_URI_LEN};
 pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};
 pub use palette::{Rgb, XTERM_ANSI, indexed_color};
+pub use plain::plain_text;
 pub use screen::{MAX_REPLY_BYTES, MAX_TITLE_LEN, Screen, TerminalOptions};
 pub use snapshot::{
     CellSnapshot, ColorValue, CursorSnapshot, LinkSnapshot, RowSnapshot, SCHEMA_VERSION, Snapshot,

@@ -624,3 +624,72 @@ fn keys_follow_the_kitty_flags_the_program_pushed() {
         hex(b"\x1b[97;5u\x1b[97;5:3u")
     );
 }
+
+/// `output`: the whole stream with offsets (more than the screen holds), plain or with its
+/// escapes, from an offset on, bounded by the recording (older output reported dropped), and
+/// followed live as JSON lines until the program ends.
+#[test]
+fn output_is_the_stream_with_offsets() {
+    let env = Env::new();
+    let id = env.start(&[
+        "--width", "40", "--height", "5", "--", "sh", "-c",
+        r"i=1; while [ $i -le 300 ]; do printf '\033[32mline %d\033[m\n' $i; i=$((i+1)); done; exec sleep 30",
+    ]);
+    env.ok(&["wait", &id, "--text", "line 300", "--timeout", "10s"]);
+    let all = env.ok(&["output", &id]);
+    let text = all["text"].as_str().unwrap();
+    let expected: String = (1..=300).map(|i| format!("line {i}\n")).collect();
+    assert_eq!(text, expected, "{all}");
+    assert_eq!(
+        (all["start"].as_u64(), all["dropped"].as_bool()),
+        (Some(0), Some(false))
+    );
+    let end = all["end"].as_u64().unwrap();
+    let colored = env.ok(&["output", &id, "--ansi", "--since", &(end - 20).to_string()]);
+    assert!(
+        colored["text"].as_str().unwrap().contains("\u{1b}[m"),
+        "{colored}"
+    );
+    let none = env.ok(&["output", &id, "--since", &end.to_string()]);
+    assert_eq!(
+        (none["text"].as_str(), none["start"].as_u64()),
+        (Some(""), Some(end))
+    );
+    env.ok(&["stop", &id]);
+
+    // A recording bound of 64K: the first of 200K of output is gone, and said so.
+    let id = env.start(&[
+        "--record-limit",
+        "64K",
+        "--",
+        "sh",
+        "-c",
+        r"i=1; while [ $i -le 20000 ]; do echo row-$i; i=$((i+1)); done; exec sleep 30",
+    ]);
+    env.ok(&["wait", &id, "--text", "row-20000", "--timeout", "20s"]);
+    let tail = env.ok(&["output", &id]);
+    assert_eq!(tail["dropped"], true, "{}", tail["start"]);
+    assert!(tail["start"].as_u64().unwrap() > 100_000);
+    assert!(tail["text"].as_str().unwrap().ends_with("row-20000\n"));
+    env.ok(&["stop", &id]);
+
+    // --follow: pieces as they come, then the status document.
+    let id = env.start(&[
+        "--",
+        "sh",
+        "-c",
+        "echo one; sleep 0.4; echo two; sleep 0.4; echo three",
+    ]);
+    let out = env.command(&["output", &id, "--follow"]).output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (last, pieces) = lines.split_last().unwrap();
+    assert_eq!(last["status"], "ok", "{last}");
+    let followed: String = pieces.iter().map(|p| p["text"].as_str().unwrap()).collect();
+    assert_eq!(followed, "one\ntwo\nthree\n");
+    assert!(pieces.len() >= 2, "{pieces:?}");
+}

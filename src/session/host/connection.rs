@@ -89,7 +89,7 @@ impl Host {
     fn answered_on_connection(method: &str) -> bool {
         matches!(
             method,
-            "list" | "read" | "snapshot" | "history" | "export" | "commands" | "find"
+            "list" | "read" | "snapshot" | "history" | "export" | "commands" | "find" | "output"
         )
     }
 
@@ -142,6 +142,7 @@ impl Host {
             "history" => now(params(p).and_then(|p| self.history(p))),
             "commands" => now(params(p).and_then(|p| self.commands(p))),
             "find" => now(params(p).and_then(|p| self.find(p))),
+            "output" => now(params(p).and_then(|p| self.output(p))),
             "mark" => now(params(p).and_then(|p| self.mark(p))),
             "export" => now(params(p).and_then(|p| self.export(p))),
             "journal" => now(params(p).and_then(|p| self.journal(p))),

@@ -8,8 +8,13 @@ use std::time::{Duration, Instant, SystemTime};
 use regex::RegexBuilder;
 use serde_json::json;
 
+use crate::input::CastReader;
 use crate::lines::rfc3339;
 use crate::pty::ColorEnvFlags;
+use crate::recording::Event;
+use crate::session::output::{
+    self, MAX_OUTPUT_REPLY, MAX_OUTPUT_WAIT_MS, OutputParams, OutputReply,
+};
 use crate::term::{FindScope, Snapshot, StyleFilter, Terminal};
 
 /// Matches `find` returns at most.
@@ -539,6 +544,70 @@ impl Host {
             reply["previousSessionId"] = json!(p.session_id);
             Ok(reply)
         }))
+    }
+
+    /// The program's output from an offset on (see [`crate::session::output`]); waits for
+    /// some when there is none yet and `waitMs` asks to (on the connection's thread).
+    pub(super) fn output(&self, p: OutputParams) -> Result<OutputReply, SessionError> {
+        let since = p.since.unwrap_or(0);
+        let max = p
+            .max_bytes
+            .unwrap_or(MAX_OUTPUT_REPLY)
+            .clamp(1, MAX_OUTPUT_REPLY);
+        let wait = Duration::from_millis(p.wait_ms.unwrap_or(0).min(MAX_OUTPUT_WAIT_MS));
+        let (start, bytes, total, state) = match self.lookup(&p.session_id)? {
+            Entry::Live(l) => {
+                let deadline = Instant::now() + wait;
+                let mut live = l.session.lock();
+                while live.fed <= since && !live.state.is_ended() && Instant::now() < deadline {
+                    live = l.session.wait_change(live, Some(deadline));
+                }
+                let chunks = live.recording.events().filter_map(|e| match &e.event {
+                    Event::Output(bytes) => Some(bytes.as_slice()),
+                    _ => None,
+                });
+                let held = live.recording.output_bytes() as u64;
+                let (start, bytes) = output::slice(chunks, held, live.fed, since, max);
+                (start, bytes, live.fed, live.state)
+            }
+            Entry::Ended(r) => {
+                let summary = r.recording.unwrap_or_default();
+                let cast = std::fs::File::open(recording_file(&self.state_dir, &p.session_id))
+                    .map_err(|e| SessionError::io("cannot read the session's recording", e))?;
+                let reader = CastReader::new(std::io::BufReader::new(cast))
+                    .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
+                // A truncated recording's first output is the keyframe that redraws its
+                // screen, not the program's.
+                let outputs: Vec<Vec<u8>> = reader
+                    .events()
+                    .filter_map(|e| match e.map(|e| e.event) {
+                        Ok(Event::Output(bytes)) => Some(bytes),
+                        _ => None,
+                    })
+                    .skip(usize::from(summary.truncated))
+                    .collect();
+                let held = summary.output_bytes as u64;
+                let total = r.output_total.unwrap_or(held);
+                let chunks = outputs.iter().map(Vec::as_slice);
+                let (start, bytes) = output::slice(chunks, held, total, since, max);
+                (start, bytes, total, r.state)
+            }
+        };
+        let end = start + bytes.len() as u64;
+        let text = if p.ansi {
+            String::from_utf8_lossy(&bytes).into_owned()
+        } else {
+            crate::term::plain_text(&bytes)
+        };
+        Ok(OutputReply {
+            dropped: start > since,
+            end,
+            more: end < total,
+            session_id: p.session_id,
+            start,
+            state,
+            text,
+        })
     }
 
     pub(super) fn find(&self, p: FindParams) -> Result<FindReply, SessionError> {

@@ -97,6 +97,9 @@ struct Record {
     /// The final screen's content hash (`read`'s `hash`).
     #[serde(default)]
     hash: Option<String>,
+    /// Output bytes the program wrote in all (the offset `output` counts to).
+    #[serde(default)]
+    output_total: Option<u64>,
 }
 
 /// What a journal export needs of a session's start beyond [`Meta`].
@@ -512,6 +515,7 @@ impl Host {
             commands: live.commands.last(MAX_COMMANDS),
             commands_dropped: live.commands.dropped(),
             hash: Some(crate::session::instance::content_hash(&live.term)),
+            output_total: Some(live.fed),
         };
         let timeline = live.recording.clone();
         drop(live);
