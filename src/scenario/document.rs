@@ -163,7 +163,8 @@ pub struct Launch {
     /// Its working directory, relative to the working directory.
     #[serde(default)]
     pub cwd: Option<PathBuf>,
-    /// Shell integration (OSC 133), which this version does not have yet.
+    /// Shell integration (OSC 133) for a bash, zsh or fish `executable`: `wait` steps can
+    /// then wait for a `command` to finish (and check its exit code).
     #[serde(default, alias = "shell-integration")]
     #[schemars(with = "Option<bool>")]
     pub shell_integration: Option<Spanned<bool>>,
@@ -355,7 +356,9 @@ pub struct StepArgs {
     pub idle: Option<DurationValue>,
     /// The program has ended (`wait`).
     pub exit: Option<bool>,
-    /// A finished shell command (`wait`; needs shell integration).
+    /// A finished shell command (`wait`; needs shell integration): `true` or
+    /// `{exitCode: N}`.
+    #[schemars(schema_with = "schema::wait_command")]
     pub command: Option<serde_json::Value>,
     /// Columns (`resize`).
     #[schemars(range(min = 1, max = crate::session::instance::MAX_SIZE))]
@@ -451,6 +454,14 @@ pub struct CursorExpectation {
 pub enum Action {
     /// Wait for a condition.
     Wait(WaitCondition),
+    /// Wait for a shell command to finish after the last input (shell integration), and
+    /// check its exit code when one is expected.
+    WaitCommand {
+        /// The wait (its target is [`Target::Command`]).
+        condition: WaitCondition,
+        /// The exit code it must have.
+        exit_code: Option<i32>,
+    },
     /// Send input.
     Send(Vec<SendStep>),
     /// Resize.
@@ -621,6 +632,7 @@ impl Step {
                 .collect::<Vec<_>>()
         };
         match kind {
+            StepKind::Wait if args.command.is_some() => wait_command(args),
             StepKind::Wait => Ok(Action::Wait(wait_condition(args)?)),
             StepKind::Send => {
                 let inputs = self.inputs.as_ref().filter(|i| !i.is_empty()).ok_or(
@@ -810,13 +822,54 @@ fn timeout(args: &StepArgs, default: Duration) -> Result<Duration, String> {
         .map_or(Ok(default), DurationValue::to_duration)
 }
 
-fn wait_condition(args: &StepArgs) -> Result<WaitCondition, String> {
-    if args.command.is_some() {
-        return Err(
-            "`wait` for a `command` needs shell integration, which this version of shotty does not have yet"
-                .into(),
-        );
+/// A `wait` for a finished shell command: `command: true`, or `command: {exitCode: N}` to
+/// require its exit code too.
+fn wait_command(args: &StepArgs) -> Result<Action, String> {
+    use serde_json::Value;
+    let others = [
+        args.text.is_some(),
+        args.regex.is_some(),
+        args.idle.is_some(),
+        args.exit.is_some(),
+        args.until.is_some(),
+    ];
+    if others.contains(&true) {
+        return Err("a `wait` for a `command` takes only `timeout` and `stableFor` with it".into());
     }
+    let exit_code = match &args.command {
+        Some(Value::Bool(true)) => None,
+        Some(Value::Object(o)) if o.len() == 1 => match o.get("exitCode").or(o.get("exit-code")) {
+            Some(code) => Some(
+                code.as_i64()
+                    .and_then(|c| i32::try_from(c).ok())
+                    .ok_or("`exitCode` is a whole number")?,
+            ),
+            None => return Err("`command` takes `{exitCode: N}`".into()),
+        },
+        _ => {
+            return Err(
+                "`command` is `true` (the next command to finish) or `{exitCode: N}`".into(),
+            );
+        }
+    };
+    let condition = WaitCondition {
+        target: Target::Command,
+        until: Until::Present,
+        stable_for: args
+            .stable_for
+            .as_ref()
+            .map(DurationValue::to_duration)
+            .transpose()?,
+        timeout: Some(timeout(args, DEFAULT_WAIT_TIMEOUT)?),
+        fresh: false,
+    };
+    Ok(Action::WaitCommand {
+        condition,
+        exit_code,
+    })
+}
+
+fn wait_condition(args: &StepArgs) -> Result<WaitCondition, String> {
     let mut targets = Vec::new();
     if let Some(text) = &args.text {
         if text.is_empty() {
@@ -949,10 +1002,14 @@ pub fn parse(text: &str, path: &Path, base: &Path) -> Result<Loaded, DocumentErr
     check_options(&launch.value.options).map_err(|(loc, m)| error(at(loc), m))?;
     if let Some(si) = &launch.value.shell_integration
         && si.value
+        && crate::session::shell_integration::Shell::of(&launch.value.executable).is_none()
     {
         return Err(error(
             at(si.referenced),
-            "`shellIntegration` is not in this version of shotty yet".into(),
+            format!(
+                "`shellIntegration` works with bash, zsh and fish, not {:?}",
+                launch.value.executable
+            ),
         ));
     }
     if let Some(dir) = &scenario.working_dir

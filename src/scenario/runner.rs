@@ -321,6 +321,22 @@ impl Run<'_> {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         spec.color_env = self.options.color_env;
+        let integrate = launch.shell_integration.as_ref().is_some_and(|s| s.value);
+        if integrate {
+            let hooks = crate::session::paths::runtime_dir().join("shell-integration");
+            if let Err(e) = crate::session::shell_integration::apply(&mut spec, &hooks) {
+                let message = format!("cannot start {}: {}", launch.executable, e.message);
+                self.record(
+                    Phase::Execute,
+                    "launch",
+                    None,
+                    line,
+                    started.elapsed(),
+                    Err(message),
+                );
+                return;
+            }
+        }
         let result = Session::start(session_id(&self.loaded.name), spec)
             .map(|session| {
                 self.session = Some(session);
@@ -388,6 +404,32 @@ impl Run<'_> {
                 match outcome.failure(condition, session) {
                     None => Ok(StepStatus::Passed),
                     Some(message) => Err(message),
+                }
+            }
+            Action::WaitCommand {
+                condition,
+                exit_code,
+            } => {
+                let session = self.session()?;
+                let outcome = wait(session, condition, &AtomicBool::new(false));
+                if let Some(message) = outcome.failure(condition, session) {
+                    return Err(message);
+                }
+                let live = session.lock();
+                let command = live
+                    .commands
+                    .after_input(live.inputs)
+                    .ok_or("the command that finished is no longer kept")?;
+                match exit_code {
+                    Some(code) if command.exit_code != Some(*code) => Err(format!(
+                        "`{}` exited with {}, not {code}; its output ends:\n{}",
+                        command.text,
+                        command
+                            .exit_code
+                            .map_or_else(|| "no status".to_owned(), |c| c.to_string()),
+                        last_lines(&command.output, 20)
+                    )),
+                    _ => Ok(StepStatus::Passed),
                 }
             }
             Action::Send(steps) => {
@@ -739,4 +781,15 @@ fn check_style(want: &StyleExpectation, got: &crate::term::StyleSnapshot) -> Res
     } else {
         Err(wrong.join(", "))
     }
+}
+
+/// The last `n` lines of `text`, for a failure message.
+fn last_lines(text: &str, n: usize) -> &str {
+    let start = text
+        .char_indices()
+        .rev()
+        .filter(|&(_, c)| c == '\n')
+        .nth(n.saturating_sub(1))
+        .map_or(0, |(i, _)| i + 1);
+    &text[start..]
 }

@@ -444,6 +444,16 @@ fn a_bad_file_is_refused_before_anything_runs() {
             "args are `golden`, `timeout`, not `text`",
             6,
         ),
+        (
+            "type: wait, args: {command: {exitCode: yes}}",
+            "whole number",
+            6,
+        ),
+        (
+            "type: wait, args: {command: true, text: x}",
+            "takes only `timeout`",
+            6,
+        ),
     ];
     for (step, expected, line) in cases {
         let yaml = format!(
@@ -472,6 +482,10 @@ fn a_bad_file_is_refused_before_anything_runs() {
         (
             "$version: 1\nscenario:\n  prepare: [{type: send, inputs: [{text: a}]}]\n  launch: {executable: sh}\n",
             "cannot be in prepare",
+        ),
+        (
+            "$version: 1\nscenario:\n  launch: {executable: python3, shellIntegration: true}\n",
+            "bad.scenario.yaml:3: `shellIntegration` works with bash, zsh and fish",
         ),
         ("[1, 2", "bad.scenario.yaml"),
         ("", "bad.scenario.yaml"),
@@ -562,4 +576,42 @@ scenario:
     );
     let svg = std::fs::read_to_string(dir.path().join("shot.svg")).expect("capture");
     assert!(svg.contains("hello"));
+}
+
+/// `launch: {shellIntegration: true}` and `wait: {command: …}`: each command's exit code is
+/// checked once the shell says it finished; a wrong one fails the step with the output.
+#[test]
+fn shell_commands_are_waited_for_with_their_exit_codes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let yaml = r#"$version: 1
+scenario:
+  launch: {executable: bash, shellIntegration: true, env: {PS1: "$ "}}
+  execute:
+    - {type: send, inputs: [{text: "sleep 1; ls no-such-file"}, {keys: Enter}]}
+    - {type: wait, args: {command: {exitCode: 2}, timeout: 10s}}
+    - {type: send, inputs: [{text: "echo fine"}, {keys: Enter}]}
+    - {type: wait, args: {command: true}}
+    - {type: send, inputs: [{text: "echo about to fail; false"}, {keys: Enter}]}
+    - {type: wait, args: {command: {exitCode: 0}}}
+"#;
+    let (out, summary) = run_scenario(dir.path(), "shell.scenario.yaml", yaml, &[], false);
+    assert_eq!(out.status.code(), Some(1), "{summary:#}");
+    assert_eq!(
+        statuses(&summary),
+        [
+            "launch:passed",
+            "send:passed",
+            "wait:passed",
+            "send:passed",
+            "wait:passed",
+            "send:passed",
+            "wait:failed"
+        ],
+        "{summary:#}"
+    );
+    let message = failed_message(&summary);
+    assert!(
+        message.contains("exited with 1, not 0") && message.contains("about to fail"),
+        "{message}"
+    );
 }

@@ -728,7 +728,7 @@ fn what_only_the_reader_refuses() {
         (
             r#"{"$version": 1, "scenario": {"launch": {"executable": "sh", "shellIntegration": true}}}"#
                 .into(),
-            "not in this version",
+            "works with bash, zsh and fish",
         ),
     ];
     let documents: Vec<Value> = cases.iter().map(|(text, _)| document(text)).collect();

@@ -61,6 +61,25 @@ pub(super) fn version(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "const": super::VERSION })
 }
 
+/// A `wait`'s `command`: `true`, or `{exitCode: N}` to require the exit code.
+pub(super) fn wait_command(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "A shell command finished after the last input (needs `launch.shellIntegration`): `true`, or `{exitCode: N}` to require its exit code.",
+        "anyOf": [
+            { "const": true },
+            {
+                "type": "object",
+                "properties": { "exitCode": { "type": "integer" } },
+                "patternProperties": { "^exit-code$": { "type": "integer" } },
+                "additionalProperties": false,
+                "minProperties": 1,
+                "maxProperties": 1
+            },
+            { "type": "null" }
+        ]
+    })
+}
+
 /// `appearance`: option name → value, as `shotty scenario run` turns them into command-line
 /// words: `true` a flag, `false` nothing, a list several values.
 pub(super) fn appearance(_: &mut SchemaGenerator) -> Schema {
@@ -587,6 +606,7 @@ mod tests {
             "^to-col$",
             "^key-release$",
             "^key-repeat$",
+            "^exit-code$",
         ]
         .map(String::from)
         .into();
