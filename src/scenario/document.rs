@@ -852,9 +852,17 @@ fn wait_command(args: &StepArgs) -> Result<Action, String> {
             );
         }
     };
-    let condition = WaitCondition {
-        target: Target::Command,
-        until: Until::Present,
+    Ok(Action::WaitCommand {
+        condition: timed_wait(Target::Command, Until::Present, args)?,
+        exit_code,
+    })
+}
+
+/// A wait for `target` with the step's `stableFor` and `timeout`.
+fn timed_wait(target: Target, until: Until, args: &StepArgs) -> Result<WaitCondition, String> {
+    Ok(WaitCondition {
+        target,
+        until,
         stable_for: args
             .stable_for
             .as_ref()
@@ -862,10 +870,6 @@ fn wait_command(args: &StepArgs) -> Result<Action, String> {
             .transpose()?,
         timeout: Some(timeout(args, DEFAULT_WAIT_TIMEOUT)?),
         fresh: false,
-    };
-    Ok(Action::WaitCommand {
-        condition,
-        exit_code,
     })
 }
 
@@ -898,17 +902,7 @@ fn wait_condition(args: &StepArgs) -> Result<WaitCondition, String> {
     if args.until.is_some() && !matches!(target, Target::Text(_) | Target::Regex(_)) {
         return Err("`until` goes with `text` or `regex`".into());
     }
-    Ok(WaitCondition {
-        target,
-        until: args.until.unwrap_or_default(),
-        stable_for: args
-            .stable_for
-            .as_ref()
-            .map(DurationValue::to_duration)
-            .transpose()?,
-        timeout: Some(timeout(args, DEFAULT_WAIT_TIMEOUT)?),
-        fresh: false,
-    })
+    timed_wait(target, args.until.unwrap_or_default(), args)
 }
 
 fn check_size(width: u16, height: u16) -> Result<(), String> {

@@ -322,22 +322,14 @@ impl Run<'_> {
             .collect();
         spec.color_env = self.options.color_env;
         let integrate = launch.shell_integration.as_ref().is_some_and(|s| s.value);
-        if integrate {
-            let hooks = crate::session::paths::runtime_dir().join("shell-integration");
-            if let Err(e) = crate::session::shell_integration::apply(&mut spec, &hooks) {
-                let message = format!("cannot start {}: {}", launch.executable, e.message);
-                self.record(
-                    Phase::Execute,
-                    "launch",
-                    None,
-                    line,
-                    started.elapsed(),
-                    Err(message),
-                );
-                return;
-            }
-        }
-        let result = Session::start(session_id(&self.loaded.name), spec)
+        let hooks = crate::session::paths::runtime_dir().join("shell-integration");
+        let hooked = if integrate {
+            crate::session::shell_integration::apply(&mut spec, &hooks)
+        } else {
+            Ok(())
+        };
+        let result = hooked
+            .and_then(|()| Session::start(session_id(&self.loaded.name), spec))
             .map(|session| {
                 self.session = Some(session);
                 StepStatus::Passed
