@@ -693,3 +693,40 @@ fn output_is_the_stream_with_offsets() {
     assert_eq!(followed, "one\ntwo\nthree\n");
     assert!(pieces.len() >= 2, "{pieces:?}");
 }
+
+/// `start --wait-ready` without shell integration returns once the program sleeps reading
+/// its terminal with its output written: not while it is still busy starting.
+#[test]
+fn wait_ready_returns_once_the_program_reads_input() {
+    let env = Env::new();
+    let started = std::time::Instant::now();
+    let doc = env.ok(&[
+        "start",
+        "--wait-ready",
+        "10s",
+        "--",
+        "python3",
+        "-c",
+        "import time; time.sleep(1); print('loaded'); input('name? ')",
+    ]);
+    assert_eq!(doc["ready"], true, "{doc}");
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(900),
+        "{doc}"
+    );
+    let id = doc["sessionId"].as_str().unwrap();
+    let text = crate::cli_session::screen(&env, id);
+    assert!(text.contains("loaded\nname?"), "{text}");
+    // A program that never waits for input is not ready: the reply says so in time.
+    let busy = env.ok(&[
+        "start",
+        "--wait-ready",
+        "700ms",
+        "--",
+        "sh",
+        "-c",
+        "while :; do :; done",
+    ]);
+    assert_eq!(busy["ready"], false, "{busy}");
+    env.ok(&["stop", "--all", "--yes"]);
+}
