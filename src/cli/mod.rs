@@ -1,6 +1,7 @@
 //! Command-line definitions and the thin functions that call the library.
 
 mod appearance;
+mod attach;
 mod capture;
 mod config;
 mod diff;

@@ -434,6 +434,7 @@ enum SessionCommand {
     Mark(MarkArgs),
     Export(ExportArgs),
     Stop(StopArgs),
+    Attach(super::attach::AttachArgs),
     /// Run the session host (started automatically; not for direct use).
     #[command(hide = true)]
     Host,
@@ -571,6 +572,7 @@ fn parse(args: Vec<String>) -> Result<SessionCommand, clap::Error> {
         "mark" => one("shotty session mark", args, SessionCommand::Mark),
         "export" => one("shotty session export", args, SessionCommand::Export),
         "stop" => one("shotty session stop", args, SessionCommand::Stop),
+        "attach" => one("shotty session attach", args, SessionCommand::Attach),
         _ => {
             let argv = std::iter::once("shotty session".to_owned()).chain(args);
             SessionCli::try_parse_from(argv).map(|cli| cli.command)
@@ -1156,6 +1158,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                 },
             )
         }
+        SessionCommand::Attach(args) => super::attach::attach(args),
         SessionCommand::Host => Err(SessionError::invalid_request("host runs on its own")),
     }
 }

@@ -304,7 +304,8 @@ fn wait_on<'a>(
     }
 }
 
-/// The content `hash` of `read`: [`fingerprint`] of the screen now, as 16 hex digits.
+/// The content `hash` of `read`: a digest of what the screen shows now (text and styles, not
+/// the cursor), as 16 hex digits.
 pub fn content_hash(term: &Terminal) -> String {
     format!("{:016x}", fingerprint(term))
 }

@@ -2,6 +2,10 @@
 //! the session's start — for the logs of dev servers and builds, where the screen shows only
 //! the last lines. What is held is the recording's output (`start --record-limit`): an offset
 //! older than that is reported as dropped.
+//!
+//! With `screen`, a reply carries instead the bytes that draw the current screen (a
+//! keyframe) and the offset the stream continues from after them: what a terminal attaching
+//! to the session (`session attach`) shows first, before it streams the output from there.
 
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +34,13 @@ pub struct OutputParams {
     /// Bytes at most (default and most: 1 MiB).
     #[serde(default)]
     pub max_bytes: Option<usize>,
+    /// Instead of the output after `since`, reply with `keyframe`: the bytes that draw the
+    /// screen as it is (and restore its modes); `start` and `end` are then the stream's end,
+    /// so the output read from `end` on continues exactly after it. `waitMs` still waits
+    /// for output after `since` first; a string too long for a keyframe (a title, an
+    /// image) being sent is waited for to end, a second at most.
+    #[serde(default)]
+    pub screen: bool,
 }
 
 /// The `output` reply.
@@ -50,6 +61,12 @@ pub struct OutputReply {
     pub state: super::instance::State,
     /// The output from `start` to `end`: plain text, or with its escape sequences (`ansi`).
     pub text: String,
+    /// With `screen`: the bytes that draw the screen and restore its modes on a terminal of
+    /// the session's size (of an ended session: its final screen), as text. They are the
+    /// screen's text and escape sequences; only a character the output left unfinished at
+    /// its end can be invalid UTF-8, and becomes U+FFFD as in an `ansi` `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keyframe: Option<String>,
 }
 
 /// The part of a stream from `since` on, at most `max` bytes: `chunks` are the output held,

@@ -14,8 +14,8 @@ use crate::procs;
 
 pub(crate) struct Env {
     _dir: tempfile::TempDir,
-    runtime: PathBuf,
-    state: PathBuf,
+    pub(crate) runtime: PathBuf,
+    pub(crate) state: PathBuf,
     host_idle_ms: u64,
     /// `None`: SHOTTY_STATE_DIR is left unset, so the host picks its state directory.
     explicit_state: bool,

@@ -9,6 +9,7 @@ mod asciinema;
 mod procs;
 
 mod cli_agent;
+mod cli_attach;
 mod cli_record;
 mod cli_scenario;
 mod cli_scenario_schema;

@@ -19,6 +19,8 @@ use crate::term::{FindScope, Snapshot, StyleFilter, Terminal};
 
 /// Matches `find` returns at most.
 const MAX_FIND_MATCHES: usize = 1000;
+/// How long `output` with `screen` waits for the end of a string too long for a keyframe.
+const KEYFRAME_WAIT: Duration = Duration::from_secs(1);
 
 use crate::session::error::{ErrorCode, SessionError};
 use crate::session::instance::{
@@ -555,20 +557,43 @@ impl Host {
             .unwrap_or(MAX_OUTPUT_REPLY)
             .clamp(1, MAX_OUTPUT_REPLY);
         let wait = Duration::from_millis(p.wait_ms.unwrap_or(0).min(MAX_OUTPUT_WAIT_MS));
-        let (start, bytes, total, state) = match self.lookup(&p.session_id)? {
+        let (start, bytes, total, state, keyframe) = match self.lookup(&p.session_id)? {
             Entry::Live(l) => {
                 let deadline = Instant::now() + wait;
                 let mut live = l.session.lock();
                 while live.fed <= since && !live.state.is_ended() && Instant::now() < deadline {
                     live = l.session.wait_change(live, Some(deadline));
                 }
-                let chunks = live.recording.events().filter_map(|e| match &e.event {
-                    Event::Output(bytes) => Some(bytes.as_slice()),
-                    _ => None,
-                });
-                let held = live.recording.output_bytes() as u64;
-                let (start, bytes) = output::slice(chunks, held, live.fed, since, max);
-                (start, bytes, live.fed, live.state)
+                if p.screen {
+                    // A keyframe cannot carry a long string being sent (a title, an image):
+                    // its rest would show as text. The program is given a moment to end it.
+                    let whole_by = Instant::now() + KEYFRAME_WAIT;
+                    while !live.term.keyframe_ready()
+                        && !live.state.is_ended()
+                        && Instant::now() < whole_by
+                    {
+                        live = l.session.wait_change(live, Some(whole_by));
+                    }
+                    // Under the lock that `fed` is read under: the keyframe is the screen
+                    // after exactly `fed` bytes.
+                    let keyframe = live.term.keyframe();
+                    (live.fed, Vec::new(), live.fed, live.state, Some(keyframe))
+                } else {
+                    let chunks = live.recording.events().filter_map(|e| match &e.event {
+                        Event::Output(bytes) => Some(bytes.as_slice()),
+                        _ => None,
+                    });
+                    let held = live.recording.output_bytes() as u64;
+                    let (start, bytes) = output::slice(chunks, held, live.fed, since, max);
+                    (start, bytes, live.fed, live.state, None)
+                }
+            }
+            Entry::Ended(r) if p.screen => {
+                let held = r.recording.unwrap_or_default().output_bytes as u64;
+                let total = r.output_total.unwrap_or(held);
+                // No output follows, so the modes matter no more: the final screen will do.
+                let keyframe = r.snapshot.redraw_bytes();
+                (total, Vec::new(), total, r.state, Some(keyframe))
             }
             Entry::Ended(r) => {
                 let summary = r.recording.unwrap_or_default();
@@ -590,7 +615,7 @@ impl Host {
                 let total = r.output_total.unwrap_or(held);
                 let chunks = outputs.iter().map(Vec::as_slice);
                 let (start, bytes) = output::slice(chunks, held, total, since, max);
-                (start, bytes, total, r.state)
+                (start, bytes, total, r.state, None)
             }
         };
         let end = start + bytes.len() as u64;
@@ -600,13 +625,15 @@ impl Host {
             crate::term::plain_text(&bytes)
         };
         Ok(OutputReply {
-            dropped: start > since,
+            // A keyframe skips the output before it on purpose.
+            dropped: start > since && keyframe.is_none(),
             end,
             more: end < total,
             session_id: p.session_id,
             start,
             state,
             text,
+            keyframe: keyframe.map(|k| String::from_utf8_lossy(&k).into_owned()),
         })
     }
 
