@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use shotty::render::mask::Mask;
 use shotty::render::theme::parse_hex_color;
 use shotty::render::{
     Antialiasing, Appearance, Backdrop, Crop, CropEdge, DEFAULT_THEME, PngCompression, Theme,
@@ -68,6 +69,15 @@ pub struct AppearanceArgs {
     /// Embed a subset of the fonts in the SVG so it looks the same everywhere.
     #[arg(long)]
     embed_font: bool,
+    /// Mask text matching this regular expression (repeatable): `*` in its place in every
+    /// output (SVG text and metadata, PNG, JSON, text, animations), hatched; a group named
+    /// `secret` masks only that group.
+    #[arg(long = "mask", value_name = "REGEX", allow_hyphen_values = true)]
+    mask: Vec<String>,
+    /// Mask common credentials: cloud keys, GitHub/GitLab/Slack/OpenAI-style tokens, JWTs,
+    /// private-key blocks, `password=`-style values.
+    #[arg(long)]
+    mask_auto: bool,
     /// Leave the structured snapshot out of the SVG.
     #[arg(long)]
     no_metadata: bool,
@@ -233,6 +243,7 @@ impl AppearanceArgs {
                 .map(size)
                 .transpose()?
                 .unwrap_or((None, None)),
+            mask: Mask::new(&self.mask, self.mask_auto)?,
             crop: Crop {
                 top: self.crop_top.as_deref().map(crop_edge).transpose()?,
                 bottom: self.crop_bottom.as_deref().map(crop_edge).transpose()?,

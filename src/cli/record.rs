@@ -13,7 +13,7 @@ use shotty::session::instance::check_record_limit;
 
 use super::appearance::AppearanceArgs;
 use super::output::write_output;
-use super::timing::{RECORDING_FORMATS, TimingArgs, recording_format};
+use super::timing::{RECORDING_FORMATS, TimingArgs, check_mask, recording_format};
 
 /// Arguments of `shotty record`.
 #[derive(Debug, Args)]
@@ -52,6 +52,7 @@ pub fn run(args: RecordArgs) -> Result<i32, String> {
     let format = recording_format(args.format.as_deref(), &args.out)?;
     let timing = args.timing.to_timing()?;
     let appearance = args.appearance.to_appearance(None)?;
+    check_mask(format, &appearance)?;
     let mut cmd = shotty::pty::PtyCommand::new(&args.command[0]);
     cmd.args(&args.command[1..]);
     let recording = match live::record(&cmd, args.record_limit) {
@@ -66,7 +67,8 @@ pub fn run(args: RecordArgs) -> Result<i32, String> {
     let animation = format.map(|f| (f, timing, &appearance));
     let bytes = match artifacts::timeline_file(&recording.timeline, &info, animation) {
         Ok(bytes) => bytes,
-        Err(e) if format.is_some() => {
+        // A masked recording is never kept unmasked.
+        Err(e) if format.is_some() && appearance.mask.is_empty() => {
             return Err(keep_as_cast(&recording, &args, &e.message));
         }
         Err(e) => return Err(e.message),

@@ -19,7 +19,7 @@ use shotty::session::{ErrorCode, SessionError, artifacts, paths};
 
 use super::appearance::AppearanceArgs;
 use super::output::{format_arg, resolve_format, write_output};
-use super::timing::{RECORDING_FORMATS, TimingArgs, recording_format};
+use super::timing::{RECORDING_FORMATS, TimingArgs, check_mask, recording_format};
 use super::{dimension, env_pair};
 
 #[derive(Debug, Parser)]
@@ -639,6 +639,7 @@ fn export(args: &ExportArgs) -> Result<Value, SessionError> {
     let format = recording_format(args.format.as_deref(), &args.out).map_err(usage)?;
     let timing = args.timing.to_timing().map_err(usage)?;
     let appearance = args.appearance.to_appearance(None).map_err(usage)?;
+    check_mask(format, &appearance).map_err(usage)?;
     let animation = format.map(|f| (f, timing, &appearance));
     let (bytes, mut reply) = artifacts::export(connect()?, &args.id, animation)?;
     reply["path"] = if args.out.as_os_str() == "-" {

@@ -112,6 +112,22 @@ pub fn recording_format(
     }
 }
 
+/// Refuses `--mask` for an asciicast (`format` `None`): a cast holds the program's raw
+/// output, which masking cannot rewrite, and the secret must be written nowhere.
+pub fn check_mask(
+    format: Option<AnimationFormat>,
+    appearance: &shotty::render::Appearance,
+) -> Result<(), String> {
+    if format.is_none() && !appearance.mask.is_empty() {
+        return Err(
+            "--mask and --mask-auto cannot mask an asciicast (.cast holds the raw output); \
+             write an animation (.svg, .gif, .apng) or a screenshot instead"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
 /// What a rendering command writes: a still or an animation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputKind {

@@ -183,10 +183,35 @@ pub struct Layout {
     pub links: Vec<String>,
     /// Cells marked by `shotty diff`, drawn on top.
     pub highlights: Vec<Rect>,
+    /// Masked secrets (runs of cells of a row), drawn hatched on top of the text.
+    pub masked: Vec<Rect>,
     /// The keys being typed (`--show-keys`), drawn on top of everything.
     pub caption: Option<Caption>,
     /// The drawn grid: where its cells are.
     grid: Grid,
+}
+
+/// The drawn rectangles of the masked cells, one per run of them in a row.
+fn masked_runs(snapshot: &Snapshot, grid: &Grid, m: CellMetrics) -> Vec<Rect> {
+    let mut runs: Vec<Rect> = Vec::new();
+    for (r, row) in snapshot.rows.iter().enumerate() {
+        let mut open: Option<Rect> = None;
+        for (c, cell) in row.cells.iter().enumerate() {
+            let rect = cell.m.then(|| grid.cell_rect(r, c, m)).flatten();
+            open = match (open, rect) {
+                (Some(run), Some(next)) if (run.x + run.w - next.x).abs() < 1e-6 => Some(Rect {
+                    w: run.w + next.w,
+                    ..run
+                }),
+                (run, next) => {
+                    runs.extend(run);
+                    next
+                }
+            };
+        }
+        runs.extend(open);
+    }
+    runs
 }
 
 /// Where the drawn cells are on the canvas.
@@ -727,8 +752,9 @@ impl Builder<'_> {
 }
 
 impl Layout {
-    /// Lays out `snapshot` with `appearance`.
+    /// Lays out `snapshot` with `appearance` (masked first when it asks to mask secrets).
     pub fn new(snapshot: &Snapshot, appearance: &Appearance) -> Result<Layout, RenderError> {
+        let snapshot = &*super::mask::masked(snapshot, &appearance.mask);
         let a = appearance;
         check_range("font size", a.font_size, 4.0, 200.0)?;
         check_range("line height", a.line_height, 0.5, 5.0)?;
@@ -898,7 +924,9 @@ impl Layout {
                 (rect, theme.cursor)
             });
 
+        let masked = masked_runs(snapshot, &grid, m);
         Ok(Layout {
+            masked,
             view,
             out_size,
             backdrop: a.backdrop.clone(),

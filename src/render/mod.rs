@@ -11,6 +11,7 @@ pub mod animation;
 pub(crate) mod boxdraw;
 pub mod font;
 pub mod layout;
+pub mod mask;
 pub(crate) mod number;
 #[cfg(feature = "png")]
 pub mod png;
@@ -266,6 +267,8 @@ pub struct Appearance {
     pub size: (Option<f64>, Option<f64>),
     /// Crop edges.
     pub crop: Crop,
+    /// Secrets to mask before anything is drawn or written (`--mask`, `--mask-auto`).
+    pub mask: mask::Mask,
     /// PNG scale factor.
     pub scale: f64,
     /// Extra font files (CJK, colour emoji …): after the bundled monospace family and before
@@ -306,6 +309,7 @@ impl Default for Appearance {
             metadata: true,
             size: (None, None),
             crop: Crop::default(),
+            mask: mask::Mask::default(),
             scale: 1.0,
             font_files: Vec::new(),
             png_compression: PngCompression::Default,
@@ -357,6 +361,7 @@ pub fn encode(
     format: Format,
     appearance: &Appearance,
 ) -> Result<Vec<u8>, RenderError> {
+    let snapshot = &*mask::masked(snapshot, &appearance.mask);
     Ok(match format {
         Format::Svg => to_svg(snapshot, appearance)?.into_bytes(),
         #[cfg(feature = "png")]
@@ -392,6 +397,7 @@ pub fn encode_highlighted(
     appearance: &Appearance,
     cells: &[(usize, usize)],
 ) -> Result<Vec<u8>, RenderError> {
+    let snapshot = &*mask::masked(snapshot, &appearance.mask);
     let mut layout = layout::Layout::new(snapshot, appearance)?;
     layout.highlight(cells);
     match format {
@@ -423,6 +429,7 @@ pub fn missing_glyphs(
 
 /// Renders a snapshot as an SVG document.
 pub fn to_svg(snapshot: &Snapshot, appearance: &Appearance) -> Result<String, RenderError> {
+    let snapshot = &*mask::masked(snapshot, &appearance.mask);
     let layout = layout::Layout::new(snapshot, appearance)?;
     svg::write(&layout, snapshot, appearance)
 }

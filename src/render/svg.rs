@@ -654,6 +654,18 @@ fn document(
         &layout.runs,
         text_style,
     );
+    if !layout.masked.is_empty() {
+        // Grey diagonal stripes, visible on dark and light themes alike, over the `*`s.
+        body.push_str(concat!(
+            "\n<pattern id=\"masked\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" ",
+            "patternTransform=\"rotate(45)\"><rect width=\"3\" height=\"6\" fill=\"#808080\" ",
+            "fill-opacity=\"0.6\"/></pattern>\n<g fill=\"url(#masked)\">"
+        ));
+        for r in &layout.masked {
+            rect(&mut body, *r, RectStyle::default());
+        }
+        body.push_str("\n</g>");
+    }
     if !layout.highlights.is_empty() {
         body.push_str(
             "\n<g fill=\"#ff2d55\" fill-opacity=\"0.35\" stroke=\"#ff2d55\" stroke-width=\"1\">",

@@ -83,6 +83,7 @@ static BLANK: CellSnapshot = CellSnapshot {
     w: 1,
     s: 0,
     l: None,
+    m: false,
 };
 
 /// Writes the output, keeping track of the pen, the link and where the cursor is.

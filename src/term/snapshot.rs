@@ -214,6 +214,9 @@ pub struct CellSnapshot {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub l: Option<u32>,
+    /// The cell's text was a secret, masked (`--mask`): `t` is `*`, and renderers hatch it.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
+    pub m: bool,
 }
 
 /// One row: exactly `width` cells.
@@ -422,6 +425,7 @@ fn row_snapshot(row: &Row, styles: &mut Renumber, links: &mut Renumber) -> RowSn
                 w: cell.width(),
                 s: styles.get(cell.style.0 as usize),
                 l: cell.link.is_some().then(|| links.get(cell.link.0 as usize)),
+                m: false,
             }
         })
         .collect();

@@ -12,4 +12,5 @@ mod browser;
 mod cli_capture;
 mod cli_render;
 mod golden;
+mod mask;
 mod xml;

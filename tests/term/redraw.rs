@@ -453,6 +453,7 @@ fn malformed_snapshots_do_not_panic() {
         w,
         s,
         l,
+        m: false,
     };
     snap.rows[0] = RowSnapshot {
         wrapped: true,

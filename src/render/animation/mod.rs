@@ -131,7 +131,7 @@ where
         let frame = frame.map_err(|e| RenderError::new(e.to_string()))?;
         let mut layout = Layout::new(&frame.snapshot, appearance)?;
         if let Some(caption) = &frame.caption {
-            layout.set_caption(caption);
+            layout.set_caption(&appearance.mask.mask_text(caption));
         }
         out.push(&layout, frame.index)?;
     }

@@ -99,11 +99,12 @@ impl Host {
         if self.panic_in.as_deref() == Some(request.method.as_str()) {
             panic!("{PANIC_HOOK_ENV} asked for a panic in {:?}", request.method);
         }
+        // Session references become ids here, for every method; an unknown method is told
+        // apart first (the match's last arm), whatever its params name.
         let mut params_object = request.params;
-        if let Err(e) = self.resolve_params(&mut params_object) {
-            return Some(Err(e));
-        }
-        let p = Value::Object(params_object);
+        let p = self
+            .resolve_params(&mut params_object)
+            .map(|()| Value::Object(params_object));
         fn now(r: Result<impl Serialize, SessionError>) -> Result<Answer, SessionError> {
             let result = r?;
             serde_json::value::to_raw_value(&result)
@@ -112,7 +113,7 @@ impl Host {
         }
         Some(match request.method.as_str() {
             // Waiting for the program to be ready happens off the executor too.
-            "start" => params::<StartParams>(p).and_then(|p| {
+            "start" => p.and_then(params::<StartParams>).and_then(|p| {
                 let ready = p.wait_ready_ms.map(Duration::from_millis);
                 let prompt = p.shell_integration;
                 let mut reply = self.start(p)?;
@@ -127,10 +128,10 @@ impl Host {
                     Ok(reply)
                 }))
             }),
-            "read" => now(params(p).and_then(|p| self.read(p))),
-            "snapshot" => now(params(p).and_then(|p| self.snapshot(p))),
+            "read" => now(p.and_then(params).and_then(|p| self.read(p))),
+            "snapshot" => now(p.and_then(params).and_then(|p| self.snapshot(p))),
             // A send that pauses (`delay` steps) does so off the executor.
-            "send" => params::<SendParams>(p).and_then(|p| {
+            "send" => p.and_then(params::<SendParams>).and_then(|p| {
                 if p.steps.iter().any(|s| matches!(s, SendStep::Delay(_))) {
                     let host = Arc::clone(self);
                     Ok(later(move || host.send(p)))
@@ -138,17 +139,23 @@ impl Host {
                     now(self.send(p))
                 }
             }),
-            "resize" => now(params(p).and_then(|p| self.resize(p))),
-            "history" => now(params(p).and_then(|p| self.history(p))),
-            "commands" => now(params(p).and_then(|p| self.commands(p))),
-            "find" => now(params(p).and_then(|p| self.find(p))),
-            "output" => now(params(p).and_then(|p| self.output(p))),
-            "mark" => now(params(p).and_then(|p| self.mark(p))),
-            "export" => now(params(p).and_then(|p| self.export(p))),
-            "journal" => now(params(p).and_then(|p| self.journal(p))),
-            "list" => now(params(p).and_then(|p| self.list(p))),
-            "stop" => params(p).and_then(|p| self.stop(p)).map(Answer::Later),
-            "restart" => params(p).and_then(|p| self.restart(p)).map(Answer::Later),
+            "resize" => now(p.and_then(params).and_then(|p| self.resize(p))),
+            "history" => now(p.and_then(params).and_then(|p| self.history(p))),
+            "commands" => now(p.and_then(params).and_then(|p| self.commands(p))),
+            "find" => now(p.and_then(params).and_then(|p| self.find(p))),
+            "output" => now(p.and_then(params).and_then(|p| self.output(p))),
+            "mark" => now(p.and_then(params).and_then(|p| self.mark(p))),
+            "export" => now(p.and_then(params).and_then(|p| self.export(p))),
+            "journal" => now(p.and_then(params).and_then(|p| self.journal(p))),
+            "list" => now(p.and_then(params).and_then(|p| self.list(p))),
+            "stop" => p
+                .and_then(params)
+                .and_then(|p| self.stop(p))
+                .map(Answer::Later),
+            "restart" => p
+                .and_then(params)
+                .and_then(|p| self.restart(p))
+                .map(Answer::Later),
             "ping" => now(Ok(PingReply {
                 pid: std::process::id(),
             })),
