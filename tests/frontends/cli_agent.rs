@@ -730,3 +730,49 @@ fn wait_ready_returns_once_the_program_reads_input() {
     assert_eq!(busy["ready"], false, "{busy}");
     env.ok(&["stop", "--all", "--yes"]);
 }
+
+/// `session capture` and `inspect` take `--mask`/`--mask-auto` like every rendering command:
+/// the token is in neither file, while the screen the host holds is untouched.
+#[test]
+fn session_capture_and_inspect_mask_secrets() {
+    let env = Env::new();
+    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    let id = env.start(&[
+        "--width",
+        "80",
+        "--height",
+        "5",
+        "--",
+        "sh",
+        "-c",
+        &format!("echo GITHUB_TOKEN={token}; exec sleep 30"),
+    ]);
+    env.ok(&["wait", &id, "--text", token, "--timeout", "10s"]);
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["shot.svg", "shot.json", "shot.txt"] {
+        let out = dir.path().join(name);
+        env.ok(&["capture", &id, "-o", out.to_str().unwrap(), "--mask-auto"]);
+        let written = std::fs::read_to_string(&out).unwrap();
+        assert!(!written.contains(token), "{name}: {written}");
+        // (JSON has one object per cell: the text is not in one piece there.)
+        assert!(
+            name.ends_with("json") || written.contains("GITHUB_TOKEN="),
+            "{name}"
+        );
+    }
+    let inspected = env.ok(&["inspect", &id, "--mask", "ghp_[A-Za-z0-9]+"]);
+    let svg = std::fs::read_to_string(inspected["path"].as_str().unwrap()).unwrap();
+    assert!(!svg.contains(token) && svg.contains("url(#masked)"));
+    assert!(crate::cli_session::screen(&env, &id).contains(token));
+    env.error(
+        &[
+            "export",
+            &id,
+            "-o",
+            dir.path().join("x.cast").to_str().unwrap(),
+            "--mask-auto",
+        ],
+        "invalid_request",
+    );
+    env.ok(&["stop", &id]);
+}
