@@ -655,16 +655,8 @@ fn document(
         text_style,
     );
     if !layout.masked.is_empty() {
-        // Grey diagonal stripes, visible on dark and light themes alike, over the `*`s.
-        body.push_str(concat!(
-            "\n<pattern id=\"masked\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" ",
-            "patternTransform=\"rotate(45)\"><rect width=\"3\" height=\"6\" fill=\"#808080\" ",
-            "fill-opacity=\"0.6\"/></pattern>\n<g fill=\"url(#masked)\">"
-        ));
-        for r in &layout.masked {
-            rect(&mut body, *r, RectStyle::default());
-        }
-        body.push_str("\n</g>");
+        defs.push_str(MASK_PATTERN);
+        masked(&mut body, layout);
     }
     if !layout.highlights.is_empty() {
         body.push_str(
@@ -678,6 +670,26 @@ fn document(
     caption(&mut body, layout);
     body.push_str("\n</g>");
     close_svg(out, &defs, &body)
+}
+
+/// What masked secrets are filled with: grey diagonal stripes, visible on dark and light themes
+/// alike, over their `*`s. The document's defs hold it once when [`masked`] draws anything.
+pub(crate) const MASK_PATTERN: &str = concat!(
+    "\n<pattern id=\"masked\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" ",
+    "patternTransform=\"rotate(45)\"><rect width=\"3\" height=\"6\" fill=\"#808080\" ",
+    "fill-opacity=\"0.6\"/></pattern>"
+);
+
+/// The hatch over the layout's masked cells ([`MASK_PATTERN`]).
+pub(crate) fn masked(body: &mut String, layout: &Layout) {
+    if layout.masked.is_empty() {
+        return;
+    }
+    body.push_str("\n<g fill=\"url(#masked)\">");
+    for r in &layout.masked {
+        rect(body, *r, RectStyle::default());
+    }
+    body.push_str("\n</g>");
 }
 
 /// `<svg height=… viewBox=… width=… xmlns=…>`.

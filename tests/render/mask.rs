@@ -143,6 +143,10 @@ fn an_animation_is_masked_and_a_cast_is_refused() {
     let svg = std::fs::read(&path).unwrap();
     assert!(!contains(&svg, TOKEN) && !contains(&svg, AWS) && !contains(&svg, PASSWORD));
     assert!(contains(&svg, "mysql"), "the animation lacks the screen");
+    assert!(
+        contains(&svg, "url(#masked)"),
+        "the animation does not hatch the secrets"
+    );
 
     // A cast holds the raw output: asked to mask, `record` refuses before anything runs.
     let cast_path = dir.path().join("x.cast");

@@ -166,6 +166,8 @@ pub struct SvgAnimation {
     last: Option<Layout>,
     /// Clip paths of scaled rows written so far (their ids are numbered).
     clips: usize,
+    /// The hatch of masked secrets is in `defs`.
+    hatch_defined: bool,
 }
 
 impl SvgAnimation {
@@ -191,6 +193,7 @@ impl SvgAnimation {
             fonts: FontSubsets::default(),
             last: None,
             clips: 0,
+            hatch_defined: false,
         })
     }
 
@@ -301,6 +304,14 @@ impl SvgAnimation {
             let hundredths = |v: f64| (v * 100.0).round() as i64;
             let y = hundredths(first.y) - hundredths(baseline);
             pieces.push(Piece::Row { id, y });
+        }
+        if !layout.masked.is_empty() {
+            if !std::mem::replace(&mut self.hatch_defined, true) {
+                self.defs.push_str(still::MASK_PATTERN);
+            }
+            let mut hatch = String::new();
+            still::masked(&mut hatch, layout);
+            pieces.push(Piece::Markup(hatch));
         }
         let mut caption = String::new();
         still::caption(&mut caption, layout);
