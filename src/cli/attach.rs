@@ -7,6 +7,8 @@
 //! the signals and that thread, and sends what is typed as raw bytes (`send`). An attached
 //! terminal is one more client of the host, so several people and agents can watch and type
 //! at once: the host orders their input. The session keeps its size unless `--resize`.
+//! Queries in the output (device attributes, cursor position …) are not passed to the
+//! user's terminal: the host's emulator answers them already.
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd};
@@ -29,6 +31,7 @@ use shotty::session::output::{OutputParams, OutputReply};
 use shotty::session::protocol::{ResizeParams, SendParams, SendStep};
 use shotty::session::{ErrorCode, SessionError};
 use shotty::term::keys::{KeyModes, encode_keys, kitty};
+use shotty::term::queries::QueryFilter;
 
 /// Show a session live in this terminal and type into it (Ctrl+] detaches).
 ///
@@ -443,6 +446,9 @@ fn stream(
     shared: &Shared,
 ) -> Result<End, SessionError> {
     let timeout = reply_timeout_after("output", STREAM_WAIT);
+    // The program asks its terminal — the host's emulator, which answers — and this one
+    // must not answer too: its replies would reach the program as typed input.
+    let mut queries = QueryFilter::default();
     loop {
         let params = OutputParams {
             session_id: id.to_owned(),
@@ -468,7 +474,8 @@ fn stream(
             piece.more = false;
         }
         *shared.state() = piece.state;
-        if !piece.text.is_empty() && !screen.write(piece.text.as_bytes()) {
+        let shown = queries.filter(piece.text.as_bytes());
+        if !shown.is_empty() && !screen.write(&shown) {
             return Ok(End::Detached);
         }
         since = piece.end;

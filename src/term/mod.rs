@@ -24,6 +24,7 @@ pub mod mouse;
 mod palette;
 mod parser;
 mod plain;
+pub mod queries;
 mod redraw;
 mod reflow;
 mod screen;

@@ -502,3 +502,39 @@ fn attach_needs_a_terminal() {
     let message = doc["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("attach needs a terminal"), "{doc}");
 }
+
+/// A program that asks its terminal for the cursor position gets one answer — the host's
+/// emulator's — while attached: the attached terminal (here the outer session's emulator,
+/// which answers queries too) is not shown the query.
+#[test]
+fn queries_are_answered_once_while_attached() {
+    let env = Env::new();
+    let script = r#"
+import os, select, tty
+tty.setraw(0)
+os.write(1, b"ready\r\n")
+while True:
+    data = os.read(0, 1024)
+    if data == b"q":
+        os.write(1, b"\x1b[6n")
+        got = b""
+        while select.select([0], [], [], 0.7)[0]:
+            got += os.read(0, 1024)
+        os.write(1, b"GOT:" + got.hex().encode() + b"\r\n")
+"#;
+    let target = env.start(&[
+        "--width", "60", "--height", "10", "--", "python3", "-c", script,
+    ]);
+    env.ok(&["wait", &target, "--text", "ready", "--timeout", "15s"]);
+    let outer = attach(&env, &[&target]);
+    line(&env, &outer, "ready");
+    env.ok(&["send", &target, "--text", "q"]);
+    line(&env, &target, "GOT:");
+    let shown = screen(&env, &target);
+    let got = shown.lines().find(|l| l.starts_with("GOT:")).unwrap();
+    // One cursor position report: ESC [ row ; col R.
+    assert_eq!(got.matches("1b5b").count(), 1, "{got}");
+    assert!(got.ends_with("52"), "{got}");
+    env.ok(&["send", &outer, "--keys", "Ctrl+]"]);
+    detached(&env, &outer);
+}
