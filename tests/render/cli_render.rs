@@ -5,7 +5,7 @@ use std::process::{Command, Output, Stdio};
 
 use shotty::term::Snapshot;
 
-fn shotty(args: &[&str], stdin: &[u8]) -> Output {
+pub(crate) fn shotty(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_shotty"))
         // No config file of the machine's: only what the test gives.
         .env("XDG_CONFIG_HOME", "/nonexistent")

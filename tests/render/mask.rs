@@ -2,7 +2,6 @@
 //! secret is in none of the files written — SVG (text and metadata), JSON, text, the PNG's
 //! snapshot, an animation — and the columns are where they were.
 
-use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 const TOKEN: &str = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
@@ -20,17 +19,9 @@ fn screen() -> Vec<u8> {
     .into_bytes()
 }
 
+/// `shotty ARGS` with `stdin`, which must succeed.
 fn shotty(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shotty"))
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("shotty starts");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().expect("shotty finishes");
+    let out = crate::cli_render::shotty(args, stdin);
     assert!(
         out.status.success(),
         "{args:?}: {}",

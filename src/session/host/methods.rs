@@ -24,8 +24,8 @@ const KEYFRAME_WAIT: Duration = Duration::from_secs(1);
 
 use crate::session::error::{ErrorCode, SessionError};
 use crate::session::instance::{
-    DEFAULT_RECORD_LIMIT, STOP_GRACE, Session, SessionSpec, State, StopReason, check_record_limit,
-    check_size, content_hash,
+    DEFAULT_RECORD_LIMIT, Live, STOP_GRACE, Session, SessionSpec, State, StopReason,
+    check_record_limit, check_size, content_hash,
 };
 use crate::session::protocol::{
     CommandsParams, CommandsReply, ExportParams, ExportReply, FindParams, FindReply, HistoryLine,
@@ -442,20 +442,25 @@ impl Host {
                 } else {
                     session.lock()
                 };
-                let fields = Lifecycle {
-                    exit_code: live.exit_code,
-                    process_id: session.pid(),
-                    session_id: id.to_owned(),
-                    signal: live.signal.clone(),
-                    state: live.state,
-                    version: live.version,
-                };
+                let fields = Self::live_fields(id, session, &live);
                 Ok((view(ScreenSource::Live(&live.term)), fields))
             }
             Entry::Ended(r) => Ok((
                 view(ScreenSource::Ended(&r.snapshot, r.hash.as_deref())),
                 Self::status_fields(&r),
             )),
+        }
+    }
+
+    /// The lifecycle fields of a running session, read under its lock.
+    fn live_fields(id: &str, session: &Session, live: &Live) -> Lifecycle {
+        Lifecycle {
+            exit_code: live.exit_code,
+            process_id: session.pid(),
+            session_id: id.to_owned(),
+            signal: live.signal.clone(),
+            state: live.state,
+            version: live.version,
         }
     }
 
@@ -477,14 +482,7 @@ impl Host {
                 Entry::Live(l) => {
                     let live = l.session.lock();
                     (live.content_version <= since).then(|| {
-                        let fields = Lifecycle {
-                            exit_code: live.exit_code,
-                            process_id: l.session.pid(),
-                            session_id: p.session_id.clone(),
-                            signal: live.signal.clone(),
-                            state: live.state,
-                            version: live.version,
-                        };
+                        let fields = Self::live_fields(&p.session_id, &l.session, &live);
                         UnchangedReply::new(fields, content_hash(&live.term))
                     })
                 }
