@@ -307,7 +307,16 @@ fn shell_integration(shell: &str, rc_file: &str, rc_text: &str) {
     // Asked again with no input since: the same command, at once.
     let again = env.ok(&["wait", &id, "--command", "--timeout", "1s"]);
     assert_eq!(again["command"]["index"], done["command"]["index"]);
-    assert_eq!(env.ok(&["read", &id])["prompt"]["ready"], true);
+    // The command's end (D) comes before the next prompt (A, B), which a shell may take a
+    // moment to draw: ready once it is there.
+    let ready_by = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while env.ok(&["read", &id])["prompt"]["ready"] != true {
+        assert!(
+            std::time::Instant::now() < ready_by,
+            "the prompt never came back"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 
     let list = env.ok(&["commands", &id]);
     let codes: Vec<i64> = list["commands"]
