@@ -74,6 +74,31 @@ pub fn primary_covers(c: char) -> bool {
     }
 }
 
+/// Whether every monospace font a viewer is likely to substitute for the primary one has `c`:
+/// the letters, digits and punctuation of WGL4 (Latin-1 and Extended-A, Greek, Cyrillic, the
+/// common typographic marks, the arrows), which DejaVu Sans Mono, Liberation Mono, Menlo,
+/// Consolas and Courier New all cover. A run of such characters is drawn by one font with one
+/// advance, so it can be stretched to its cells as a whole; any other character may come from a
+/// fallback font of another width.
+pub fn substitutes_cover(c: char) -> bool {
+    matches!(c,
+        ' '..='~'
+        | '\u{a0}'..='\u{17f}'
+        | '\u{384}'..='\u{3ce}'
+        | '\u{400}'..='\u{45f}'
+        | '\u{490}'..='\u{491}'
+        | '\u{2013}'..='\u{2015}'
+        | '\u{2017}'..='\u{201e}'
+        | '\u{2020}'..='\u{2022}'
+        | '\u{2026}'
+        | '\u{2030}'
+        | '\u{2032}'..='\u{2033}'
+        | '\u{2039}'..='\u{203a}'
+        | '\u{20ac}'
+        | '\u{2122}'
+        | '\u{2190}'..='\u{2195}')
+}
+
 /// Where things go inside a cell, in pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CellMetrics {

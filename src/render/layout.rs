@@ -54,6 +54,8 @@ pub struct Run {
     pub y: f64,
     /// The characters.
     pub text: String,
+    /// How many cells the run covers (its spaces included).
+    pub cells: usize,
     /// Index into [`Layout::classes`].
     pub class: usize,
     /// Index into [`Layout::links`].
@@ -720,6 +722,7 @@ impl Builder<'_> {
                 if let Some(o) = open.as_mut() {
                     o.run.text.extend(std::iter::repeat_n(' ', spaces));
                     o.run.text.push_str(text);
+                    o.run.cells += spaces + width;
                     o.end_col = c + width;
                     if let RunX::Centers(xs) = &mut o.run.x {
                         xs.push(x + w / 2.0);
@@ -736,6 +739,7 @@ impl Builder<'_> {
                         },
                         y: baseline,
                         text: text.to_owned(),
+                        cells: width,
                         class,
                         link,
                     },

@@ -10,9 +10,7 @@ use std::fmt::Write;
 
 use crate::term::{Rgb, Snapshot};
 
-#[cfg(feature = "embed-font")]
-use super::font;
-use super::font::PRIMARY_FAMILY;
+use super::font::{self, PRIMARY_FAMILY};
 use super::layout::{Frame, Layout, Rect, Run, RunX, Shape, Stroke1, TextClass};
 use super::number::{f, push_f};
 use super::{Appearance, Backdrop, RenderError, WindowStyle};
@@ -256,11 +254,81 @@ pub(crate) enum TextStyle {
     Inline(TextClass),
 }
 
+/// How a start-positioned run keeps to the cell grid.
+#[derive(Clone, Copy)]
+pub(crate) enum Fit {
+    /// By its start alone: the font drawn is the one the cells were measured in (an embedded
+    /// face, or resvg's bundled ones), or the text is not on the grid (title, caption).
+    Start,
+    /// In whatever monospace font the viewer has: the run covers `cells` cells of `width` px.
+    Cells { cells: usize, width: f64 },
+}
+
+/// Where a `<tspan>`'s characters go.
+#[derive(Clone, Copy)]
+enum Place<'a> {
+    /// From `x`, each at the font's own advance.
+    Start(f64),
+    /// From `x`, stretched to `length` (`textLength`; glyphs and spacing scaled alike, so each
+    /// glyph of a font with one advance starts on its cell whatever that advance is).
+    Stretched { x: f64, length: f64 },
+    /// One character a cell of `width`, from `x`: each starts on its own cell.
+    Cells { x: f64, width: f64, count: usize },
+    /// Centred on these (class `m`), one per character.
+    Centers(&'a [f64]),
+}
+
+/// The `<tspan>`s of a run's text. A run fitted to its [`Fit::Cells`] is cut where its
+/// characters change between those every monospace font has ([`font::substitutes_cover`]),
+/// which are stretched to their cells, and the others, which get a position each: a glyph from
+/// a fallback font of another width then moves nothing after it.
+fn run_tspans(out: &mut String, style: TextStyle, x: &RunX, y: Option<f64>, text: &str, fit: Fit) {
+    // Only runs of one character a cell are longer than a cell (see `Run::cells`).
+    let (x, cells, width) = match (x, fit) {
+        (RunX::Centers(xs), _) => return tspan(out, style, Place::Centers(xs), y, text),
+        (RunX::Start(x), Fit::Cells { cells, width })
+            if cells > 1 && text.chars().count() == cells =>
+        {
+            (*x, cells, width)
+        }
+        (RunX::Start(x), _) => return tspan(out, style, Place::Start(*x), y, text),
+    };
+    let piece = |out: &mut String, text: &str, first: usize, count: usize, covered: bool| {
+        let x = x + first as f64 * width;
+        let place = match (count, covered) {
+            (1, _) => Place::Start(x),
+            (_, true) => Place::Stretched {
+                x,
+                length: count as f64 * width,
+            },
+            (_, false) => Place::Cells { x, width, count },
+        };
+        tspan(out, style, place, y, text);
+    };
+    let (mut from, mut first) = (0, 0);
+    let mut covered = None;
+    for (cell, (i, c)) in text.char_indices().enumerate() {
+        let here = font::substitutes_cover(c);
+        if let Some(before) = covered.filter(|&before| before != here) {
+            piece(out, &text[from..i], first, cell - first, before);
+            (from, first) = (i, cell);
+        }
+        covered = Some(here);
+    }
+    piece(
+        out,
+        &text[from..],
+        first,
+        cells - first,
+        covered.unwrap_or(true),
+    );
+}
+
 /// `<tspan class=… x=… y=…>text</tspan>` (`y` optional); centred runs get class `m`. The
 /// enclosing `<text>` carries `xml:space="preserve"`, which the tspans inherit.
-fn tspan(out: &mut String, style: TextStyle, x: &RunX, y: Option<f64>, text: &str) {
+fn tspan(out: &mut String, style: TextStyle, place: Place, y: Option<f64>, text: &str) {
     out.push_str("<tspan");
-    let centred = matches!(x, RunX::Centers(_));
+    let centred = matches!(place, Place::Centers(_));
     match style {
         TextStyle::Inherit => {}
         TextStyle::Class(class) => {
@@ -284,24 +352,34 @@ fn tspan(out: &mut String, style: TextStyle, x: &RunX, y: Option<f64>, text: &st
         }
     }
     out.push_str(" x=\"");
-    match x {
-        RunX::Start(x) => push_f(out, *x),
-        RunX::Centers(xs) => {
-            for (i, x) in xs.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                push_f(out, *x);
-            }
+    match place {
+        Place::Start(x) | Place::Stretched { x, .. } => push_f(out, x),
+        Place::Cells { x, width, count } => {
+            push_list(out, (0..count).map(|k| x + k as f64 * width));
         }
+        Place::Centers(xs) => push_list(out, xs.iter().copied()),
     }
     out.push('"');
+    if let Place::Stretched { length, .. } = place {
+        num(out, "textLength", length);
+        out.push_str(" lengthAdjust=\"spacingAndGlyphs\"");
+    }
     if let Some(y) = y {
         num(out, "y", y);
     }
     out.push('>');
     push_text(out, text);
     out.push_str("</tspan>");
+}
+
+/// Numbers separated by spaces.
+fn push_list(out: &mut String, values: impl Iterator<Item = f64>) {
+    for (i, v) in values.enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        push_f(out, v);
+    }
 }
 
 /// The CSS font-family list: the user's choice first, the bundled family always last but one,
@@ -511,10 +589,11 @@ fn drawing(
     shapes: &[Shape],
     strokes: &[Stroke1],
     runs: &[Run],
+    grid: Option<f64>,
     text_style: impl Fn(usize) -> TextStyle,
 ) {
     shapes_and_strokes(out, shapes, strokes);
-    text(out, &layout.links, runs, Baseline::PerRun, text_style);
+    text(out, &layout.links, runs, Baseline::PerRun, grid, text_style);
 }
 
 /// Box drawing, blocks and decorations, then curly underlines: one `<path>` each.
@@ -551,12 +630,13 @@ pub(crate) enum Baseline {
 /// Text runs: one `<text>` for the runs without a link, with nothing between its
 /// `<tspan>`s (see the title in [`frame`]); one `<a><text>` per linked run. `xml:space` on the
 /// `<text>`, once, rather than on every tspan: there is no other character data for it to
-/// apply to.
+/// apply to. `grid` is the cell width the runs are fitted to ([`Fit::Cells`]), if they are.
 pub(crate) fn text(
     out: &mut String,
     links: &[String],
     runs: &[Run],
     baseline: Baseline,
+    grid: Option<f64>,
     text_style: impl Fn(usize) -> TextStyle,
 ) {
     let open = |out: &mut String| {
@@ -570,9 +650,23 @@ pub(crate) fn text(
         Baseline::PerRun => Some(run.y),
         Baseline::Row(_) => None,
     };
+    let fit = |run: &Run| match grid {
+        Some(width) => Fit::Cells {
+            cells: run.cells,
+            width,
+        },
+        None => Fit::Start,
+    };
     open(out);
     for run in runs.iter().filter(|r| r.link.is_none()) {
-        tspan(out, text_style(run.class), &run.x, y(run), &run.text);
+        run_tspans(
+            out,
+            text_style(run.class),
+            &run.x,
+            y(run),
+            &run.text,
+            fit(run),
+        );
     }
     out.push_str("</text>");
     for run in runs {
@@ -581,7 +675,14 @@ pub(crate) fn text(
         push_escaped(out, &links[l], Escape::Uri);
         out.push_str("\">");
         open(out);
-        tspan(out, text_style(run.class), &run.x, y(run), &run.text);
+        run_tspans(
+            out,
+            text_style(run.class),
+            &run.x,
+            y(run),
+            &run.text,
+            fit(run),
+        );
         out.push_str("</text>\n</a>");
     }
 }
@@ -600,6 +701,12 @@ pub fn write_for_raster(layout: &Layout, a: &Appearance) -> Result<String, Rende
     document(layout, None, a, true)
 }
 
+/// The cell width the text of a document for viewers is fitted to ([`Fit::Cells`]): none when
+/// the fonts it is measured in are embedded.
+pub(crate) fn grid_fit(layout: &Layout, a: &Appearance) -> Option<f64> {
+    (!a.embed_font).then_some(layout.metrics.width)
+}
+
 fn document(
     layout: &Layout,
     metadata: Option<&Snapshot>,
@@ -616,6 +723,12 @@ fn document(
     let text_style = |class: usize| match layout.classes.get(class) {
         Some(c) if inline_styles => TextStyle::Inline(*c),
         _ => TextStyle::Class(class),
+    };
+    // The raster's text is drawn by resvg in the bundled faces.
+    let grid = if inline_styles {
+        None
+    } else {
+        grid_fit(layout, a)
     };
     let text_bytes: usize = layout.all_runs().map(|r| r.text.len() + 64).sum();
     let shape_bytes: usize = layout.shapes.iter().map(|s| s.path.len() + 40).sum();
@@ -644,7 +757,7 @@ fn document(
 
     body.push_str("\n<g>");
     backgrounds(&mut body, &layout.backgrounds);
-    scaled_rows(&mut body, layout, &mut defs, "row", text_style);
+    scaled_rows(&mut body, layout, &mut defs, "row", grid, text_style);
     cursor(&mut body, layout);
     drawing(
         &mut body,
@@ -652,6 +765,7 @@ fn document(
         &layout.shapes,
         &layout.strokes,
         &layout.runs,
+        grid,
         text_style,
     );
     if !layout.masked.is_empty() {
@@ -768,7 +882,7 @@ pub(crate) fn title(out: &mut String, frame: &Frame) {
     });
     num(out, "y", *y);
     out.push('>');
-    tspan(out, TextStyle::Inherit, &RunX::Start(*x), None, &shown);
+    tspan(out, TextStyle::Inherit, Place::Start(*x), None, &shown);
     out.push_str("</text>");
 }
 
@@ -779,6 +893,7 @@ pub(crate) fn scaled_rows(
     layout: &Layout,
     defs: &mut String,
     clip_id: &str,
+    grid: Option<f64>,
     text_style: impl Fn(usize) -> TextStyle + Copy,
 ) {
     for (i, row) in layout.scaled_rows.iter().enumerate() {
@@ -805,6 +920,7 @@ pub(crate) fn scaled_rows(
             &row.shapes,
             &row.strokes,
             &row.runs,
+            grid,
             text_style,
         );
         body.push_str("\n</g>\n</g>");
@@ -824,7 +940,7 @@ pub(crate) fn caption(body: &mut String, layout: &Layout) {
     body.push_str("\n<text fill=\"#ffffff\" text-anchor=\"middle\" xml:space=\"preserve\"");
     num(body, "y", c.y);
     body.push('>');
-    tspan(body, TextStyle::Inherit, &RunX::Start(c.x), None, &c.text);
+    tspan(body, TextStyle::Inherit, Place::Start(c.x), None, &c.text);
     body.push_str("</text>");
 }
 

@@ -397,59 +397,186 @@ fn glyphs_are_embedded_and_sit_on_the_grid_in_chromium() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// The default SVG (no `--embed-font`) in a browser that has none of its fonts: Chromium
-/// draws it with the machine's monospace font (DejaVu Sans Mono here, 602/1000 em), yet the
-/// text is the snapshot's, on the snapshot's grid and baselines.
-#[test]
-fn default_svgs_in_chromium() {
-    let Some(chromium) = chromium() else { return };
-    let mut browser = Browser::launch(&chromium, &[]);
-    let mut failures = Vec::new();
-    for case in cases() {
-        let case = Case {
-            embed_font: false,
-            ..case
-        };
-        let (svg, m) = measure(&mut browser, &case);
+/// A monospace font a viewer may have in place of JetBrains Mono.
+struct Substitute {
+    family: &'static str,
+    /// Regular and bold.
+    files: [PathBuf; 2],
+}
+
+/// Where Debian puts a font file (`.ci/run` installs the packages).
+fn system_font(path: &str, package: &str) -> PathBuf {
+    let path = PathBuf::from(path);
+    assert!(
+        path.is_file(),
+        "{} is missing: `apt-get install {package}` (.ci/run does)",
+        path.display()
+    );
+    path
+}
+
+/// The substitutes the default SVGs are checked in: DejaVu Sans Mono (602/1000 em, what Linux
+/// browsers pick), Liberation Mono (Courier New's metrics, 1229/2048 em) and Liberation Mono
+/// narrowed to 0.55 em (Consolas's advance, what Windows browsers pick; made by
+/// `tests/support/narrow_font.py`, which needs fontTools).
+fn substitutes(dir: &Path) -> Vec<Substitute> {
+    let dejavu = |f: &str| {
+        system_font(
+            &format!("/usr/share/fonts/truetype/dejavu/{f}"),
+            "fonts-dejavu-core",
+        )
+    };
+    let liberation = |f: &str| {
+        system_font(
+            &format!("/usr/share/fonts/truetype/liberation/{f}"),
+            "fonts-liberation",
+        )
+    };
+    let narrow = |source: PathBuf| {
+        let out = dir
+            .join(source.file_name().expect("a file name"))
+            .with_extension("narrow.ttf");
+        let status = Command::new("python3")
+            .arg(Path::new(ROOT).join("tests/support/narrow_font.py"))
+            .arg(&source)
+            .arg(&out)
+            .arg("Narrow Test Mono")
+            .status()
+            .expect("python3 runs");
         assert!(
-            !svg.contains("@font-face"),
-            "{}: a font is embedded",
-            case.name
+            status.success(),
+            "narrow_font.py failed (is fontTools installed? .ci/run installs it)"
         );
-        let r = &m.report;
-        if let Some(err) = r["error"].as_str() {
-            failures.push(format!("{}: the page script failed: {err}", case.name));
-            continue;
-        }
-        let max = r["maxDelta"].as_f64().unwrap_or(f64::NAN);
-        eprintln!(
-            "{}: {} glyphs, max offset {max:+.3} px ({:+.4} cell) in the machine's font",
-            case.name,
-            r["glyphs"],
-            max / r["cellWidth"].as_f64().unwrap_or(f64::NAN),
-        );
-        if r["glyphs"].as_u64().unwrap_or(0) == 0 {
-            failures.push(format!("{}: no glyph was measured", case.name));
-        }
-        // Offsets and space widths are the substitute font's (issue 14 makes them exact);
-        // the fonts are the machine's by design. Everything else must hold.
-        let structural: Vec<String> = r["problems"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|p| !matches!(p["kind"].as_str(), Some("left" | "space" | "font")))
-            .take(40)
-            .map(|p| format!("  {p}"))
-            .collect();
-        if !structural.is_empty() {
-            failures.push(format!(
-                "{}: text off the snapshot's grid or baselines:\n{}",
-                case.name,
-                structural.join("\n")
-            ));
+        out
+    };
+    vec![
+        Substitute {
+            family: "DejaVu Sans Mono",
+            files: [
+                dejavu("DejaVuSansMono.ttf"),
+                dejavu("DejaVuSansMono-Bold.ttf"),
+            ],
+        },
+        Substitute {
+            family: "Liberation Mono",
+            files: [
+                liberation("LiberationMono-Regular.ttf"),
+                liberation("LiberationMono-Bold.ttf"),
+            ],
+        },
+        Substitute {
+            family: "Narrow Test Mono",
+            files: [
+                narrow(liberation("LiberationMono-Regular.ttf")),
+                narrow(liberation("LiberationMono-Bold.ttf")),
+            ],
+        },
+    ]
+}
+
+/// A fontconfig file under `dir` that knows no font but `substitute`'s, and makes it the
+/// `monospace` family.
+fn fontconfig_with_only(substitute: &Substitute, dir: &Path) -> PathBuf {
+    let fonts = dir.join("fonts");
+    std::fs::create_dir_all(&fonts).expect("font dir");
+    for file in &substitute.files {
+        std::fs::copy(file, fonts.join(file.file_name().expect("a file name")))
+            .expect("font copied");
+    }
+    let conf = dir.join("fonts.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE fontconfig SYSTEM \"fonts.dtd\">\n<fontconfig>\n\
+             <dir>{}</dir>\n<cachedir>{}</cachedir>\n\
+             <alias><family>monospace</family><prefer><family>{}</family></prefer></alias>\n\
+             </fontconfig>\n",
+            fonts.display(),
+            dir.join("cache").display(),
+            substitute.family
+        ),
+    )
+    .expect("fonts.conf written");
+    conf
+}
+
+/// The default SVG (no `--embed-font`) in browsers that have none of its fonts and only one
+/// monospace font each: every glyph still starts on its cell (or is centred on its cells)
+/// within 0.06 cell, spaces are one cell wide, and the text is the snapshot's, on its grid and
+/// baselines — whatever the substitute's advance.
+#[test]
+fn default_svgs_are_on_the_grid_in_substitute_fonts() {
+    let Some(chromium) = chromium() else { return };
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let mut failures = Vec::new();
+    for substitute in substitutes(tmp.path()) {
+        let dir = tmp.path().join(substitute.family.replace(' ', "-"));
+        let conf = fontconfig_with_only(&substitute, &dir);
+        let mut browser = Browser::launch_with_env(&chromium, &[], &[("FONTCONFIG_FILE", &conf)]);
+        for case in cases() {
+            let case = Case {
+                embed_font: false,
+                ..case
+            };
+            let name = format!("{} in {}", case.name, substitute.family);
+            let (svg, m) = measure(&mut browser, &case);
+            assert!(!svg.contains("@font-face"), "{name}: a font is embedded");
+            let r = &m.report;
+            if let Some(err) = r["error"].as_str() {
+                failures.push(format!("{name}: the page script failed: {err}"));
+                continue;
+            }
+            let max = r["maxDelta"].as_f64().unwrap_or(f64::NAN);
+            let drawn = drawn_by(&m.fonts);
+            eprintln!(
+                "{name}: {} glyphs, max offset {max:+.3} px ({:+.4} cell); drawn by {drawn:?}",
+                r["glyphs"],
+                max / r["cellWidth"].as_f64().unwrap_or(f64::NAN),
+            );
+            if r["glyphs"].as_u64().unwrap_or(0) == 0 {
+                failures.push(format!("{name}: no glyph was measured"));
+            }
+            // The browser must really have drawn with the substitute, or nothing was shown.
+            if drawn.first().map(|(family, _)| family.as_str()) != Some(substitute.family) {
+                failures.push(format!(
+                    "{name}: most glyphs were not drawn by {}: {drawn:?}",
+                    substitute.family
+                ));
+            }
+            // The bundled family is absent by design; everything else must hold.
+            let problems: Vec<String> = r["problems"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["kind"] != "font")
+                .take(40)
+                .map(|p| format!("  {p}"))
+                .collect();
+            if !problems.is_empty() {
+                failures.push(format!(
+                    "{name}: glyphs off their cells, spaces not one cell wide, or text off the \
+                     snapshot's grid or baselines:\n{}",
+                    problems.join("\n")
+                ));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The fonts that drew a page's `<tspan>`s with their glyph counts, most glyphs first.
+fn drawn_by(fonts: &[Vec<serde_json::Value>]) -> Vec<(String, u64)> {
+    let mut counts: Vec<(String, u64)> = Vec::new();
+    for f in fonts.iter().flatten() {
+        let family = f["familyName"].as_str().unwrap_or("?").to_owned();
+        let glyphs = f["glyphCount"].as_u64().unwrap_or(0);
+        match counts.iter_mut().find(|(name, _)| *name == family) {
+            Some((_, n)) => *n += glyphs,
+            None => counts.push((family, glyphs)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    counts
 }
 
 /// The SVG of the first case with the data of its first embedded face replaced.

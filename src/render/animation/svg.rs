@@ -37,7 +37,8 @@ const STRIP_COLUMNS: usize = 64;
 /// definitions, beside the rows it shares most of its markup with. Measured on the
 /// recordings of `benches/animation.py`: in place, `docs/demo.cast` gzips 7 % smaller and
 /// agg's demo 4 % larger than with every row defined; with this limit, the smaller of both.
-const IN_PLACE_MAX: usize = 200;
+/// (200 before runs carried their `textLength`, some 45 bytes a run.)
+const IN_PLACE_MAX: usize = 256;
 
 /// The strip's pitch is a multiple of this many pixels: a whole number, so every screen's
 /// place in pixels is exact.
@@ -269,7 +270,15 @@ impl SvgAnimation {
         }
         let clip_id = format!("z{}-", self.clips);
         self.clips += usize::from(!layout.scaled_rows.is_empty());
-        still::scaled_rows(&mut body, layout, &mut self.defs, &clip_id, text_style);
+        let grid = still::grid_fit(layout, &self.appearance);
+        still::scaled_rows(
+            &mut body,
+            layout,
+            &mut self.defs,
+            &clip_id,
+            grid,
+            text_style,
+        );
         if let Some((r, colour)) = layout.cursor {
             self.place_rect(&mut body, r, colour);
         }
@@ -294,6 +303,7 @@ impl SvgAnimation {
                     &layout.links,
                     row,
                     Baseline::Row(baseline),
+                    grid,
                     text_style,
                 );
                 drawing

@@ -64,6 +64,12 @@ fn pipe() -> (OwnedFd, OwnedFd) {
 impl Browser {
     /// Starts `chromium` headless with a fresh profile and `extra` flags.
     pub fn launch(chromium: &Path, extra: &[&str]) -> Browser {
+        Browser::launch_with_env(chromium, extra, &[])
+    }
+
+    /// [`Browser::launch`] with environment variables set for the browser (a fontconfig file of
+    /// its own, say).
+    pub fn launch_with_env(chromium: &Path, extra: &[&str], env: &[(&str, &Path)]) -> Browser {
         let profile = tempfile::tempdir().expect("profile dir");
         let stderr = profile.path().join("chromium.stderr");
         let (their_commands, commands) = pipe();
@@ -87,6 +93,7 @@ impl Browser {
             ])
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .args(extra)
+            .envs(env.iter().copied())
             .arg("about:blank")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
