@@ -43,6 +43,9 @@ INPUTS = [
     ("htop", True),
     ("vim_split_number", True),
     ("dialog_menu", True),
+    ("colors_256", False),
+    ("less_search", True),
+    ("top", False),
 ]
 ALT_EXITS = [b"\x1b[?1049l", b"\x1b[?1047l", b"\x1b[?47l"]
 
@@ -189,10 +192,13 @@ def main():
                 cast.write_text(json.dumps(header) + "\n" + json.dumps(event) + "\n")
                 frames = d / "termtosvg"
                 shutil.rmtree(frames, ignore_errors=True)
-                run([str(tools["termtosvg"]), "render", str(cast), str(frames), "-s"],
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                # One event, one frame.
-                sizes["termtosvg"] = sorted(frames.glob("*.svg"))[-1]
+                try:
+                    run([str(tools["termtosvg"]), "render", str(cast), str(frames), "-s"],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    # One event, one frame.
+                    sizes["termtosvg"] = sorted(frames.glob("*.svg"))[-1]
+                except subprocess.CalledProcessError:
+                    print(f"termtosvg failed on {name}", file=sys.stderr)
             if "rich" in tools:
                 out = d / "rich.svg"
                 run([str(tools["rich"]), str(rich_script), str(screen), str(out), str(w)])
@@ -224,7 +230,16 @@ def main():
             print(f"\n({unit}; bold: shotty --no-metadata smallest of all tools)\n")
 
         table(lambda p: p.stat().st_size, "bytes")
-        table(lambda p: len(gzip.compress(p.read_bytes(), 9)), "bytes after gzip -9")
+        gzipped = lambda p: len(gzip.compress(p.read_bytes(), 9))
+        table(gzipped, "bytes after gzip -9")
+        if all(s.get("termsnap") for s in results.values()):
+            ratios = sorted(gzipped(s["shotty --no-metadata"]) / gzipped(s["termsnap"])
+                            for s in results.values())
+            middle = len(ratios) // 2
+            median = (ratios[middle] if len(ratios) % 2
+                      else (ratios[middle - 1] + ratios[middle]) / 2)
+            print(f"gzipped shotty --no-metadata / termsnap: median {median:.2f}, "
+                  f"range {ratios[0]:.2f}–{ratios[-1]:.2f} over {len(ratios)} screens")
         print(f"work directory: {work}", file=sys.stderr)
     finally:
         if not (args.work or args.keep):

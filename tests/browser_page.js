@@ -4,7 +4,8 @@
 // Checks, after every web font has loaded:
 //   * fonts: each @font-face the SVG embeds reached status "loaded", the monospace family is
 //     among them, and document.fonts.check() agrees for every weight/style the text uses;
-//   * glyphs: in start-anchored runs (one x) character i starts at x + i × cell width; in
+//   * glyphs: in start-anchored runs (one x: a tspan, or a row's whole <text>, styled by
+//     tspans without positions) character i starts at x + i × cell width; in
 //     centred runs (class "m", one x per character) each character's box is centred on its x;
 //     either within GLYPH_LIMIT cells;
 //   * spaces: in start-anchored runs, every stretch of SPACE_STRETCH or more spaces (or
@@ -46,8 +47,10 @@ window.shottyMeasure = async () => {
     const meta = JSON.parse(svg.querySelector('metadata').textContent);
     const cols = meta.width;
     const rows = meta.rows.length;
-    // Terminal text only: the window title (class "t") is not on the grid.
-    const tspans = [...svg.querySelectorAll('tspan')].filter((t) => !t.closest('text.t'));
+    // Terminal text only: the window title (class "t") is not on the grid. Positioned
+    // elements: tspans with an x, and row texts (a <text> with its own x, stretched to its
+    // cells, whose tspans only change the style).
+    const tspans = [...svg.querySelectorAll('tspan[x], text[x]')].filter((t) => !t.closest('text.t'));
     if (tspans.length === 0) throw new Error('no terminal text in the SVG');
     const fontSize = parseFloat(getComputedStyle(tspans[0]).fontSize);
     // Layout rule: the cell is one JetBrains Mono advance, 600/1000 em.
@@ -98,9 +101,11 @@ window.shottyMeasure = async () => {
     // Box drawing, blocks and powerline separators are drawn as shapes; the text run has a
     // space in their cells.
     const SHAPE = /^[\u2500-\u259f\ue0b0-\ue0b7]/u;
-    const checkCell = (row, col, cp, text) => {
+    // A row text (a <text> with its own x) also holds spaces in the cells other elements draw
+    // (wide and fallback characters, links); those elements are checked themselves.
+    const checkCell = (row, col, cp, text, rowText) => {
       const t = cellText(row, col);
-      if (cp === ' ' && t !== undefined && SHAPE.test(t)) return;
+      if (cp === ' ' && t !== undefined && (rowText || SHAPE.test(t))) return;
       if (t === undefined || [...t][0] !== cp) {
         problem({ kind: 'cell', text, char: cp, row, col, snapshot: t === undefined ? null : t });
       }
@@ -164,7 +169,7 @@ window.shottyMeasure = async () => {
           if (k > 0 && ZERO_WIDTH.test(c)) continue;
           const expected = xs[0] + k * cw;
           const col = Math.round((expected - origin[0]) / cw);
-          checkCell(row, col, c, shown);
+          checkCell(row, col, c, shown, t.tagName === 'text');
           record('left', shown, c, row, col, expected, t.getStartPositionOfChar(i).x);
           k += 1;
         }

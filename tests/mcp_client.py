@@ -141,7 +141,7 @@ def png_decode(data):
 
 def svg_screen(path):
     """The SVG file at `path` parsed: (the snapshot in its <metadata>, the screen's rows from
-    that snapshot, the text of all its <tspan>s)."""
+    that snapshot, the text of all its <text>s)."""
     root = ET.parse(path).getroot()
     ns = "{http://www.w3.org/2000/svg}"
     assert root.tag == ns + "svg", root.tag
@@ -153,12 +153,12 @@ def svg_screen(path):
     for row in snapshot["rows"]:
         assert len(row["cells"]) == snapshot["width"], row
         rows.append("".join(cell["t"] for cell in row["cells"]).rstrip())
-    spans = "".join("".join(t.itertext()) for t in root.iter(ns + "tspan"))
+    spans = "".join("".join(t.itertext()) for t in root.iter(ns + "text"))
     return snapshot, rows, spans
 
 
 async def inspect(session, sid):
-    """Inspects `sid`: (decoded PNG, SVG snapshot, its rows, its tspan text)."""
+    """Inspects `sid`: (decoded PNG, SVG snapshot, its rows, its drawn text)."""
     result = await call(session, "inspect", {"sessionId": sid})
     images = [c for c in result.content if c.type == "image"]
     texts = [c for c in result.content if c.type == "text"]

@@ -986,6 +986,11 @@ impl Layout {
         });
     }
 
+    /// Whether any run is centred on its cells ([`RunX::Centers`]).
+    pub fn has_centred_runs(&self) -> bool {
+        self.all_runs().any(|r| matches!(r.x, RunX::Centers(_)))
+    }
+
     /// Every text run, those of the scaled rows included.
     pub fn all_runs(&self) -> impl Iterator<Item = &Run> {
         self.runs

@@ -13,6 +13,7 @@ pub mod font;
 pub mod layout;
 pub mod mask;
 pub(crate) mod number;
+mod path_data;
 #[cfg(feature = "png")]
 pub mod png;
 // Theme files are read with it only with serde; build.rs reads the built-in themes with it.

@@ -13,6 +13,7 @@ use crate::term::{Rgb, Snapshot};
 use super::font::{self, PRIMARY_FAMILY};
 use super::layout::{Frame, Layout, Rect, Run, RunX, Shape, Stroke1, TextClass};
 use super::number::{f, push_f};
+use super::path_data;
 use super::{Appearance, Backdrop, RenderError, WindowStyle};
 
 /// `#rrggbb`.
@@ -328,7 +329,30 @@ fn run_tspans(out: &mut String, style: TextStyle, x: &RunX, y: Option<f64>, text
 /// enclosing `<text>` carries `xml:space="preserve"`, which the tspans inherit.
 fn tspan(out: &mut String, style: TextStyle, place: Place, y: Option<f64>, text: &str) {
     out.push_str("<tspan");
-    let centred = matches!(place, Place::Centers(_));
+    style_attributes(out, style, matches!(place, Place::Centers(_)));
+    out.push_str(" x=\"");
+    match place {
+        Place::Start(x) | Place::Stretched { x, .. } => push_f(out, x),
+        Place::Cells { x, width, count } => {
+            push_list(out, (0..count).map(|k| x + k as f64 * width));
+        }
+        Place::Centers(xs) => push_list(out, xs.iter().copied()),
+    }
+    out.push('"');
+    if let Place::Stretched { length, .. } = place {
+        stretch(out, length);
+    }
+    if let Some(y) = y {
+        num(out, "y", y);
+    }
+    out.push('>');
+    push_text(out, text);
+    out.push_str("</tspan>");
+}
+
+/// The colour and face of a text element (` class=…` or presentation attributes); a centred
+/// one gets class `m`.
+fn style_attributes(out: &mut String, style: TextStyle, centred: bool) {
     match style {
         TextStyle::Inherit => {}
         TextStyle::Class(class) => {
@@ -351,25 +375,113 @@ fn tspan(out: &mut String, style: TextStyle, place: Place, y: Option<f64>, text:
             }
         }
     }
-    out.push_str(" x=\"");
-    match place {
-        Place::Start(x) | Place::Stretched { x, .. } => push_f(out, x),
-        Place::Cells { x, width, count } => {
-            push_list(out, (0..count).map(|k| x + k as f64 * width));
+}
+
+/// Where a run starts, if it is placed by its start and can be part of its row's stretched
+/// text ([`row_text`]): one character a cell, each one every monospace font has, no link.
+fn row_text_start(run: &Run) -> Option<f64> {
+    let RunX::Start(x) = run.x else { return None };
+    let fits = run.link.is_none()
+        && run.text.chars().count() == run.cells
+        && run.text.chars().all(font::substitutes_cover);
+    fits.then_some(x)
+}
+
+/// The runs of one row that have a [`row_text_start`] as one `<text>` from the first run's
+/// start: a `<tspan>` for each stretch of cells in one style (the cells up to the next run
+/// written as spaces), each stretched to its cells (`textLength`, glyphs and spacing scaled
+/// alike), so a viewer's font of any advance puts every glyph on its cell and every stretch
+/// starts where the one before ends. The row's most common plain style is the `<text>`'s. A row
+/// costs one position instead of one a run. (Stretching the whole `<text>` instead would be
+/// smaller still, but resvg misplaces the glyphs of a stretched text that has tspans.)
+fn row_text(
+    out: &mut String,
+    runs: &[&Run],
+    y: f64,
+    width: f64,
+    classes: &[TextClass],
+    text_style: &impl Fn(usize) -> TextStyle,
+) {
+    let Some(x0) = runs.first().and_then(|r| row_text_start(r)) else {
+        return;
+    };
+    let column = |run: &Run| row_text_start(run).map_or(0, |x| ((x - x0) / width).round() as usize);
+    // Stretches of one style: (class, text, cells).
+    let mut stretches: Vec<(usize, String, usize)> = Vec::new();
+    let mut end = 0;
+    for run in runs {
+        let gap = column(run).saturating_sub(end);
+        match stretches.last_mut() {
+            Some((class, text, cells)) if *class == run.class => {
+                text.extend(std::iter::repeat_n(' ', gap));
+                text.push_str(&run.text);
+                *cells += gap + run.cells;
+            }
+            Some((_, text, cells)) => {
+                text.extend(std::iter::repeat_n(' ', gap));
+                *cells += gap;
+                stretches.push((run.class, run.text.clone(), run.cells));
+            }
+            None => stretches.push((run.class, run.text.clone(), run.cells)),
         }
-        Place::Centers(xs) => push_list(out, xs.iter().copied()),
+        end = column(run) + run.cells;
     }
-    out.push('"');
-    if let Place::Stretched { length, .. } = place {
-        num(out, "textLength", length);
-        out.push_str(" lengthAdjust=\"spacingAndGlyphs\"");
+    // The plain style (neither bold nor italic, which a tspan would inherit) of the most
+    // cells; the first used on a tie, so the choice is deterministic.
+    let plain = |class: usize| classes.get(class).is_some_and(|c| !c.bold && !c.italic);
+    let mut cells_of: Vec<(usize, usize)> = Vec::new();
+    for &(class, _, cells) in stretches.iter().filter(|s| plain(s.0)) {
+        match cells_of.iter_mut().find(|(c, _)| *c == class) {
+            Some((_, n)) => *n += cells,
+            None => cells_of.push((class, cells)),
+        }
     }
-    if let Some(y) = y {
-        num(out, "y", y);
+    let base = cells_of
+        .iter()
+        .fold(
+            None,
+            |best: Option<(usize, usize)>, &(class, n)| match best {
+                Some((_, most)) if most >= n => best,
+                _ => Some((class, n)),
+            },
+        )
+        .map(|(class, _)| class);
+    out.push_str("\n<text");
+    if let Some(base) = base {
+        style_attributes(out, text_style(base), false);
     }
-    out.push('>');
-    push_text(out, text);
-    out.push_str("</tspan>");
+    num(out, "x", x0);
+    num(out, "y", y);
+    // A row in one style is stretched as a whole.
+    if let [(class, text, cells)] = stretches.as_slice() {
+        if base.is_none() {
+            style_attributes(out, text_style(*class), false);
+        }
+        stretch(out, *cells as f64 * width);
+        out.push_str(" xml:space=\"preserve\">");
+        push_text(out, text);
+        out.push_str("</text>");
+        return;
+    }
+    out.push_str(" xml:space=\"preserve\">");
+    for (class, text, cells) in &stretches {
+        out.push_str("<tspan");
+        if Some(*class) != base {
+            style_attributes(out, text_style(*class), false);
+        }
+        stretch(out, *cells as f64 * width);
+        out.push('>');
+        push_text(out, text);
+        out.push_str("</tspan>");
+    }
+    out.push_str("</text>");
+}
+
+/// ` textLength=… lengthAdjust="spacingAndGlyphs"`: the element's glyphs and spacing scaled
+/// alike to `length`.
+fn stretch(out: &mut String, length: f64) {
+    num(out, "textLength", length);
+    out.push_str(" lengthAdjust=\"spacingAndGlyphs\"");
 }
 
 /// Numbers separated by spaces.
@@ -397,27 +509,32 @@ fn font_stack(a: &Appearance, embedded: &str) -> String {
     families.join(",")
 }
 
-/// The style sheet; the `c<index>` text classes unless the text is styled inline.
+/// The style sheet: the `c<index>` rules of `text_classes` (index and class), and the
+/// centring class `m` if there are `centred` runs or a centred title.
 pub(crate) fn css(
-    text_classes: &[TextClass],
+    text_classes: impl IntoIterator<Item = (usize, TextClass)>,
     frame: Option<&Frame>,
     a: &Appearance,
     font_faces: &str,
     embedded_families: &str,
+    centred: bool,
 ) -> String {
     let mut css = String::new();
     css.push_str(font_faces);
     // geometricPrecision: Chromium otherwise lays text out with a slightly smaller font
     // whenever the viewBox-to-viewport scale is not exactly 1 (it snaps fractional SVG sizes
     // to 1/64 px), and long runs drift off the grid (0.65 px after 70 columns).
+    // font-variant-ligatures:none turns off contextual alternates (calt) as well as ligatures.
     let _ = write!(
         css,
-        "text{{font-family:{};font-size:{}px;font-variant-ligatures:none;font-feature-settings:\"liga\" 0,\"calt\" 0;text-rendering:geometricPrecision}}",
+        "text{{font-family:{};font-size:{}px;font-variant-ligatures:none;text-rendering:geometricPrecision}}",
         font_stack(a, embedded_families),
         f(a.font_size)
     );
-    css.push_str(".m{text-anchor:middle}");
-    for (i, class) in text_classes.iter().enumerate() {
+    if centred || frame.is_some_and(|f| f.title.is_some() && title_centred(f)) {
+        css.push_str(".m{text-anchor:middle}");
+    }
+    for (i, class) in text_classes {
         let _ = write!(css, ".c{i}{{fill:{}", hex(class.fill));
         if class.bold {
             css.push_str(";font-weight:bold");
@@ -593,14 +710,24 @@ fn drawing(
     text_style: impl Fn(usize) -> TextStyle,
 ) {
     shapes_and_strokes(out, shapes, strokes);
-    text(out, &layout.links, runs, Baseline::PerRun, grid, text_style);
+    text(out, layout, runs, Baseline::PerRun, grid, text_style);
+}
+
+/// ` d="…"`: the layout's path data, relative ([`path_data::push_relative`]) unless it holds
+/// something that cannot be.
+fn path_data(out: &mut String, d: &str) {
+    out.push_str(" d=\"");
+    if !path_data::push_relative(out, d) {
+        push_value(out, d);
+    }
+    out.push('"');
 }
 
 /// Box drawing, blocks and decorations, then curly underlines: one `<path>` each.
 pub(crate) fn shapes_and_strokes(out: &mut String, shapes: &[Shape], strokes: &[Stroke1]) {
     for shape in shapes {
         out.push_str("\n<path");
-        attr(out, "d", &shape.path);
+        path_data(out, &shape.path);
         color(out, "fill", shape.fill);
         if shape.alpha < 1.0 {
             num(out, "fill-opacity", shape.alpha as f64);
@@ -609,7 +736,7 @@ pub(crate) fn shapes_and_strokes(out: &mut String, shapes: &[Shape], strokes: &[
     }
     for s in strokes {
         out.push_str("\n<path");
-        attr(out, "d", &s.path);
+        path_data(out, &s.path);
         out.push_str(" fill=\"none\"");
         color(out, "stroke", s.color);
         num(out, "stroke-width", s.width);
@@ -633,7 +760,7 @@ pub(crate) enum Baseline {
 /// apply to. `grid` is the cell width the runs are fitted to ([`Fit::Cells`]), if they are.
 pub(crate) fn text(
     out: &mut String,
-    links: &[String],
+    layout: &Layout,
     runs: &[Run],
     baseline: Baseline,
     grid: Option<f64>,
@@ -657,22 +784,44 @@ pub(crate) fn text(
         },
         None => Fit::Start,
     };
-    open(out);
-    for run in runs.iter().filter(|r| r.link.is_none()) {
-        run_tspans(
-            out,
-            text_style(run.class),
-            &run.x,
-            y(run),
-            &run.text,
-            fit(run),
-        );
+    // Fitted to the grid, the runs of a row that can be are one stretched text.
+    let in_row_text = |run: &Run| grid.is_some() && row_text_start(run).is_some();
+    if let Some(width) = grid {
+        let mut rest = runs;
+        while let Some(first) = rest.first() {
+            let len = rest.iter().take_while(|r| r.y == first.y).count();
+            let (row, after) = rest.split_at(len);
+            rest = after;
+            let joined: Vec<&Run> = row.iter().filter(|r| in_row_text(r)).collect();
+            let baseline = match baseline {
+                Baseline::PerRun => first.y,
+                Baseline::Row(y) => y,
+            };
+            row_text(out, &joined, baseline, width, &layout.classes, &text_style);
+        }
     }
-    out.push_str("</text>");
+    let mut unlinked = runs
+        .iter()
+        .filter(|r| r.link.is_none() && !in_row_text(r))
+        .peekable();
+    if unlinked.peek().is_some() {
+        open(out);
+        for run in unlinked {
+            run_tspans(
+                out,
+                text_style(run.class),
+                &run.x,
+                y(run),
+                &run.text,
+                fit(run),
+            );
+        }
+        out.push_str("</text>");
+    }
     for run in runs {
         let Some(l) = run.link else { continue };
         out.push_str("\n<a href=\"");
-        push_escaped(out, &links[l], Escape::Uri);
+        push_escaped(out, &layout.links[l], Escape::Uri);
         out.push_str("\">");
         open(out);
         run_tspans(
@@ -714,14 +863,31 @@ fn document(
     inline_styles: bool,
 ) -> Result<String, RenderError> {
     let (font_faces, families) = font_faces(a, |subsets| subsets.add_layout(layout))?;
-    let classes = if inline_styles {
-        &[][..]
-    } else {
-        &layout.classes
-    };
-    let css = css(classes, layout.frame.as_ref(), a, &font_faces, &families);
+    // A style of one run is written on it: a rule of its own and a reference to it cost more.
+    let mut runs_of = vec![0usize; layout.classes.len()];
+    for run in layout.all_runs() {
+        if let Some(n) = runs_of.get_mut(run.class) {
+            *n += 1;
+        }
+    }
+    let in_sheet = |class: usize| !inline_styles && runs_of.get(class).is_some_and(|&n| n > 1);
+    let classes = layout
+        .classes
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(i, _)| in_sheet(i));
+    let centred = layout.has_centred_runs();
+    let css = css(
+        classes,
+        layout.frame.as_ref(),
+        a,
+        &font_faces,
+        &families,
+        centred,
+    );
     let text_style = |class: usize| match layout.classes.get(class) {
-        Some(c) if inline_styles => TextStyle::Inline(*c),
+        Some(c) if !in_sheet(class) => TextStyle::Inline(*c),
         _ => TextStyle::Class(class),
     };
     // The raster's text is drawn by resvg in the bundled faces.
@@ -855,6 +1021,11 @@ pub(crate) fn chrome(body: &mut String, layout: &Layout, defs: &mut String) {
     }
 }
 
+/// Whether the frame's title is centred (class `m`): a macOS bar's is.
+fn title_centred(frame: &Frame) -> bool {
+    matches!(frame.style, WindowStyle::Macos | WindowStyle::MacosPc)
+}
+
 /// The window title in the title bar, if the frame has one: centred on macOS, after the
 /// caption on Windows, shortened with `…` to what the bar has room for.
 pub(crate) fn title(out: &mut String, frame: &Frame) {
@@ -862,7 +1033,7 @@ pub(crate) fn title(out: &mut String, frame: &Frame) {
     let Some((title, x, y)) = &frame.title else {
         return;
     };
-    let mac = matches!(frame.style, WindowStyle::Macos | WindowStyle::MacosPc);
+    let mac = title_centred(frame);
     let reserved = if mac { 80.0 } else { 140.0 };
     let max_chars = ((r.w - 2.0 * reserved) / 7.5).max(0.0) as usize;
     let shown: String = if title.chars().count() > max_chars {

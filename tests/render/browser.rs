@@ -233,6 +233,8 @@ struct Measured {
     report: serde_json::Value,
     /// The platform fonts that drew each `<tspan>`, in document order.
     fonts: Vec<Vec<serde_json::Value>>,
+    /// The same for each `<text>`'s own characters (a row text's, outside its tspans).
+    text_fonts: Vec<Vec<serde_json::Value>>,
 }
 
 /// The SVG of a case and what Chromium made of it.
@@ -265,7 +267,12 @@ fn measure_svg(browser: &mut Browser, svg: &str, dir: &Path) -> Measured {
     let mut page = browser.open(&file_url(&html), width, height);
     let report = page.evaluate("shottyMeasure()");
     let fonts = page.platform_fonts("svg tspan");
-    Measured { report, fonts }
+    let text_fonts = page.platform_fonts("svg text");
+    Measured {
+        report,
+        fonts,
+        text_fonts,
+    }
 }
 
 /// The `<tspan>`s that the machine's fonts drew more glyphs of than the characters no
@@ -527,7 +534,8 @@ fn default_svgs_are_on_the_grid_in_substitute_fonts() {
                 continue;
             }
             let max = r["maxDelta"].as_f64().unwrap_or(f64::NAN);
-            let drawn = drawn_by(&m.fonts);
+            // Row texts hold characters of their own besides their tspans.
+            let drawn = drawn_by(m.fonts.iter().chain(&m.text_fonts));
             eprintln!(
                 "{name}: {} glyphs, max offset {max:+.3} px ({:+.4} cell); drawn by {drawn:?}",
                 r["glyphs"],
@@ -565,9 +573,9 @@ fn default_svgs_are_on_the_grid_in_substitute_fonts() {
 }
 
 /// The fonts that drew a page's `<tspan>`s with their glyph counts, most glyphs first.
-fn drawn_by(fonts: &[Vec<serde_json::Value>]) -> Vec<(String, u64)> {
+fn drawn_by<'a>(fonts: impl Iterator<Item = &'a Vec<serde_json::Value>>) -> Vec<(String, u64)> {
     let mut counts: Vec<(String, u64)> = Vec::new();
-    for f in fonts.iter().flatten() {
+    for f in fonts.flatten() {
         let family = f["familyName"].as_str().unwrap_or("?").to_owned();
         let glyphs = f["glyphCount"].as_u64().unwrap_or(0);
         match counts.iter_mut().find(|(name, _)| *name == family) {
@@ -755,6 +763,9 @@ fn between<'a>(s: &'a str, from: &str, to: &str) -> Option<&'a str> {
 /// A `<tspan>` of the SVG.
 struct Span {
     classes: Vec<String>,
+    /// Face set on the element itself (`font-weight="bold"`, `font-style="italic"`), as a
+    /// style of one run is.
+    inline_face: (bool, bool),
     xs: Vec<f64>,
     y: Option<f64>,
     text: String,
@@ -767,6 +778,10 @@ fn tspans(svg: &str) -> Vec<Span> {
             let (tag, rest) = piece.split_once('>')?;
             let attr = |name: &str| between(tag, &format!(" {name}=\""), "\"");
             Some(Span {
+                inline_face: (
+                    attr("font-weight") == Some("bold"),
+                    attr("font-style") == Some("italic"),
+                ),
                 classes: attr("class")
                     .map(|c| c.split(' ').map(str::to_owned).collect())
                     .unwrap_or_default(),
@@ -831,7 +846,7 @@ fn missing_from_embedded_fonts(svg: &str) -> Vec<String> {
             .classes
             .iter()
             .find(|c| c.starts_with('c'))
-            .map_or((false, false), |c| class_face(c));
+            .map_or(span.inline_face, |c| class_face(c));
         for c in span.text.chars() {
             let found = if primary.glyph_index(c).is_some() {
                 parsed.iter().any(|(family, b, i, face)| {

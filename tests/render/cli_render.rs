@@ -332,14 +332,37 @@ fn bare_line_feeds_are_one_rule_for_raw_input_and_recordings_play_exactly() {
     assert_eq!(stdout(&out).trim_end(), "ab\n  cd", "{}", stderr(&out));
 }
 
-/// The fill colour (`#rrggbb`) of the text class used by the run that draws `text`.
+/// The fill colour (`#rrggbb`) of the element that draws `text`: its own `fill` or its class's
+/// rule; for characters after a closed `<tspan>` or in an unstyled one, those of the enclosing
+/// `<text>` (a row text, whose most common style is its own).
 fn text_fill(svg: &str, text: &str) -> String {
-    let at = svg.find(&format!(">{text}<")).expect("the text");
-    let class = svg[..at]
-        .rsplit("class=\"")
-        .next()
-        .and_then(|c| c.split('"').next());
-    let class = class.expect("a class");
+    let at = svg
+        .match_indices(text)
+        .map(|(i, _)| i)
+        .find(|&i| {
+            let before = &svg[..i];
+            before.rfind('>') > before.rfind('<')
+        })
+        .expect("the text as character data");
+    let before = &svg[..at];
+    let open = before.rfind('<').expect("a tag before the text");
+    let tag_of =
+        |start: usize| &svg[start..svg[start..].find('>').map_or(svg.len(), |e| start + e)];
+    let styled = |tag: &str| tag.contains(" fill=\"") || tag.contains(" class=\"");
+    // A closed tspan before the text, or a tspan of the row's own style: the <text>'s style.
+    let tag = if before[open..].starts_with("</") || !styled(tag_of(open)) {
+        tag_of(before.rfind("<text").expect("the enclosing <text>"))
+    } else {
+        tag_of(open)
+    };
+    if let Some(fill) = tag.split(" fill=\"").nth(1) {
+        return fill[..7].to_owned();
+    }
+    let class = tag
+        .split(" class=\"")
+        .nth(1)
+        .and_then(|c| c.split(['"', ' ']).next())
+        .expect("a fill or a class");
     let rule = format!(".{class}{{fill:");
     let start = svg.find(&rule).expect("the class's rule") + rule.len();
     svg[start..start + 7].to_owned()

@@ -169,6 +169,8 @@ pub struct SvgAnimation {
     clips: usize,
     /// The hatch of masked secrets is in `defs`.
     hatch_defined: bool,
+    /// Whether any screen has centred runs (the style sheet then needs their class).
+    centred: bool,
 }
 
 impl SvgAnimation {
@@ -195,6 +197,7 @@ impl SvgAnimation {
             last: None,
             clips: 0,
             hatch_defined: false,
+            centred: false,
         })
     }
 
@@ -300,7 +303,7 @@ impl SvgAnimation {
                 let mut drawing = String::new();
                 still::text(
                     &mut drawing,
-                    &layout.links,
+                    layout,
                     row,
                     Baseline::Row(baseline),
                     grid,
@@ -491,6 +494,7 @@ impl AnimationWriter for SvgAnimation {
         }
         self.cell.0 = self.cell.0.max(layout.screen.w);
         self.cell.1 = self.cell.1.max(layout.screen.h);
+        self.centred |= layout.has_centred_runs();
         self.last = Some(layout.clone());
         Ok(())
     }
@@ -507,11 +511,12 @@ impl AnimationWriter for SvgAnimation {
         let gap = 2.0 * last.metrics.width.max(last.metrics.height);
         let pitch = ((self.cell.0.max(self.cell.1) + gap) / STRIP_PITCH).ceil() * STRIP_PITCH;
         let mut css = still::css(
-            &self.classes,
+            self.classes.iter().copied().enumerate(),
             last.frame.as_ref(),
             &self.appearance,
             &font_faces,
             &families,
+            self.centred,
         );
         css.push_str(&self.animation_css(end));
 
@@ -635,7 +640,7 @@ mod tests {
     fn each_distinct_row_is_drawn_once() {
         let doc = svg(&scrolling(), Timing::default(), &Appearance::default());
         for i in 0..12 {
-            let row = format!(">{i}</tspan>");
+            let row = format!(">{i}</");
             assert_eq!(doc.matches(&row).count(), 1, "line {i}:\n{doc}");
         }
         // 13 screens (the blank first one too), each its own group of the strip; 12 keyframes
@@ -664,13 +669,13 @@ mod tests {
         let doc = svg(&timeline, Timing::default(), &Appearance::default());
         let (defs, strip) = doc.split_once("</defs>").expect("defs");
         // The banner, on every screen, is defined once and used three times.
-        assert_eq!(defs.matches(">banner</tspan>").count(), 1, "{doc}");
+        assert_eq!(defs.matches(">banner</text>").count(), 1, "{doc}");
         assert_eq!(strip.matches("<use href=\"#r0\"").count(), 3, "{doc}");
         // Each typed line is on one screen only: drawn there, at the row's baseline.
         for typed in ["$", "$ l", "$ ls"] {
-            let tspan = format!(">{typed}</tspan>");
-            assert_eq!(defs.matches(&tspan).count(), 0, "{typed}: {doc}");
-            assert_eq!(strip.matches(&tspan).count(), 1, "{typed}: {doc}");
+            let text = format!(">{typed}</text>");
+            assert_eq!(defs.matches(&text).count(), 0, "{typed}: {doc}");
+            assert_eq!(strip.matches(&text).count(), 1, "{typed}: {doc}");
         }
         assert!(!doc.contains("#r1"), "{doc}");
     }

@@ -1,0 +1,321 @@
+//! Path data in its shortest usual form: the layout writes box drawing, blocks and decorations
+//! with absolute commands (`M H V L C Z`, plus the relative `h v q z` of a few shapes), which
+//! is what it needs to join neighbouring rectangles; the SVG gets every command relative.
+//! Repeated shapes then read the same wherever they are (`h8.4v2.34h-8.4z` in every cell of a
+//! rule), which is what gzip feeds on, and the numbers are shorter.
+//!
+//! Every number is a whole number of hundredths (see [`super::number`]), so the relative
+//! values are computed exactly, in integers: each point ends where the absolute data put it.
+
+use super::number::push_hundredths;
+
+/// A point in hundredths of a pixel.
+type Point = (i64, i64);
+
+/// Appends `d` with every command relative. Returns `false`, having written nothing, when `d`
+/// holds something the layout does not write (another command, a number with more than two
+/// decimals or an exponent), so that the caller can write `d` as it is.
+pub(crate) fn push_relative(out: &mut String, d: &str) -> bool {
+    let start = out.len();
+    if write_relative(out, d).is_none() {
+        out.truncate(start);
+        return false;
+    }
+    true
+}
+
+fn write_relative(out: &mut String, d: &str) -> Option<()> {
+    let mut input = Numbers { rest: d.as_bytes() };
+    let mut at: Point = (0, 0);
+    let mut subpath: Point = (0, 0);
+    let mut writer = Writer { out };
+    while let Some(command) = input.command()? {
+        // A command's arguments may repeat (after M, as L).
+        let mut repeat = command;
+        loop {
+            match repeat {
+                b'M' | b'L' => {
+                    let p = (input.number()?, input.number()?);
+                    let (dx, dy) = (p.0 - at.0, p.1 - at.1);
+                    if repeat == b'M' {
+                        writer.command('m', &[dx, dy]);
+                        subpath = p;
+                    } else if dy == 0 {
+                        writer.command('h', &[dx]);
+                    } else if dx == 0 {
+                        writer.command('v', &[dy]);
+                    } else {
+                        writer.command('l', &[dx, dy]);
+                    }
+                    at = p;
+                }
+                b'H' => {
+                    let x = input.number()?;
+                    writer.command('h', &[x - at.0]);
+                    at.0 = x;
+                }
+                b'V' => {
+                    let y = input.number()?;
+                    writer.command('v', &[y - at.1]);
+                    at.1 = y;
+                }
+                b'h' => {
+                    let dx = input.number()?;
+                    writer.command('h', &[dx]);
+                    at.0 += dx;
+                }
+                b'v' => {
+                    let dy = input.number()?;
+                    writer.command('v', &[dy]);
+                    at.1 += dy;
+                }
+                b'C' => {
+                    let mut v = [0; 6];
+                    for (i, slot) in v.iter_mut().enumerate() {
+                        *slot = input.number()? - if i % 2 == 0 { at.0 } else { at.1 };
+                    }
+                    writer.command('c', &v);
+                    at = (at.0 + v[4], at.1 + v[5]);
+                }
+                b'q' => {
+                    let v = [
+                        input.number()?,
+                        input.number()?,
+                        input.number()?,
+                        input.number()?,
+                    ];
+                    writer.command('q', &v);
+                    at = (at.0 + v[2], at.1 + v[3]);
+                }
+                b'Z' | b'z' => {
+                    writer.command('z', &[]);
+                    at = subpath;
+                    break;
+                }
+                _ => return None,
+            }
+            if !input.number_follows() {
+                break;
+            }
+            if repeat == b'M' {
+                repeat = b'L';
+            }
+        }
+    }
+    Some(())
+}
+
+/// Reads path data the layout wrote.
+struct Numbers<'a> {
+    rest: &'a [u8],
+}
+
+impl Numbers<'_> {
+    fn skip_separators(&mut self) {
+        while let [b' ' | b',', rest @ ..] = self.rest {
+            self.rest = rest;
+        }
+    }
+
+    /// The next command letter; `Ok(None)` at the end, `None` if a number comes instead.
+    fn command(&mut self) -> Option<Option<u8>> {
+        self.skip_separators();
+        match self.rest {
+            [] => Some(None),
+            [c, rest @ ..] if c.is_ascii_alphabetic() => {
+                self.rest = rest;
+                Some(Some(*c))
+            }
+            _ => None,
+        }
+    }
+
+    fn number_follows(&mut self) -> bool {
+        self.skip_separators();
+        matches!(self.rest, [b'-' | b'0'..=b'9' | b'.', ..])
+    }
+
+    /// The next number in hundredths: `[-]digits[.d[d]]`.
+    fn number(&mut self) -> Option<i64> {
+        self.skip_separators();
+        let negative = if let [b'-', rest @ ..] = self.rest {
+            self.rest = rest;
+            true
+        } else {
+            false
+        };
+        let mut whole: i64 = 0;
+        let mut digits = 0;
+        while let [c @ b'0'..=b'9', rest @ ..] = self.rest {
+            whole = whole.checked_mul(10)?.checked_add(i64::from(c - b'0'))?;
+            digits += 1;
+            self.rest = rest;
+        }
+        let mut fraction = 0;
+        if let [b'.', rest @ ..] = self.rest {
+            self.rest = rest;
+            for scale in [10, 1] {
+                if let [c @ b'0'..=b'9', rest @ ..] = self.rest {
+                    fraction += i64::from(c - b'0') * scale;
+                    digits += 1;
+                    self.rest = rest;
+                }
+            }
+            if matches!(self.rest, [b'0'..=b'9', ..]) {
+                return None;
+            }
+        }
+        if digits == 0 || matches!(self.rest, [b'e' | b'E', ..]) {
+            return None;
+        }
+        let n = whole.checked_mul(100)?.checked_add(fraction)?;
+        Some(if negative { -n } else { n })
+    }
+}
+
+/// Writes commands, separating numbers only where a sign does not.
+struct Writer<'a> {
+    out: &'a mut String,
+}
+
+impl Writer<'_> {
+    fn command(&mut self, letter: char, values: &[i64]) {
+        self.out.push(letter);
+        for (i, &v) in values.iter().enumerate() {
+            if i > 0 && v >= 0 {
+                self.out.push(' ');
+            }
+            push_hundredths(self.out, v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The points a path visits, absolute, in hundredths: an independent reading of both
+    /// forms (every command of either, arguments one at a time).
+    fn points(d: &str) -> Vec<(char, i64, i64)> {
+        let mut out = Vec::new();
+        let (mut x, mut y, mut sx, mut sy) = (0i64, 0i64, 0i64, 0i64);
+        let mut tokens: Vec<String> = Vec::new();
+        let mut current = String::new();
+        for c in d.chars() {
+            if c.is_ascii_alphabetic() || c == ' ' || (c == '-' && !current.is_empty()) {
+                if !current.is_empty() {
+                    tokens.push(std::mem::take(&mut current));
+                }
+                if c.is_ascii_alphabetic() {
+                    tokens.push(c.to_string());
+                } else if c == '-' {
+                    current.push(c);
+                }
+            } else {
+                current.push(c);
+            }
+        }
+        if !current.is_empty() {
+            tokens.push(current);
+        }
+        let num = |t: &str| (t.parse::<f64>().expect("a number") * 100.0).round() as i64;
+        let mut i = 0;
+        let mut last = 'M';
+        while i < tokens.len() {
+            let first = tokens[i].chars().next().expect("a token");
+            // Arguments without a command repeat the last one (a moveto's as linetos).
+            let c = if first.is_ascii_alphabetic() {
+                i += 1;
+                first
+            } else {
+                match last {
+                    'M' => 'L',
+                    'm' => 'l',
+                    other => other,
+                }
+            };
+            last = c;
+            let mut arg = || {
+                i += 1;
+                num(&tokens[i - 1])
+            };
+            match c {
+                'M' | 'm' | 'L' | 'l' => {
+                    let (a, b) = (arg(), arg());
+                    (x, y) = if c.is_lowercase() {
+                        (x + a, y + b)
+                    } else {
+                        (a, b)
+                    };
+                    if c.eq_ignore_ascii_case(&'m') {
+                        (sx, sy) = (x, y);
+                    }
+                }
+                'H' => x = arg(),
+                'h' => x += arg(),
+                'V' => y = arg(),
+                'v' => y += arg(),
+                'C' | 'c' | 'q' => {
+                    let n = if c == 'q' { 4 } else { 6 };
+                    let v: Vec<i64> = (0..n).map(|_| arg()).collect();
+                    let (bx, by) = if c == 'C' { (0, 0) } else { (x, y) };
+                    for pair in v.chunks(2) {
+                        out.push((c.to_ascii_lowercase(), bx + pair[0], by + pair[1]));
+                    }
+                    (x, y) = (bx + v[n - 2], by + v[n - 1]);
+                    continue;
+                }
+                'Z' | 'z' => (x, y) = (sx, sy),
+                other => panic!("command {other}"),
+            }
+            out.push(('.', x, y));
+        }
+        out
+    }
+
+    fn relative(d: &str) -> String {
+        let mut out = String::new();
+        assert!(push_relative(&mut out, d), "{d:?} was refused");
+        out
+    }
+
+    #[test]
+    fn rectangles_become_the_same_relative_shape_wherever_they_are() {
+        let a = relative("M8 16.42H16.4V17.59H8Z");
+        let b = relative("M8 16.42H16.4V17.59H8ZM16.4 16.42H24.8V17.59H16.4Z");
+        assert_eq!(a, "m8 16.42h8.4v1.17h-8.4z");
+        assert_eq!(b, "m8 16.42h8.4v1.17h-8.4zm8.4 0h8.4v1.17h-8.4z");
+    }
+
+    #[test]
+    fn every_point_stays_where_the_absolute_data_put_it() {
+        let paths = [
+            "M8 16.42H16.4V17.59H8ZM11.03 0.5H13.37V62.01H11.03Z",
+            "M0 0L8.4 18L8.4 0ZM1 2C3 4 5.5 6.25 7 8Z",
+            "M10 20q2.1 -3.15 4.2 0q2.1 3.15 4.2 0",
+            "M5 5H10V10L2 3Z M-3.5 -1.25 L4 4 Z",
+            "M1 1 2 2 3 1Z",
+        ];
+        for d in paths {
+            let r = relative(d);
+            assert_eq!(points(&r), points(d), "{d:?} became {r:?}");
+            assert!(!r.chars().any(|c| c.is_ascii_uppercase()), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn anything_the_layout_does_not_write_is_refused_and_nothing_is_written() {
+        for d in [
+            "M1 1A2 2 0 0 1 3 3Z",
+            "M1.005 2Z",
+            "M1e3 2Z",
+            "M1 Z",
+            "5 5",
+            "M1 1H",
+        ] {
+            let mut out = String::from("kept");
+            assert!(!push_relative(&mut out, d), "{d:?} was accepted as {out:?}");
+            assert_eq!(out, "kept");
+        }
+    }
+}
