@@ -37,7 +37,7 @@ pub struct AppearanceArgs {
     /// Font family for the SVG (the bundled JetBrains Mono follows it).
     #[arg(long, value_name = "FAMILY")]
     font: Option<String>,
-    /// Extra font file (TTF/OTF/TTC), e.g. CJK or colour emoji; may be repeated. Used for PNG
+    /// Extra font file (TTF/OTF/TTC), e.g. rare CJK or colour emoji; may be repeated. Used for PNG
     /// output, before the bundled fallback fonts for the characters it covers.
     #[arg(long = "font-file", value_name = "PATH")]
     font_file: Vec<PathBuf>,

@@ -45,13 +45,25 @@ macro_rules! bundled {
 }
 
 /// The bundled faces in fallback priority order: the monospace family in four styles,
-/// DejaVu Sans (braille, geometric shapes, symbols), Symbola (monochrome emoji, symbols).
-pub static BUNDLED: [BundledFont; 6] = [
+/// DejaVu Sans (braille, geometric shapes, symbols), Droid Sans Fallback (hanzi, kanji, kana,
+/// CJK punctuation, fullwidth forms) and Baekmuk Dotum (Hangul syllables), both subset to the
+/// common repertoire (`fonts/subset-cjk.py`), Symbola (monochrome emoji, symbols).
+pub static BUNDLED: [BundledFont; 8] = [
     bundled!("JetBrainsMono-Regular.ttf", "JetBrains Mono", false, false),
     bundled!("JetBrainsMono-Bold.ttf", "JetBrains Mono", true, false),
     bundled!("JetBrainsMono-Italic.ttf", "JetBrains Mono", false, true),
     bundled!("JetBrainsMono-BoldItalic.ttf", "JetBrains Mono", true, true),
     bundled!("DejaVuSans.ttf", "DejaVu Sans", false, false),
+    // Before Symbola, whose only CJK characters (中 and の) would otherwise stand out in its
+    // style among Droid Sans Fallback's; the two CJK fonts share no character with the fonts
+    // above, so nothing else changes face.
+    bundled!(
+        "DroidSansFallback-CJK.ttf",
+        "Droid Sans Fallback",
+        false,
+        false
+    ),
+    bundled!("BaekmukDotum-Hangul.ttf", "Baekmuk Dotum", false, false),
     bundled!("Symbola.ttf", "Symbola", false, false),
 ];
 

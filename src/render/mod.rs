@@ -272,8 +272,8 @@ pub struct Appearance {
     pub mask: mask::Mask,
     /// PNG scale factor.
     pub scale: f64,
-    /// Extra font files (CJK, colour emoji …): after the bundled monospace family and before
-    /// the bundled fallbacks, for the characters they cover.
+    /// Extra font files (rare CJK ideographs, colour emoji …): after the bundled monospace
+    /// family and before the bundled fallbacks, for the characters they cover.
     pub font_files: Vec<PathBuf>,
     /// PNG compression level (the pixels are the same at every level).
     pub png_compression: PngCompression,

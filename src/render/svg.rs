@@ -525,9 +525,17 @@ pub(crate) fn css(
     // whenever the viewBox-to-viewport scale is not exactly 1 (it snaps fractional SVG sizes
     // to 1/64 px), and long runs drift off the grid (0.65 px after 70 columns).
     // font-variant-ligatures:none turns off contextual alternates (calt) as well as ligatures.
+    // font-synthesis: the embedded faces are all the PNG draws with, and resvg draws a fallback
+    // face's glyph (CJK, symbols) in a bold or italic run as the face has it; a browser would
+    // thicken or slant it, and the SVG would no longer look like the PNG.
+    let synthesis = if embedded_families.is_empty() {
+        ""
+    } else {
+        ";font-synthesis:none"
+    };
     let _ = write!(
         css,
-        "text{{font-family:{};font-size:{}px;font-variant-ligatures:none;text-rendering:geometricPrecision}}",
+        "text{{font-family:{};font-size:{}px;font-variant-ligatures:none;text-rendering:geometricPrecision{synthesis}}}",
         font_stack(a, embedded_families),
         f(a.font_size)
     );

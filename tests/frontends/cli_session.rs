@@ -273,11 +273,7 @@ fn an_agent_workflow_on_bash() {
         std::fs::metadata(parent).unwrap().permissions().mode() & 0o777,
         0o700
     );
-    assert!(
-        std::fs::read_to_string(&path)
-            .unwrap()
-            .contains("one-42</")
-    );
+    assert!(std::fs::read_to_string(&path).unwrap().contains("one-42</"));
 
     let stopped = env.ok(&["stop", &id]);
     assert_eq!(stopped["stopped"], json!([id]));

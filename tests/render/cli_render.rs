@@ -5,6 +5,8 @@ use std::process::{Command, Output, Stdio};
 
 use shotty::term::Snapshot;
 
+use crate::support::golden_inputs::{cjk, input_bytes};
+
 pub(crate) fn shotty(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_shotty"))
         // No config file of the machine's: only what the test gives.
@@ -451,6 +453,36 @@ fn fonts_the_user_names_come_before_the_bundled_fallbacks() {
         "the named font's colour glyphs are drawn"
     );
     assert_eq!(stderr(&colour), "", "every character has a font now");
+}
+
+#[test]
+fn the_bundled_cjk_subsets_cover_the_common_repertoire_and_no_more() {
+    let warning = |input: &[u8]| {
+        let out = shotty(
+            &[
+                "render", "--format", "png", "--width", "60", "--height", "6",
+            ],
+            input,
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        stderr(&out)
+    };
+    // Text of each repertoire (GB2312, Big5 level 1, JIS X 0208 and kana, KS X 1001 Hangul,
+    // fullwidth forms, bopomofo, compatibility jamo) and common emoji: nothing is left blank.
+    assert_eq!(warning(&input_bytes(&cjk())), "");
+    // Outside the subsets: 㐀 (Extension A, in the full Droid Sans Fallback), 똠 (a Hangul
+    // syllable KS X 1001 lacks, mapped to an empty glyph by the full Baekmuk Dotum), 쏀 (in KS
+    // X 1001, but its Baekmuk glyph is empty too) and 𠀋 (Extension B, in neither).
+    let report = warning("中文 㐀 한국 똠 쏀 日本 𠀋".as_bytes());
+    assert!(
+        ["U+3400", "U+B620", "U+C3C0", "U+2000B"]
+            .iter()
+            .all(|c| report.contains(c))
+            && ["U+4E2D", "U+6587", "U+D55C", "U+AD6D", "U+65E5", "U+672C"]
+                .iter()
+                .all(|c| !report.contains(c)),
+        "{report}"
+    );
 }
 
 #[test]

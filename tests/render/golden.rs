@@ -14,8 +14,8 @@ use std::process::Command;
 use shotty::golden::Verdict;
 
 use crate::support::golden_inputs::{
-    Input, attributes, box_drawing, cursor, input_bytes, line_sizes, links, palette, powerline,
-    sample, tall, unicode,
+    Input, attributes, box_drawing, cjk, cursor, input_bytes, line_sizes, links, palette,
+    powerline, sample, tall, unicode,
 };
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -155,6 +155,7 @@ fn cases() -> Vec<Case> {
             false,
         ),
         c("unicode", unicode(), (90, 6), &[], true),
+        c("cjk", cjk(), (60, 6), &[], true),
         c("powerline", powerline(), (60, 3), &[], false),
         c("line-sizes", line_sizes(), (34, 5), &[], true),
         c("hyperlinks", links(), (60, 3), &[], false),

@@ -93,6 +93,19 @@ pub fn unicode() -> Input {
     ))
 }
 
+/// Text of each bundled CJK repertoire (GB2312, Big5 level 1, JIS X 0208 with kana, KS X
+/// 1001 Hangul), in regular and bold, and common emoji.
+pub fn cjk() -> Input {
+    bytes(concat!(
+        "简体：这是一个测试。\x1b[1m粗体字\x1b[0m 中文\r\n",
+        "繁體：這是一個測試。\x1b[1m粗體字\x1b[0m 臺灣\r\n",
+        "日本語：ひらがなとカタカナの「漢字」、ｶﾀｶﾅ\r\n",
+        "한국어: 안녕하세요, \x1b[1m한글\x1b[0m 텍스트가 보입니다.\r\n",
+        "ＡＢＣ１２３ ㄅㄆㄇ ㄱㄴㄷ 〒〜\r\n",
+        "emoji: 😀 😂 👍 ❤ ✨ 🎉 🚀 🔥 ✅ ❌ ⚠ 🦀 💡 📦 🙏 👀 🤔",
+    ))
+}
+
 /// DECDWL, DECDHL top/bottom and a single-width line: rows drawn at double size.
 pub fn line_sizes() -> Input {
     bytes(concat!(
