@@ -20,7 +20,7 @@ alternate screen) still draw the same cells:
 - termsnap:  `termsnap -c W -l H < screen.ans`
 
 Prints a Markdown table of bytes per tool per input (and gzip -9 sizes).
-Usage: python3 benches/svg_size.py [--work DIR] [--keep]
+Usage: python3 benches/svg_size.py [--work DIR] [--keep] [--shotty BIN]
 """
 import argparse
 import gzip
@@ -142,13 +142,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", help="work directory (kept and reused)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary work directory")
+    ap.add_argument("--shotty", help="a shotty binary to measure (another build, for a before/after "
+                    "comparison) instead of building this checkout")
     args = ap.parse_args()
     work = pathlib.Path(args.work or tempfile.mkdtemp(prefix="shotty-svg-size-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
         tools = install(work)
-        run(["cargo", "build", "--release", "--quiet"], cwd=ROOT)
-        shotty = ROOT / "target" / "release" / "shotty"
+        if args.shotty:
+            shotty = pathlib.Path(args.shotty).resolve()
+        else:
+            run(["cargo", "build", "--release", "--quiet"], cwd=ROOT)
+            shotty = ROOT / "target" / "release" / "shotty"
         manifest = {e["name"]: e for e in json.loads((FIXTURES / "manifest.json").read_text())}
         rich_script = work / "rich_svg.py"
         rich_script.write_text(

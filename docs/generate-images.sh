@@ -37,6 +37,12 @@ for theme in shotty-dark shotty-light dracula solarized-light; do
   "$shotty" render tests/fixtures/ls_color.bin --width 100 --height 30 -t "$theme" --crop-bottom 12ch \
     --crop-right 30ch -o "$out/theme-$theme.png"
 done
+# Chinese, Japanese, Korean and emoji with nothing but the bundled fonts.
+"$shotty" render tests/fixtures/emoji_cjk.bin --width 80 --height 24 --crop-bottom 'next:+1' \
+  -d macos --title "printf" -o "$out/cjk-emoji.png"
+# A secret masked before anything is written (a made-up token).
+printf '$ export GITHUB_TOKEN=ghp_R8x2Lq9ZkT4mWv7NcY1pHs3JdF6gBa0Ue5Qo\n$ git push origin main\nEverything up-to-date\n' \
+  | "$shotty" -w 72 --mask-auto -d macos -t one-half-dark --title "deploy" -o "$out/masked.png"
 # The README's animation, from a committed recording (docs/record-demo.py made it).
 "$shotty" render docs/demo.cast --video --show-keys -d macos --title "shotty" --embed-font \
   -o "$out/demo.svg"
