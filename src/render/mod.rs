@@ -16,6 +16,8 @@ pub(crate) mod number;
 mod path_data;
 #[cfg(feature = "png")]
 pub mod png;
+#[cfg(feature = "embed-font")]
+mod woff2;
 // Theme files are read with it only with serde; build.rs reads the built-in themes with it.
 #[cfg_attr(not(feature = "serde"), allow(dead_code))]
 mod scheme;

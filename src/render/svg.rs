@@ -1214,8 +1214,8 @@ impl FontSubsets {
         }
     }
 
-    /// `@font-face` rules embedding subsets of the bundled faces for exactly the characters
-    /// added, and the family list that puts them first.
+    /// `@font-face` rules embedding subsets of the bundled faces (WOFF2) for exactly the
+    /// characters added, and the family list that puts them first.
     #[cfg(feature = "embed-font")]
     fn font_faces(&self) -> Result<(String, String), RenderError> {
         use base64::Engine;
@@ -1227,7 +1227,7 @@ impl FontSubsets {
                 continue;
             }
             let font = &font::BUNDLED[i];
-            let data = font::subset_face(i, chars)?;
+            let data = super::woff2::from_sfnt(&font::subset_face(i, chars)?)?;
             let family = if font.family == PRIMARY_FAMILY {
                 EMBED_MONO.to_owned()
             } else {
@@ -1237,7 +1237,7 @@ impl FontSubsets {
             };
             let _ = write!(
                 css,
-                "@font-face{{font-family:{family};src:url(data:font/ttf;base64,{});font-weight:{};font-style:{}}}",
+                "@font-face{{font-family:{family};src:url(data:font/woff2;base64,{}) format(\"woff2\");font-weight:{};font-style:{}}}",
                 base64::engine::general_purpose::STANDARD.encode(&data),
                 if font.bold { "bold" } else { "normal" },
                 if font.italic { "italic" } else { "normal" },

@@ -798,6 +798,72 @@ fn tspans(svg: &str) -> Vec<Span> {
         .collect()
 }
 
+/// The TrueType font inside a WOFF2 file of untransformed tables (what `--embed-font` writes),
+/// read the way the format defines it, with brotli's own decoder: the tables one after the
+/// other behind a new table directory (checksums left zero; nothing here reads them).
+fn sfnt_from_woff2(woff2: &[u8]) -> Vec<u8> {
+    assert_eq!(&woff2[..4], b"wOF2", "an embedded font that is not WOFF2");
+    let be32 = |at: usize| u32::from_be_bytes(woff2[at..at + 4].try_into().expect("4 bytes"));
+    let num_tables = u16::from_be_bytes([woff2[12], woff2[13]]);
+    let compressed_len = be32(20) as usize;
+    let mut at = 48;
+    let mut entries = Vec::new();
+    for _ in 0..num_tables {
+        let flags = woff2[at];
+        at += 1;
+        let tag: [u8; 4] = if flags & 63 == 63 {
+            at += 4;
+            woff2[at - 4..at].try_into().expect("a tag")
+        } else {
+            panic!(
+                "a known-table index ({}): not what shotty writes",
+                flags & 63
+            )
+        };
+        let mut len = 0u32;
+        loop {
+            let b = woff2[at];
+            at += 1;
+            len = (len << 7) | u32::from(b & 0x7f);
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        let transformed = if matches!(&tag, b"glyf" | b"loca") {
+            flags >> 6 != 3
+        } else {
+            flags >> 6 != 0
+        };
+        assert!(
+            !transformed,
+            "{tag:?} is transformed: not what shotty writes"
+        );
+        entries.push((tag, len as usize));
+    }
+    let mut data = Vec::new();
+    brotli::BrotliDecompress(&mut &woff2[at..at + compressed_len], &mut data)
+        .expect("the font data decompresses");
+    let mut sfnt = woff2[4..8].to_vec();
+    sfnt.extend_from_slice(&num_tables.to_be_bytes());
+    sfnt.extend_from_slice(&[0; 6]);
+    let mut offset = 12 + 16 * entries.len();
+    let mut body = Vec::new();
+    let mut read = 0;
+    for (tag, len) in &entries {
+        sfnt.extend_from_slice(tag);
+        sfnt.extend_from_slice(&[0; 4]);
+        sfnt.extend_from_slice(&(offset as u32).to_be_bytes());
+        sfnt.extend_from_slice(&(*len as u32).to_be_bytes());
+        body.extend_from_slice(&data[read..read + len]);
+        read += len;
+        let padded = len.next_multiple_of(4);
+        body.resize(body.len() + padded - len, 0);
+        offset += padded;
+    }
+    sfnt.extend_from_slice(&body);
+    sfnt
+}
+
 /// Every character the SVG draws as text that a bundled face has must be in the embedded
 /// subset the browser picks for it: the monospace face of the run's weight and style, or
 /// (for characters JetBrains Mono lacks) one of the fallback faces. Otherwise the browser
@@ -816,6 +882,7 @@ fn missing_from_embedded_fonts(svg: &str) -> Vec<String> {
             let data = base64::engine::general_purpose::STANDARD
                 .decode(data)
                 .expect("@font-face base64");
+            let data = sfnt_from_woff2(&data);
             (
                 family.to_owned(),
                 rule.contains("font-weight:bold"),
