@@ -792,6 +792,16 @@ pub(crate) fn text(
         },
         None => Fit::Start,
     };
+    let tspans = |out: &mut String, run: &Run| {
+        run_tspans(
+            out,
+            text_style(run.class),
+            &run.x,
+            y(run),
+            &run.text,
+            fit(run),
+        );
+    };
     // Fitted to the grid, the runs of a row that can be are one stretched text.
     let in_row_text = |run: &Run| grid.is_some() && row_text_start(run).is_some();
     if let Some(width) = grid {
@@ -815,14 +825,7 @@ pub(crate) fn text(
     if unlinked.peek().is_some() {
         open(out);
         for run in unlinked {
-            run_tspans(
-                out,
-                text_style(run.class),
-                &run.x,
-                y(run),
-                &run.text,
-                fit(run),
-            );
+            tspans(out, run);
         }
         out.push_str("</text>");
     }
@@ -832,14 +835,7 @@ pub(crate) fn text(
         push_escaped(out, &layout.links[l], Escape::Uri);
         out.push_str("\">");
         open(out);
-        run_tspans(
-            out,
-            text_style(run.class),
-            &run.x,
-            y(run),
-            &run.text,
-            fit(run),
-        );
+        tspans(out, run);
         out.push_str("</text>\n</a>");
     }
 }
