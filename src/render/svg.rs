@@ -436,16 +436,12 @@ fn row_text(
             None => cells_of.push((class, cells)),
         }
     }
+    // `max_by_key` keeps the last of equals: reversed, the first used.
     let base = cells_of
         .iter()
-        .fold(
-            None,
-            |best: Option<(usize, usize)>, &(class, n)| match best {
-                Some((_, most)) if most >= n => best,
-                _ => Some((class, n)),
-            },
-        )
-        .map(|(class, _)| class);
+        .rev()
+        .max_by_key(|&&(_, n)| n)
+        .map(|&(class, _)| class);
     out.push_str("\n<text");
     if let Some(base) = base {
         style_attributes(out, text_style(base), false);
@@ -805,14 +801,10 @@ pub(crate) fn text(
     // Fitted to the grid, the runs of a row that can be are one stretched text.
     let in_row_text = |run: &Run| grid.is_some() && row_text_start(run).is_some();
     if let Some(width) = grid {
-        let mut rest = runs;
-        while let Some(first) = rest.first() {
-            let len = rest.iter().take_while(|r| r.y == first.y).count();
-            let (row, after) = rest.split_at(len);
-            rest = after;
+        for row in runs.chunk_by(|a, b| a.y == b.y) {
             let joined: Vec<&Run> = row.iter().filter(|r| in_row_text(r)).collect();
             let baseline = match baseline {
-                Baseline::PerRun => first.y,
+                Baseline::PerRun => row[0].y,
                 Baseline::Row(y) => y,
             };
             row_text(out, &joined, baseline, width, &layout.classes, &text_style);

@@ -294,11 +294,8 @@ impl SvgAnimation {
         let mut pieces = vec![Piece::Markup(body)];
         // Runs come row by row.
         let baseline = layout.metrics.baseline;
-        let mut rest = &layout.runs[..];
-        while let Some(first) = rest.first() {
-            let len = rest.iter().take_while(|r| r.y == first.y).count();
-            let (row, after) = rest.split_at(len);
-            rest = after;
+        for row in layout.runs.chunk_by(|a, b| a.y == b.y) {
+            let first = &row[0];
             let draw = |baseline: f64| {
                 let mut drawing = String::new();
                 still::text(
