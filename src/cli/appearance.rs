@@ -8,8 +8,8 @@ use clap::Args;
 use shotty::render::mask::Mask;
 use shotty::render::theme::parse_hex_color;
 use shotty::render::{
-    Antialiasing, Appearance, Backdrop, Crop, CropEdge, DEFAULT_THEME, PngCompression, Theme,
-    WindowStyle,
+    AUTO_THEME, Antialiasing, Appearance, Backdrop, ColorScheme, Crop, CropEdge,
+    DEFAULT_LIGHT_THEME, DEFAULT_THEME, PngCompression, Theme, WindowStyle,
 };
 
 /// Options that change how a screenshot looks (names follow console2svg).
@@ -19,9 +19,21 @@ pub struct AppearanceArgs {
     /// means macos).
     #[arg(short = 'd', long = "window", value_name = "STYLE", num_args = 0..=1, default_missing_value = "macos", default_value = "none")]
     window: String,
-    /// Colour theme: a built-in name (see `shotty themes`) or a path to a .json scheme.
-    #[arg(short = 't', long, value_name = "NAME|PATH", default_value = DEFAULT_THEME)]
+    /// Colour theme: a built-in name (see `shotty themes`), a path to a .json scheme, or `auto`:
+    /// an SVG in shotty-dark that turns shotty-light for viewers who prefer light.
+    #[arg(short = 't', long, value_name = "NAME|PATH|auto", default_value = DEFAULT_THEME)]
     theme: String,
+    /// The dark theme of an SVG that follows its viewer's light/dark preference (in place of
+    /// --theme; the light one is --light-theme, else shotty-light).
+    #[arg(long, value_name = "NAME|PATH")]
+    dark_theme: Option<String>,
+    /// The light theme of an SVG that follows its viewer's light/dark preference (the dark one
+    /// is --dark-theme, else --theme).
+    #[arg(long, value_name = "NAME|PATH")]
+    light_theme: Option<String>,
+    /// Which theme of a light/dark pair PNG, GIF and APNG draw: dark or light.
+    #[arg(long, value_name = "dark|light", default_value = "dark", value_parser = str::parse::<ColorScheme>)]
+    scheme: ColorScheme,
     /// Default text colour (#rrggbb), overriding the theme's.
     #[arg(long, value_name = "COLOR")]
     forecolor: Option<String>,
@@ -200,10 +212,29 @@ impl AppearanceArgs {
         self.title.as_deref()
     }
 
+    /// The theme, and the light one when the SVG follows its viewer's colour scheme: `--theme
+    /// auto` or either of `--dark-theme` and `--light-theme` asks for a pair, whose other half
+    /// is the default one.
+    fn themes(&self) -> Result<(Theme, Option<Theme>), String> {
+        let load = |name: &str| Theme::load(name).map_err(|e| e.to_string());
+        let auto = self.theme == AUTO_THEME;
+        let dark = match &self.dark_theme {
+            Some(name) => load(name)?,
+            None if auto => load(DEFAULT_THEME)?,
+            None => load(&self.theme)?,
+        };
+        let light = match &self.light_theme {
+            Some(name) => Some(load(name)?),
+            None if auto || self.dark_theme.is_some() => Some(load(DEFAULT_LIGHT_THEME)?),
+            None => None,
+        };
+        Ok((dark, light))
+    }
+
     /// The appearance these options describe; `default_title` is used when `--title` is not
     /// given (for example the command line of a capture).
     pub fn to_appearance(&self, default_title: Option<String>) -> Result<Appearance, String> {
-        let theme = Theme::load(&self.theme).map_err(|e| e.to_string())?;
+        let (theme, light_theme) = self.themes()?;
         let backdrop = match backdrop(&self.background)? {
             // The -pc styles sit on a desktop; give them one unless the user chose.
             Backdrop::None if WindowStyle::parse(&self.window).is_ok_and(WindowStyle::is_pc) => {
@@ -214,6 +245,8 @@ impl AppearanceArgs {
         Ok(Appearance {
             window: WindowStyle::parse(&self.window).map_err(|e| e.to_string())?,
             theme,
+            light_theme,
+            scheme: self.scheme,
             foreground: self
                 .forecolor
                 .as_deref()

@@ -23,11 +23,94 @@ pub struct Rect {
     pub h: f64,
 }
 
+/// A colour of the drawing: one for every viewer, or one per colour scheme when the layout
+/// follows its viewer's light/dark preference ([`Appearance::light_theme`]). Every decision the
+/// layout makes by colour (merging backgrounds, joining runs, grouping shapes) compares both,
+/// so what is one element in one scheme is one in the other too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Paint {
+    /// The colour unless the viewer prefers light: the dark theme's, or the only theme's.
+    pub base: Rgb,
+    /// The colour for a viewer who prefers light: `base` again where nothing adapts.
+    pub light: Rgb,
+}
+
+impl Paint {
+    /// The same colour for every viewer.
+    pub const fn solid(c: Rgb) -> Paint {
+        Paint { base: c, light: c }
+    }
+
+    /// Whether the colour differs between the colour schemes.
+    pub fn adapts(self) -> bool {
+        self.base != self.light
+    }
+
+    /// `self` moved towards `other` by `t` (0: `self`, 1: `other`), in each scheme.
+    fn mix(self, other: Paint, t: f64) -> Paint {
+        Paint {
+            base: mix(self.base, other.base, t),
+            light: mix(self.light, other.light, t),
+        }
+    }
+}
+
+/// The themes colours resolve in: `base` and `light` are one theme unless the layout adapts.
+struct Themes<'a> {
+    base: &'a super::Theme,
+    light: &'a super::Theme,
+    /// The default colours, the appearance's overrides applied.
+    foreground: Paint,
+    background: Paint,
+}
+
+impl<'a> Themes<'a> {
+    fn new(a: &'a Appearance) -> Themes<'a> {
+        let base = &a.theme;
+        let light = a.light_theme.as_ref().unwrap_or(base);
+        let default = |theme: &super::Theme, fg: bool| match fg {
+            true => a.foreground.unwrap_or(theme.foreground),
+            false => a.background.unwrap_or(theme.background),
+        };
+        Themes {
+            base,
+            light,
+            foreground: Paint {
+                base: default(base, true),
+                light: default(light, true),
+            },
+            background: Paint {
+                base: default(base, false),
+                light: default(light, false),
+            },
+        }
+    }
+
+    /// A cell colour; `Default` is the default foreground or background.
+    fn resolve(&self, c: Color, foreground: bool) -> Paint {
+        match c {
+            Color::Default if foreground => self.foreground,
+            Color::Default => self.background,
+            c => Paint {
+                base: self.base.resolve(c, foreground),
+                light: self.light.resolve(c, foreground),
+            },
+        }
+    }
+
+    fn cursor(&self) -> Paint {
+        Paint {
+            base: self.base.cursor,
+            light: self.light.cursor,
+        }
+    }
+}
+
 /// A text style as a CSS class: colour and face.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TextClass {
     /// Text colour.
-    pub fill: Rgb,
+    pub fill: Paint,
     /// Bold face.
     pub bold: bool,
     /// Italic face.
@@ -66,7 +149,7 @@ pub struct Run {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shape {
     /// Fill colour.
-    pub fill: Rgb,
+    pub fill: Paint,
     /// Fill opacity (shades are partial).
     pub alpha: f32,
     /// SVG path data: closed subpaths of one winding, filled as one union (no seams).
@@ -77,7 +160,7 @@ pub struct Shape {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stroke1 {
     /// Stroke colour.
-    pub color: Rgb,
+    pub color: Paint,
     /// Stroke width.
     pub width: f64,
     /// SVG path data.
@@ -112,9 +195,9 @@ pub struct Frame {
     /// Title bar height.
     pub bar_height: f64,
     /// Title bar colour.
-    pub bar_fill: Rgb,
+    pub bar_fill: Paint,
     /// Title and caption-button colour.
-    pub ink: Rgb,
+    pub ink: Paint,
     /// Title text and its anchor point (`middle` for macOS, `start` for Windows).
     pub title: Option<(String, f64, f64)>,
     /// Draw a drop shadow.
@@ -139,7 +222,7 @@ pub struct ScaledRow {
     /// the canvas.
     pub transform: [f64; 4],
     /// Cell backgrounds, in the row's space.
-    pub backgrounds: Vec<(Rect, Rgb)>,
+    pub backgrounds: Vec<(Rect, Paint)>,
     /// Text runs, in the row's space.
     pub runs: Vec<Run>,
     /// Box drawing, blocks and decorations, in the row's space.
@@ -162,13 +245,13 @@ pub struct Layout {
     /// The terminal area (inside the frame), its fill and opacity.
     pub screen: Rect,
     /// Terminal background fill, `None` for the transparent style.
-    pub screen_fill: Option<Rgb>,
+    pub screen_fill: Option<Paint>,
     /// Opacity of the terminal background.
     pub opacity: f64,
     /// Cell geometry.
     pub metrics: CellMetrics,
     /// Cell backgrounds that differ from the screen's, merged.
-    pub backgrounds: Vec<(Rect, Rgb)>,
+    pub backgrounds: Vec<(Rect, Paint)>,
     /// Text classes in order of first use.
     pub classes: Vec<TextClass>,
     /// Text runs.
@@ -180,7 +263,7 @@ pub struct Layout {
     /// Double-width and double-height rows, drawn apart from the others.
     pub scaled_rows: Vec<ScaledRow>,
     /// The cursor (drawn under the text).
-    pub cursor: Option<(Rect, Rgb)>,
+    pub cursor: Option<(Rect, Paint)>,
     /// Hyperlink targets (http, https and file only).
     pub links: Vec<String>,
     /// Cells marked by `shotty diff`, drawn on top.
@@ -261,8 +344,8 @@ fn half_columns(cols: &Span, width: usize) -> Span {
 
 /// Colours of one cell after inverse, dim, cursor and defaults.
 struct CellColors {
-    fg: Rgb,
-    bg: Rgb,
+    fg: Paint,
+    bg: Paint,
     /// The background is the screen's own (nothing to paint).
     bg_is_screen: bool,
 }
@@ -376,10 +459,8 @@ struct Builder<'a> {
     styles: Vec<Style>,
     /// Stands in for a style index the snapshot lacks.
     default_style: &'a StyleSnapshot,
-    theme: &'a super::Theme,
-    default_fg: Rgb,
+    themes: Themes<'a>,
     bold_is_bright: bool,
-    default_bg: Rgb,
     m: CellMetrics,
     stroke: Stroke,
     classes: Vec<TextClass>,
@@ -387,11 +468,11 @@ struct Builder<'a> {
     runs: Vec<Run>,
     shapes: Vec<Shape>,
     /// (fill, alpha bits) → index into `shapes`.
-    shape_index: FxHashMap<(Rgb, u32), usize>,
+    shape_index: FxHashMap<(Paint, u32), usize>,
     strokes: Vec<Stroke1>,
-    backgrounds: Vec<(Rect, Rgb)>,
+    backgrounds: Vec<(Rect, Paint)>,
     /// Background spans of the previous row: (columns, colour, index into `backgrounds`).
-    previous_spans: Vec<(Span, Rgb, usize)>,
+    previous_spans: Vec<(Span, Paint, usize)>,
     link_ids: Vec<Option<Option<usize>>>,
     links: Vec<String>,
     /// Reused buffer for one cell's box-drawing path.
@@ -399,14 +480,6 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn resolve(&self, c: Color, foreground: bool) -> Rgb {
-        match c {
-            Color::Default if foreground => self.default_fg,
-            Color::Default => self.default_bg,
-            c => self.theme.resolve(c, foreground),
-        }
-    }
-
     fn colors(&self, style: &StyleSnapshot, resolved: Style, block_cursor: bool) -> CellColors {
         let fg = match resolved.fg {
             Color::Indexed(n) if n < 8 && style.bold && self.bold_is_bright => {
@@ -414,25 +487,25 @@ impl Builder<'_> {
             }
             fg => fg,
         };
-        let mut fg = self.resolve(fg, true);
-        let mut bg = self.resolve(resolved.bg, false);
+        let mut fg = self.themes.resolve(fg, true);
+        let mut bg = self.themes.resolve(resolved.bg, false);
         let mut bg_is_screen = resolved.bg == Color::Default;
         if style.inverse {
             std::mem::swap(&mut fg, &mut bg);
             bg_is_screen = false;
         }
         if block_cursor {
-            fg = self.default_bg;
-            bg = self.theme.cursor;
+            fg = self.themes.background;
+            bg = self.themes.cursor();
             bg_is_screen = false;
         }
         if style.dim {
-            fg = mix(fg, bg, 0.5);
+            fg = fg.mix(bg, 0.5);
         }
         CellColors {
             fg,
             bg,
-            bg_is_screen: bg_is_screen || bg == self.default_bg,
+            bg_is_screen: bg_is_screen || bg == self.themes.background,
         }
     }
 
@@ -444,7 +517,7 @@ impl Builder<'_> {
         })
     }
 
-    fn shape(&mut self, fill: Rgb, alpha: f32) -> &mut String {
+    fn shape(&mut self, fill: Paint, alpha: f32) -> &mut String {
         let shapes = &mut self.shapes;
         let i = *self
             .shape_index
@@ -486,7 +559,7 @@ impl Builder<'_> {
         id
     }
 
-    fn decorations(&mut self, style: &StyleSnapshot, fg: Rgb, x: f64, y: f64, w: f64) {
+    fn decorations(&mut self, style: &StyleSnapshot, fg: Paint, x: f64, y: f64, w: f64) {
         let m = self.m;
         let s = m.stroke;
         if let Some(kind) = style.underline.as_deref() {
@@ -495,7 +568,7 @@ impl Builder<'_> {
                 .as_ref()
                 .map(|c| c.to_color())
                 .filter(|c| *c != Color::Default)
-                .map_or(fg, |c| self.resolve(c, true));
+                .map_or(fg, |c| self.themes.resolve(c, true));
             let top = y + m.underline;
             match kind {
                 "double" => {
@@ -551,7 +624,7 @@ impl Builder<'_> {
     /// downwards (one rectangle, so no seam between rows).
     fn backgrounds_for_row(
         &mut self,
-        spans: Vec<(Span, Rgb)>,
+        spans: Vec<(Span, Paint)>,
         origin: (f64, f64),
         first_col: usize,
         y: f64,
@@ -649,7 +722,7 @@ impl Builder<'_> {
             return;
         };
         let baseline = y + self.m.baseline;
-        let mut spans: Vec<(Span, Rgb)> = Vec::new();
+        let mut spans: Vec<(Span, Paint)> = Vec::new();
         let mut open: Option<OpenRun> = None;
         let mut spaces = 0usize;
         for c in cols.clone() {
@@ -773,9 +846,8 @@ impl Layout {
         let m = CellMetrics::new(a.font_size, a.line_height);
         let rows = crop_rows(snapshot, a)?;
         let cols = crop_cols(snapshot.width as usize, a)?;
-        let theme = &a.theme;
-        let default_fg = a.foreground.unwrap_or(theme.foreground);
-        let default_bg = a.background.unwrap_or(theme.background);
+        let themes = Themes::new(a);
+        let (default_fg, default_bg) = (themes.foreground, themes.background);
 
         let content_w = cols.len() as f64 * m.width + 2.0 * a.padding;
         let content_h = rows.len() as f64 * m.height + 2.0 * a.padding;
@@ -805,8 +877,8 @@ impl Layout {
                 rect,
                 radius: if mac { 10.0 } else { 0.0 },
                 bar_height: bar,
-                bar_fill: mix(default_bg, default_fg, 0.08),
-                ink: mix(default_fg, default_bg, 0.25),
+                bar_fill: default_bg.mix(default_fg, 0.08),
+                ink: default_fg.mix(default_bg, 0.25),
                 title: title.map(|t| {
                     if mac {
                         (t, inset + content_w / 2.0, title_y)
@@ -854,9 +926,7 @@ impl Layout {
                 .map(StyleSnapshot::to_style)
                 .collect(),
             default_style: &default_style,
-            theme,
-            default_fg,
-            default_bg,
+            themes,
             bold_is_bright: a.bold_is_bright,
             m,
             stroke: Stroke::for_font_size(a.font_size),
@@ -911,6 +981,7 @@ impl Layout {
                 origin.1 + rows.len() as f64 * m.height,
             ),
         };
+        let cursor_paint = b.themes.cursor();
         let cursor = cursor_cell
             .filter(|_| !block)
             .and_then(|(r, c)| grid.cell_rect(r, c, m))
@@ -925,7 +996,7 @@ impl Layout {
                         ..cell
                     }
                 };
-                (rect, theme.cursor)
+                (rect, cursor_paint)
             });
 
         let masked = masked_runs(snapshot, &grid, m);
@@ -984,6 +1055,47 @@ impl Layout {
             x: rect.x + w / 2.0,
             y: rect.y + pad / 2.0 + m.baseline,
         });
+    }
+
+    /// Every colour the layout paints with from its theme(s), in no particular order and with
+    /// repeats (the backdrop, the diff highlights, the masking hatch and the key caption have
+    /// fixed colours).
+    pub fn paints(&self) -> impl Iterator<Item = Paint> + '_ {
+        self.area_fills()
+            .chain(self.classes.iter().map(|c| c.fill))
+            .chain(self.stroke_colours())
+    }
+
+    /// The colours of filled areas: the screen, cell backgrounds, the cursor, shapes and the
+    /// title bar (not text).
+    pub fn area_fills(&self) -> impl Iterator<Item = Paint> + '_ {
+        let rows = self.scaled_rows.iter().flat_map(|row| {
+            let backgrounds = row.backgrounds.iter().map(|(_, c)| *c);
+            backgrounds.chain(row.shapes.iter().map(|s| s.fill))
+        });
+        self.screen_fill
+            .into_iter()
+            .chain(self.backgrounds.iter().map(|(_, c)| *c))
+            .chain(self.shapes.iter().map(|s| s.fill))
+            .chain(self.cursor.map(|(_, c)| c))
+            .chain(rows)
+            .chain(self.frame.as_ref().map(|f| f.bar_fill))
+    }
+
+    /// The colours of stroked lines: curly underlines and the window's ink (its caption
+    /// buttons, and its title).
+    pub fn stroke_colours(&self) -> impl Iterator<Item = Paint> + '_ {
+        self.strokes
+            .iter()
+            .chain(self.scaled_rows.iter().flat_map(|r| &r.strokes))
+            .map(|s| s.color)
+            .chain(self.frame.as_ref().map(|f| f.ink))
+    }
+
+    /// Whether any colour differs between the colour schemes (the layout follows its viewer's
+    /// light/dark preference).
+    pub fn adapts(&self) -> bool {
+        self.paints().any(Paint::adapts)
     }
 
     /// Whether any run is centred on its cells ([`RunX::Centers`]).

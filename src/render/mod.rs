@@ -30,7 +30,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use font::CellMetrics;
-pub use theme::{DEFAULT_THEME, Theme};
+pub use theme::{AUTO_THEME, ColorScheme, DEFAULT_LIGHT_THEME, DEFAULT_THEME, Theme};
 
 use crate::term::{Rgb, Snapshot};
 
@@ -232,8 +232,15 @@ pub enum PngCompression {
 pub struct Appearance {
     /// Window decorations.
     pub window: WindowStyle,
-    /// Colour scheme.
+    /// Colour theme: the only one, or the dark one of a light/dark pair.
     pub theme: Theme,
+    /// The light theme of a pair: with one, an SVG follows its viewer's `prefers-color-scheme`
+    /// (the dark `theme` unless the viewer prefers light), and rasters draw the theme of
+    /// [`scheme`](Appearance::scheme).
+    pub light_theme: Option<Theme>,
+    /// Which theme of a light/dark pair rasters (PNG, GIF, APNG) draw; no effect without
+    /// [`light_theme`](Appearance::light_theme).
+    pub scheme: ColorScheme,
     /// Overrides the theme's default foreground.
     pub foreground: Option<Rgb>,
     /// Overrides the theme's default background.
@@ -295,6 +302,8 @@ impl Default for Appearance {
                 selection_background: (0x44, 0x44, 0x44),
                 ansi: crate::term::XTERM_ANSI,
             }),
+            light_theme: None,
+            scheme: ColorScheme::Dark,
             foreground: None,
             background: None,
             backdrop: Backdrop::None,
@@ -318,6 +327,26 @@ impl Default for Appearance {
             png_compression: PngCompression::Default,
             antialiasing: Antialiasing::Auto,
         }
+    }
+}
+
+impl Appearance {
+    /// The appearance a raster is drawn with: one theme, the one [`scheme`](Self::scheme)
+    /// picks from a light/dark pair (a raster cannot follow its viewer).
+    pub fn for_raster(&self) -> std::borrow::Cow<'_, Appearance> {
+        use std::borrow::Cow;
+        let Some(light) = &self.light_theme else {
+            return Cow::Borrowed(self);
+        };
+        let theme = match self.scheme {
+            ColorScheme::Dark => self.theme.clone(),
+            ColorScheme::Light => light.clone(),
+        };
+        Cow::Owned(Appearance {
+            theme,
+            light_theme: None,
+            ..self.clone()
+        })
     }
 }
 
@@ -401,6 +430,10 @@ pub fn encode_highlighted(
     cells: &[(usize, usize)],
 ) -> Result<Vec<u8>, RenderError> {
     let snapshot = &*mask::masked(snapshot, &appearance.mask);
+    let appearance = &*match format {
+        Format::Png => appearance.for_raster(),
+        _ => std::borrow::Cow::Borrowed(appearance),
+    };
     let mut layout = layout::Layout::new(snapshot, appearance)?;
     layout.highlight(cells);
     match format {
@@ -440,6 +473,7 @@ pub fn to_svg(snapshot: &Snapshot, appearance: &Appearance) -> Result<String, Re
 /// Renders a snapshot as a PNG image (the SVG, rasterised).
 #[cfg(feature = "png")]
 pub fn to_png(snapshot: &Snapshot, appearance: &Appearance) -> Result<Vec<u8>, RenderError> {
+    let appearance = &*appearance.for_raster();
     let layout = layout::Layout::new(snapshot, appearance)?;
     png::rasterize(&layout, appearance)
 }

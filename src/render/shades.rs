@@ -76,23 +76,10 @@ impl Shades {
     }
 }
 
-/// Every colour `layout` paints with, sorted and without repeats.
+/// Every colour `layout` paints with (a raster's layout: one theme), sorted and without
+/// repeats.
 fn layout_colours(layout: &Layout) -> Vec<Rgb> {
-    let mut colours: Vec<Rgb> = Vec::new();
-    colours.extend(layout.screen_fill);
-    colours.extend(layout.backgrounds.iter().map(|(_, c)| *c));
-    colours.extend(layout.classes.iter().map(|c| c.fill));
-    colours.extend(layout.shapes.iter().map(|s| s.fill));
-    colours.extend(layout.strokes.iter().map(|s| s.color));
-    colours.extend(layout.cursor.map(|(_, c)| c));
-    for row in &layout.scaled_rows {
-        colours.extend(row.backgrounds.iter().map(|(_, c)| *c));
-        colours.extend(row.shapes.iter().map(|s| s.fill));
-        colours.extend(row.strokes.iter().map(|s| s.color));
-    }
-    if let Some(frame) = &layout.frame {
-        colours.extend([frame.bar_fill, frame.ink]);
-    }
+    let mut colours: Vec<Rgb> = layout.paints().map(|p| p.base).collect();
     colours.sort_unstable();
     colours.dedup();
     colours

@@ -6,12 +6,13 @@
 //! are numbered in order of first use — the same snapshot and options always give the same
 //! bytes.
 
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use crate::term::{Rgb, Snapshot};
 
 use super::font::{self, PRIMARY_FAMILY};
-use super::layout::{Frame, Layout, Rect, Run, RunX, Shape, Stroke1, TextClass};
+use super::layout::{Frame, Layout, Paint, Rect, Run, RunX, Shape, Stroke1, TextClass};
 use super::number::{f, push_f};
 use super::path_data;
 use super::{Appearance, Backdrop, RenderError, WindowStyle};
@@ -24,8 +25,13 @@ pub fn hex(c: Rgb) -> String {
 }
 
 fn push_hex(out: &mut String, c: Rgb) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     out.push('#');
+    push_hex_digits(out, c);
+}
+
+/// `rrggbb`.
+fn push_hex_digits(out: &mut String, c: Rgb) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     for v in [c.0, c.1, c.2] {
         out.push(DIGITS[(v >> 4) as usize] as char);
         out.push(DIGITS[(v & 15) as usize] as char);
@@ -186,17 +192,85 @@ fn color(out: &mut String, name: &str, c: Rgb) {
     out.push('"');
 }
 
+/// ` name="#rrggbb"`: the colour `p` has unless the viewer prefers light (what a viewer without
+/// CSS, or without media queries, draws).
+fn paint(out: &mut String, name: &str, p: Paint) {
+    color(out, name, p.base);
+}
+
+/// How a colour that adapts is named in the style sheet's `prefers-color-scheme: light` block
+/// ([`LightColours`]): `f<rrggbb>` sets the fill and `s<rrggbb>` the stroke to that light colour.
+/// The class names the light colour alone (the element's attribute has the other), so no table
+/// is needed to write an element, and an animation's frames name a colour alike.
+fn push_light_class(out: &mut String, prefix: char, p: Paint) {
+    out.push(prefix);
+    push_hex_digits(out, p.light);
+}
+
+/// ` class="f<rrggbb>"` (or `s…`) for a colour that adapts.
+fn light_class(out: &mut String, prefix: char, p: Paint) {
+    if p.adapts() {
+        out.push_str(" class=\"");
+        push_light_class(out, prefix, p);
+        out.push('"');
+    }
+}
+
+/// The light colours a document's elements are classed by ([`light_class`]), for the style
+/// sheet's rules. Adaptive SVGs use classes and a media query rather than CSS custom
+/// properties: resvg, for one, draws `fill:var(--x)` black even over a `fill` attribute, where
+/// it ignores a media query and draws the attribute's (dark) colour.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LightColours {
+    fills: BTreeSet<Rgb>,
+    strokes: BTreeSet<Rgb>,
+}
+
+impl LightColours {
+    /// Adds the colours of `layout`'s areas and strokes that adapt (text classes have rules of
+    /// their own; see [`add_fill`](Self::add_fill)).
+    pub(crate) fn add_layout(&mut self, layout: &Layout) {
+        let light = |p: Paint| p.adapts().then_some(p.light);
+        self.fills.extend(layout.area_fills().filter_map(light));
+        self.strokes
+            .extend(layout.stroke_colours().filter_map(light));
+    }
+
+    /// Adds a fill colour (of text styled in place), if it adapts.
+    fn add_fill(&mut self, p: Paint) {
+        if p.adapts() {
+            self.fills.insert(p.light);
+        }
+    }
+
+    fn rules(&self, css: &mut String) {
+        for (prefix, property, colours) in
+            [('f', "fill", &self.fills), ('s', "stroke", &self.strokes)]
+        {
+            for &c in colours {
+                css.push('.');
+                push_light_class(css, prefix, Paint::solid(c));
+                css.push('{');
+                css.push_str(property);
+                css.push(':');
+                push_hex(css, c);
+                css.push('}');
+            }
+        }
+    }
+}
+
 /// What fills a shape.
 #[derive(Clone, Copy)]
-enum Paint<'a> {
-    Rgb(Rgb),
+enum Fill<'a> {
+    Colour(Paint),
     Url(&'a str),
 }
 
 /// The optional attributes of a `<rect>`.
 #[derive(Clone, Copy, Default)]
 struct RectStyle<'a> {
-    fill: Option<Paint<'a>>,
+    fill: Option<Fill<'a>>,
     fill_opacity: Option<f64>,
     filter: Option<&'a str>,
     rx: Option<f64>,
@@ -205,9 +279,12 @@ struct RectStyle<'a> {
 /// `\n<rect …/>`.
 fn rect(out: &mut String, r: Rect, style: RectStyle) {
     out.push_str("\n<rect");
+    if let Some(Fill::Colour(c)) = style.fill {
+        light_class(out, 'f', c);
+    }
     match style.fill {
-        Some(Paint::Rgb(c)) => color(out, "fill", c),
-        Some(Paint::Url(u)) => attr(out, "fill", u),
+        Some(Fill::Colour(c)) => paint(out, "fill", c),
+        Some(Fill::Url(u)) => attr(out, "fill", u),
         None => {}
     }
     if let Some(o) = style.fill_opacity {
@@ -232,12 +309,12 @@ pub(crate) fn plain_rect(out: &mut String, r: Rect) {
 }
 
 /// A filled rectangle, translucent when the layout's opacity is below 1.
-fn screen_rect(out: &mut String, r: Rect, fill: Rgb, opacity: f64) {
+fn screen_rect(out: &mut String, r: Rect, fill: Paint, opacity: f64) {
     rect(
         out,
         r,
         RectStyle {
-            fill: Some(Paint::Rgb(fill)),
+            fill: Some(Fill::Colour(fill)),
             fill_opacity: (opacity < 1.0).then_some(opacity),
             ..RectStyle::default()
         },
@@ -363,10 +440,18 @@ fn style_attributes(out: &mut String, style: TextStyle, centred: bool) {
             out.push('"');
         }
         TextStyle::Inline(class) => {
-            if centred {
-                out.push_str(" class=\"m\"");
+            let adapts = class.fill.adapts();
+            if centred || adapts {
+                out.push_str(" class=\"");
+                if adapts {
+                    push_light_class(out, 'f', class.fill);
+                }
+                if centred {
+                    out.push_str(if adapts { " m" } else { "m" });
+                }
+                out.push('"');
             }
-            color(out, "fill", class.fill);
+            paint(out, "fill", class.fill);
             if class.italic {
                 out.push_str(" font-style=\"italic\"");
             }
@@ -505,15 +590,17 @@ fn font_stack(a: &Appearance, embedded: &str) -> String {
     families.join(",")
 }
 
-/// The style sheet: the `c<index>` rules of `text_classes` (index and class), and the
-/// centring class `m` if there are `centred` runs or a centred title.
+/// The style sheet: the `c<index>` rules of `text_classes` (index and class), the centring
+/// class `m` if there are `centred` runs or a centred title, and for the colours that adapt a
+/// `prefers-color-scheme: light` block with their light colours (`light`, and the text classes
+/// and title that adapt).
 pub(crate) fn css(
     text_classes: impl IntoIterator<Item = (usize, TextClass)>,
     frame: Option<&Frame>,
     a: &Appearance,
-    font_faces: &str,
-    embedded_families: &str,
+    (font_faces, embedded_families): (&str, &str),
     centred: bool,
+    light: &LightColours,
 ) -> String {
     let mut css = String::new();
     css.push_str(font_faces);
@@ -538,8 +625,12 @@ pub(crate) fn css(
     if centred || frame.is_some_and(|f| f.title.is_some() && title_centred(f)) {
         css.push_str(".m{text-anchor:middle}");
     }
+    let mut light_rules = String::new();
     for (i, class) in text_classes {
-        let _ = write!(css, ".c{i}{{fill:{}", hex(class.fill));
+        let _ = write!(css, ".c{i}{{fill:{}", hex(class.fill.base));
+        if class.fill.adapts() {
+            let _ = write!(light_rules, ".c{i}{{fill:{}}}", hex(class.fill.light));
+        }
         if class.bold {
             css.push_str(";font-weight:bold");
         }
@@ -552,9 +643,16 @@ pub(crate) fn css(
         let _ = write!(
             css,
             ".t{{fill:{};font-size:{}px}}",
-            hex(frame.ink),
+            hex(frame.ink.base),
             f((a.font_size * 0.93).round())
         );
+        if frame.ink.adapts() {
+            let _ = write!(light_rules, ".t{{fill:{}}}", hex(frame.ink.light));
+        }
+    }
+    light.rules(&mut light_rules);
+    if !light_rules.is_empty() {
+        let _ = write!(css, "@media (prefers-color-scheme:light){{{light_rules}}}");
     }
     css
 }
@@ -570,7 +668,7 @@ fn backdrop(out: &mut String, layout: &Layout, defs: &mut String) {
     match &layout.backdrop {
         Backdrop::None => {}
         Backdrop::Solid(c) => {
-            let fill = Some(Paint::Rgb(*c));
+            let fill = Some(Fill::Colour(Paint::solid(*c)));
             rect(
                 out,
                 canvas,
@@ -588,7 +686,7 @@ fn backdrop(out: &mut String, layout: &Layout, defs: &mut String) {
             defs.push_str("/>\n<stop offset=\"1\"");
             color(defs, "stop-color", *b);
             defs.push_str("/>\n</linearGradient>");
-            let fill = Some(Paint::Url("url(#backdrop)"));
+            let fill = Some(Fill::Url("url(#backdrop)"));
             rect(
                 out,
                 canvas,
@@ -624,7 +722,7 @@ fn frame(out: &mut String, frame: &Frame, layout: &Layout, defs: &mut String) {
             "stdDeviation=\"10\"/>\n</filter>"
         ));
         let style = RectStyle {
-            fill: Some(Paint::Rgb(frame.bar_fill)),
+            fill: Some(Fill::Colour(frame.bar_fill)),
             filter: Some("url(#shadow)"),
             rx: Some(frame.radius),
             ..RectStyle::default()
@@ -686,9 +784,10 @@ fn frame(out: &mut String, frame: &Frame, layout: &Layout, defs: &mut String) {
                 f(2.0 * s)
             );
             out.push_str("\n<path");
+            light_class(out, 's', frame.ink);
             attr(out, "d", &d);
             out.push_str(" fill=\"none\"");
-            color(out, "stroke", frame.ink);
+            paint(out, "stroke", frame.ink);
             out.push_str(" stroke-width=\"1\"/>");
         }
     }
@@ -697,7 +796,7 @@ fn frame(out: &mut String, frame: &Frame, layout: &Layout, defs: &mut String) {
 }
 
 /// The cell backgrounds, one `<rect>` each.
-pub(crate) fn backgrounds(out: &mut String, backgrounds: &[(Rect, Rgb)]) {
+pub(crate) fn backgrounds(out: &mut String, backgrounds: &[(Rect, Paint)]) {
     for &(r, c) in backgrounds {
         fill_rect(out, r, c);
     }
@@ -731,8 +830,9 @@ fn path_data(out: &mut String, d: &str) {
 pub(crate) fn shapes_and_strokes(out: &mut String, shapes: &[Shape], strokes: &[Stroke1]) {
     for shape in shapes {
         out.push_str("\n<path");
+        light_class(out, 'f', shape.fill);
         path_data(out, &shape.path);
-        color(out, "fill", shape.fill);
+        paint(out, "fill", shape.fill);
         if shape.alpha < 1.0 {
             num(out, "fill-opacity", shape.alpha as f64);
         }
@@ -740,9 +840,10 @@ pub(crate) fn shapes_and_strokes(out: &mut String, shapes: &[Shape], strokes: &[
     }
     for s in strokes {
         out.push_str("\n<path");
+        light_class(out, 's', s.color);
         path_data(out, &s.path);
         out.push_str(" fill=\"none\"");
-        color(out, "stroke", s.color);
+        paint(out, "stroke", s.color);
         num(out, "stroke-width", s.width);
         out.push_str("/>");
     }
@@ -874,13 +975,20 @@ fn document(
         .enumerate()
         .filter(|&(i, _)| in_sheet(i));
     let centred = layout.has_centred_runs();
+    let mut light_colours = LightColours::default();
+    light_colours.add_layout(layout);
+    for (i, class) in layout.classes.iter().enumerate() {
+        if !in_sheet(i) {
+            light_colours.add_fill(class.fill);
+        }
+    }
     let css = css(
         classes,
         layout.frame.as_ref(),
         a,
-        &font_faces,
-        &families,
+        (&font_faces, &families),
         centred,
+        &light_colours,
     );
     let text_style = |class: usize| match layout.classes.get(class) {
         Some(c) if !in_sheet(class) => TextStyle::Inline(*c),
@@ -1098,7 +1206,7 @@ pub(crate) fn scaled_rows(
 pub(crate) fn caption(body: &mut String, layout: &Layout) {
     let Some(c) = &layout.caption else { return };
     let style = RectStyle {
-        fill: Some(Paint::Rgb((0x10, 0x12, 0x16))),
+        fill: Some(Fill::Colour(Paint::solid((0x10, 0x12, 0x16)))),
         fill_opacity: Some(0.8),
         rx: Some(c.radius),
         ..RectStyle::default()
@@ -1119,8 +1227,8 @@ pub(crate) fn cursor(body: &mut String, layout: &Layout) {
 }
 
 /// A rectangle `r` filled with `c` (a cell background, a cursor).
-pub(crate) fn fill_rect(body: &mut String, r: Rect, c: Rgb) {
-    let fill = Some(Paint::Rgb(c));
+pub(crate) fn fill_rect(body: &mut String, r: Rect, c: Paint) {
+    let fill = Some(Fill::Colour(c));
     rect(
         body,
         r,

@@ -10,6 +10,38 @@ include!(concat!(env!("OUT_DIR"), "/themes.rs"));
 /// The theme used when none is asked for.
 pub const DEFAULT_THEME: &str = "shotty-dark";
 
+/// What `--theme auto` stands for: an SVG in [`DEFAULT_THEME`] that turns into this theme for
+/// viewers who prefer light.
+pub const DEFAULT_LIGHT_THEME: &str = "shotty-light";
+
+/// The `--theme` that makes an SVG follow its viewer: [`DEFAULT_THEME`] by default and
+/// [`DEFAULT_LIGHT_THEME`] for viewers who prefer light.
+pub const AUTO_THEME: &str = "auto";
+
+/// A viewer's colour scheme (CSS `prefers-color-scheme`): which theme of a light/dark pair is
+/// drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ColorScheme {
+    /// The dark theme (also the only theme of an appearance without a light one).
+    #[default]
+    Dark,
+    /// The light theme.
+    Light,
+}
+
+impl std::str::FromStr for ColorScheme {
+    type Err = String;
+
+    /// `dark` or `light`.
+    fn from_str(s: &str) -> Result<ColorScheme, String> {
+        match s {
+            "dark" => Ok(ColorScheme::Dark),
+            "light" => Ok(ColorScheme::Light),
+            _ => Err(format!("the colour scheme is dark or light, not {s:?}")),
+        }
+    }
+}
+
 /// A colour scheme: default colours, cursor and the 16 ANSI colours. Palette entries 16–255
 /// are computed (colour cube and grey ramp); true colours pass through.
 #[derive(Clone, Debug, PartialEq, Eq)]

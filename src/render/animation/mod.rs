@@ -126,6 +126,11 @@ where
     I: Iterator<Item = Result<TimedEvent, E>>,
     E: Display,
 {
+    // A raster cannot follow its viewer: it is drawn in the theme its scheme picks.
+    let appearance = &*match format {
+        AnimationFormat::Svg => std::borrow::Cow::Borrowed(appearance),
+        AnimationFormat::Gif | AnimationFormat::Apng => appearance.for_raster(),
+    };
     let mut out = writer(format, appearance, frames.timing())?;
     for frame in frames.by_ref() {
         let frame = frame.map_err(|e| RenderError::new(e.to_string()))?;

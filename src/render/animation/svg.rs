@@ -20,11 +20,10 @@ use rustc_hash::FxHashMap;
 
 use super::AnimationWriter;
 use crate::recording::frames::Timing;
-use crate::render::layout::{self, Layout, Rect, TextClass};
+use crate::render::layout::{self, Layout, Paint, Rect, TextClass};
 use crate::render::number::{push_f, push_hundredths};
-use crate::render::svg::{self as still, Baseline, FontSubsets, TextStyle};
+use crate::render::svg::{self as still, Baseline, FontSubsets, LightColours, TextStyle};
 use crate::render::{Appearance, RenderError};
-use crate::term::Rgb;
 
 /// Screens side by side in one row of the strip, before the next row starts. The strip stays
 /// within about a hundred thousand pixels either way for tens of thousands of screens, where
@@ -171,6 +170,8 @@ pub struct SvgAnimation {
     hatch_defined: bool,
     /// Whether any screen has centred runs (the style sheet then needs their class).
     centred: bool,
+    /// The colours of every frame that adapt to the viewer's colour scheme.
+    light: LightColours,
 }
 
 impl SvgAnimation {
@@ -198,6 +199,7 @@ impl SvgAnimation {
             clips: 0,
             hatch_defined: false,
             centred: false,
+            light: LightColours::default(),
         })
     }
 
@@ -215,7 +217,7 @@ impl SvgAnimation {
     /// Places a filled rectangle (a cell background, the cursor): each size and colour is
     /// drawn once at the origin and placed with `<use>`, as the cursor and highlighted cells
     /// move from screen to screen.
-    fn place_rect(&mut self, body: &mut String, r: Rect, colour: Rgb) {
+    fn place_rect(&mut self, body: &mut String, r: Rect, colour: Paint) {
         let mut block = String::new();
         still::fill_rect(
             &mut block,
@@ -492,6 +494,7 @@ impl AnimationWriter for SvgAnimation {
         self.cell.0 = self.cell.0.max(layout.screen.w);
         self.cell.1 = self.cell.1.max(layout.screen.h);
         self.centred |= layout.has_centred_runs();
+        self.light.add_layout(layout);
         self.last = Some(layout.clone());
         Ok(())
     }
@@ -511,9 +514,9 @@ impl AnimationWriter for SvgAnimation {
             self.classes.iter().copied().enumerate(),
             last.frame.as_ref(),
             &self.appearance,
-            &font_faces,
-            &families,
+            (&font_faces, &families),
             self.centred,
+            &self.light,
         );
         css.push_str(&self.animation_css(end));
 
