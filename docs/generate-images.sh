@@ -37,6 +37,9 @@ for theme in shotty-dark shotty-light dracula solarized-light; do
   "$shotty" render tests/fixtures/ls_color.bin --width 100 --height 30 -t "$theme" --crop-bottom 12ch \
     --crop-right 30ch -o "$out/theme-$theme.png"
 done
+# One SVG for dark and light readers: it follows the viewer's prefers-color-scheme.
+"$shotty" render tests/fixtures/ls_color.bin --width 100 --height 30 -t auto --crop-bottom 12ch \
+  --crop-right 30ch -d macos --title "ls -la" --no-metadata -o "$out/adaptive.svg"
 # Chinese, Japanese, Korean and emoji with nothing but the bundled fonts.
 "$shotty" render tests/fixtures/emoji_cjk.bin --width 80 --height 24 --crop-bottom 'next:+1' \
   -d macos --title "printf" -o "$out/cjk-emoji.png"

@@ -1125,3 +1125,103 @@ pub(crate) fn rect_path(out: &mut String, x: f64, y: f64, w: f64, h: f64) {
     push_f(out, -w);
     out.push('z');
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::{ColorScheme, Theme};
+    use crate::term::Terminal;
+
+    fn snapshot(bytes: &str) -> Snapshot {
+        let mut term = Terminal::new(12, 2);
+        term.advance(bytes.as_bytes());
+        term.snapshot()
+    }
+
+    /// A dark theme whose red and green are one colour and whose black is its background, and a
+    /// light theme where all three differ.
+    fn coinciding_in_the_dark() -> (Theme, Theme) {
+        let mut dark = Theme::builtin("shotty-dark").expect("theme");
+        dark.ansi[2] = dark.ansi[1];
+        dark.ansi[0] = dark.background;
+        let light = Theme::builtin("shotty-light").expect("theme");
+        assert!(light.ansi[1] != light.ansi[2] && light.ansi[0] != light.background);
+        (dark, light)
+    }
+
+    #[test]
+    fn colours_equal_in_one_scheme_only_are_kept_apart() {
+        let (dark, light) = coinciding_in_the_dark();
+        // Red then green backgrounds, red then green text, a black background.
+        let s = snapshot("\x1b[41m  \x1b[42m  \x1b[0m \x1b[31mab\x1b[32mcd\x1b[0m \x1b[40m  ");
+        let one = Appearance {
+            theme: dark.clone(),
+            cursor: false,
+            ..Appearance::default()
+        };
+        let pair = Appearance {
+            light_theme: Some(light.clone()),
+            ..one.clone()
+        };
+        let one = Layout::new(&s, &one).expect("layout");
+        let pair = Layout::new(&s, &pair).expect("layout");
+        assert!(!one.adapts() && pair.adapts());
+        // In the dark theme alone the two backgrounds are one rectangle, the two texts one
+        // class and the black cells the screen's own background.
+        assert_eq!(one.backgrounds.len(), 1, "{:?}", one.backgrounds);
+        assert_eq!(one.classes.len(), 1, "{:?}", one.classes);
+        assert_eq!(pair.backgrounds.len(), 3, "{:?}", pair.backgrounds);
+        let red = Paint {
+            base: dark.ansi[1],
+            light: light.ansi[1],
+        };
+        let green = Paint {
+            base: dark.ansi[1],
+            light: light.ansi[2],
+        };
+        let black = Paint {
+            base: dark.background,
+            light: light.ansi[0],
+        };
+        let fills: Vec<Paint> = pair.backgrounds.iter().map(|(_, p)| *p).collect();
+        assert_eq!(fills, [red, green, black]);
+        let text: Vec<Paint> = pair.classes.iter().map(|c| c.fill).collect();
+        assert_eq!(text, [red, green]);
+        assert_eq!(
+            pair.screen_fill,
+            Some(Paint {
+                base: dark.background,
+                light: light.background
+            })
+        );
+    }
+
+    #[test]
+    fn a_raster_draws_the_theme_of_its_scheme() {
+        let s = snapshot("\x1b[1;31mred\x1b[0m \x1b[44m blue \x1b[0m\r\n\x1b[2mdim");
+        let light = Theme::builtin("shotty-light").expect("theme");
+        for (scheme, theme) in [
+            (ColorScheme::Dark, Appearance::default().theme),
+            (ColorScheme::Light, light.clone()),
+        ] {
+            let pair = Appearance {
+                light_theme: Some(light.clone()),
+                scheme,
+                window: crate::render::WindowStyle::Macos,
+                ..Appearance::default()
+            };
+            let alone = Appearance {
+                theme,
+                window: crate::render::WindowStyle::Macos,
+                ..Appearance::default()
+            };
+            let raster = Layout::new(&s, &pair.for_raster()).expect("layout");
+            assert!(!raster.adapts());
+            assert_eq!(
+                raster,
+                Layout::new(&s, &alone).expect("layout"),
+                "{scheme:?}"
+            );
+        }
+    }
+}

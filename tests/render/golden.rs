@@ -131,6 +131,35 @@ fn cases() -> Vec<Case> {
             &["-t", "xterm"],
             false,
         ),
+        // Light/dark adaptive SVGs (their PNG draws the scheme asked for).
+        c(
+            "theme-auto",
+            sample(),
+            (60, 8),
+            &["-t", "auto", "-d", "windows", "--title", "cargo test"],
+            false,
+        ),
+        c(
+            "theme-auto-scheme-light",
+            sample(),
+            (60, 8),
+            &["-t", "auto", "--scheme", "light", "-d", "macos"],
+            true,
+        ),
+        c(
+            "theme-pair-palette",
+            palette(),
+            (60, 10),
+            &["--dark-theme", "dracula", "--light-theme", "github-light"],
+            true,
+        ),
+        c(
+            "attributes-auto",
+            attributes(),
+            (72, 4),
+            &["-t", "auto"],
+            false,
+        ),
         c("attributes", attributes(), (72, 4), &[], true),
         c(
             "attributes-light",

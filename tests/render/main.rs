@@ -7,6 +7,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod adaptive;
 mod animation;
 mod browser;
 mod cli_capture;
