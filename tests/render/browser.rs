@@ -1,6 +1,8 @@
 //! The SVGs in a real browser: headless Chromium opens SVGs rendered with `--embed-font` and
 //! checks that every glyph is drawn by an embedded face and sits on its cell, then compares
-//! Chromium's screenshot of the SVG with resvg's PNG of it.
+//! Chromium's screenshot of the SVG with resvg's PNG of it. An SVG that follows its viewer's
+//! light/dark preference is shot with `prefers-color-scheme` emulated each way and compared with
+//! the PNG of that scheme.
 //!
 //! Chromium is driven over the DevTools protocol (`browser/devtools.rs`): the page script
 //! (`tests/browser_page.js`) measures every glyph, `CSS.getPlatformFontsForNode` names the
@@ -1206,19 +1208,49 @@ const MAX_FAR: f64 = 0.002;
 const MAX_FAR_IN_A_CELL: usize = 24;
 const MAX_CELL_INK: f64 = 0.45;
 
-/// Chromium's screenshot of `svg` compared with `resvg` (resvg's PNG of the SVG the
-/// screenshot should look like); the screenshot is kept in `dir`.
-fn screenshot_agreement(browser: &mut Browser, svg: &str, resvg: &Rgb8, dir: &Path) -> Agreement {
+/// What Chromium showed of an SVG.
+struct Shot {
+    /// The screenshot.
+    image: Rgb8,
+    /// The terminal grid, as the page script found it.
+    grid: Grid,
+    /// The value of the page expression asked for (see [`shoot`]).
+    probe: serde_json::Value,
+}
+
+/// Chromium's screenshot of `svg` in a page the size of `resvg` (resvg's PNG of the SVG the
+/// screenshot should look like), with `prefers-color-scheme` emulated as `scheme` if given;
+/// `probe`, a page expression, is evaluated before the shot. The screenshot is kept in `dir`.
+fn shoot(
+    browser: &mut Browser,
+    svg: &str,
+    resvg: &Rgb8,
+    dir: &Path,
+    scheme: Option<&str>,
+    probe: &str,
+) -> Shot {
     let html = dir.join("screenshot.html");
     std::fs::write(&html, page(svg, &page_script())).expect("page written");
-    let mut page = browser.open(&file_url(&html), resvg.width, resvg.height);
+    let mut page = browser.open_with_scheme(&file_url(&html), resvg.width, resvg.height, scheme);
     // The script only reads the page; it finds the grid the cells are compared on.
     let grid = Grid::from_report(&page.evaluate("shottyMeasure()"));
+    let probe = page.evaluate(probe);
     let shot = page.screenshot(resvg.width, resvg.height);
     drop(page);
     let path = dir.join("chromium.png");
     std::fs::write(&path, &shot).expect("screenshot written");
-    compare(&decode(&path), resvg, &foreign_glyph_boxes(svg), &grid)
+    Shot {
+        image: decode(&path),
+        grid,
+        probe,
+    }
+}
+
+/// Chromium's screenshot of `svg` compared with `resvg` (resvg's PNG of the SVG the
+/// screenshot should look like); the screenshot is kept in `dir`.
+fn screenshot_agreement(browser: &mut Browser, svg: &str, resvg: &Rgb8, dir: &Path) -> Agreement {
+    let shot = shoot(browser, svg, resvg, dir, None, "null");
+    compare(&shot.image, resvg, &foreign_glyph_boxes(svg), &shot.grid)
 }
 
 #[test]
@@ -1313,4 +1345,229 @@ fn one_missing_glyph_fails_the_screenshot_comparison() {
             "a missing {glyph:?} went unnoticed"
         );
     }
+}
+
+/// A screen rendered as one SVG that follows its viewer's `prefers-color-scheme`, and as a PNG
+/// of each scheme (`--scheme`).
+struct Adaptive {
+    name: &'static str,
+    input: fn() -> Input,
+    size: (u16, u16),
+    /// The `render` options of the SVG and both PNGs: the theme pair, a frame.
+    args: &'static [&'static str],
+    /// The theme files (`themes/NAME.json`) of the dark and the light scheme.
+    themes: [&'static str; 2],
+    /// The text of a `<tspan>` and the theme colour (a key of the theme file) it is filled with.
+    texts: &'static [(&'static str, &'static str)],
+    /// A cell (row, column) and the theme colour of its background: the pixel at its centre.
+    cells: &'static [(usize, usize, &'static str)],
+    /// A point of the window frame (the title bar, away from the title and the buttons): its
+    /// pixel must be the PNG's (no theme file names the title bar's colour).
+    frame: Option<(f64, f64)>,
+}
+
+fn adaptive_cases() -> Vec<Adaptive> {
+    vec![
+        // The default pair (shotty-dark, shotty-light) in a macOS frame: the title bar and
+        // its title adapt too.
+        Adaptive {
+            name: "adaptive-sample-macos",
+            input: sample,
+            size: (60, 8),
+            args: &["--theme", "auto", "-d", "macos", "--title", "cargo test"],
+            themes: ["shotty-dark", "shotty-light"],
+            // Plain SGR 32 and 31 (the sample's bold greens are drawn bright).
+            texts: &[("ok", "green"), ("FAILED", "red")],
+            cells: &[],
+            frame: Some((500.5, 14.5)),
+        },
+        // Two built-in themes, and coloured cell backgrounds: the last row is `dim red `,
+        // `inverse green` (columns 8–20) and `black on white` (columns 22–35).
+        Adaptive {
+            name: "adaptive-attributes",
+            input: attributes,
+            size: (72, 4),
+            args: &["--dark-theme", "dracula", "--light-theme", "github-light"],
+            themes: ["dracula", "github-light"],
+            texts: &[("black on white", "black")],
+            // The spaces in `inverse green` and in `black on white`: background only.
+            cells: &[(3, 15, "green"), (3, 27, "white")],
+            frame: None,
+        },
+    ]
+}
+
+/// `#rrggbb`.
+fn hex_rgb(hex: &str) -> Option<[u8; 3]> {
+    let hex = hex.strip_prefix('#').filter(|h| h.len() == 6)?;
+    let channel = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
+    Some([channel(0)?, channel(2)?, channel(4)?])
+}
+
+/// A computed CSS colour as Chromium writes it: `rgb(r, g, b)`.
+fn css_rgb(css: &str) -> Option<[u8; 3]> {
+    let inner = css.strip_prefix("rgb(")?.strip_suffix(')')?;
+    let channels: Vec<u8> = inner
+        .split(',')
+        .map(|c| c.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    channels.try_into().ok()
+}
+
+fn hex(c: [u8; 3]) -> String {
+    format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
+}
+
+/// Colour `key` (`background`, `red`, …) of the theme file `themes/NAME.json`.
+fn theme_colour(name: &str, key: &str) -> [u8; 3] {
+    let path = Path::new(ROOT).join("themes").join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let theme: serde_json::Value = serde_json::from_str(&text).expect("theme JSON");
+    theme[key]
+        .as_str()
+        .and_then(hex_rgb)
+        .unwrap_or_else(|| panic!("{}: no colour {key:?}", path.display()))
+}
+
+/// The pixel a point (in CSS pixels, scale 1) falls on.
+fn pixel_at(image: &Rgb8, (x, y): (f64, f64)) -> [u8; 3] {
+    image.pixels[y as usize * image.width as usize + x as usize]
+}
+
+/// A page expression: whether the page sees `prefers-color-scheme: light`, and the computed
+/// `fill` of the first `<tspan>` holding each of `texts` (null for none).
+fn colour_probe(texts: &[(&str, &str)]) -> String {
+    let texts: Vec<&str> = texts.iter().map(|&(t, _)| t).collect();
+    format!(
+        "(() => {{ const spans = [...document.querySelectorAll('svg tspan')]; return {{ \
+         light: matchMedia('(prefers-color-scheme: light)').matches, \
+         fills: {}.map(t => {{ const s = spans.find(s => s.textContent.trimEnd() === t); \
+         return s ? getComputedStyle(s).fill : null; }}) }}; }})()",
+        serde_json::json!(texts)
+    )
+}
+
+/// One SVG that follows `prefers-color-scheme`, in Chromium with the scheme emulated dark and
+/// then light: each screenshot agrees with the PNG of that scheme (`--scheme dark|light`) as
+/// [`chromium_screenshot_matches_resvg_png`] measures it, and exactly: the screen's background
+/// (a pixel of the padding) is the scheme's theme `background`, the text and cell colours from
+/// the palette are the theme's (`getComputedStyle(tspan).fill`, the pixel at a cell's
+/// centre), and the title bar is the PNG's.
+#[test]
+fn adaptive_svgs_follow_the_emulated_colour_scheme() {
+    let Some(chromium) = chromium() else { return };
+    let mut browser = Browser::launch(&chromium, &[]);
+    let mut failures = Vec::new();
+    for a in adaptive_cases() {
+        let (dir, _keep) = workdir(a.name);
+        let case = |args: &'static [&'static str]| Case {
+            name: a.name,
+            input: (a.input)(),
+            size: a.size,
+            args,
+            embed_font: true,
+        };
+        let svg =
+            std::fs::read_to_string(render_case(&case(a.args), &dir, "svg")).expect("svg readable");
+        if !svg.contains("@media (prefers-color-scheme:light)") {
+            failures.push(format!("{}: the SVG has no light scheme", a.name));
+        }
+        for (scheme, theme) in ["dark", "light"].into_iter().zip(a.themes) {
+            let name = format!("{} ({scheme}, {theme})", a.name);
+            let dir = dir.join(scheme);
+            std::fs::create_dir_all(&dir).expect("scheme dir");
+            // `Case::args` is static; a test process can spare these few strings.
+            let args = Vec::leak([a.args, &["--scheme", scheme]].concat());
+            let png = decode(&render_case(&case(args), &dir, "png"));
+            let shot = shoot(
+                &mut browser,
+                &svg,
+                &png,
+                &dir,
+                Some(scheme),
+                &colour_probe(a.texts),
+            );
+            if shot.probe["light"] != (scheme == "light") {
+                failures.push(format!(
+                    "{name}: the page does not see the emulated scheme: {}",
+                    shot.probe
+                ));
+                continue;
+            }
+            let agreement = compare(&shot.image, &png, &foreign_glyph_boxes(&svg), &shot.grid);
+            failures.extend(disagreement(&name, &agreement));
+            let g = &shot.grid;
+            let mut figures = Vec::new();
+            // Pixels: Chromium's and the PNG's against the theme's colour (or the PNG's).
+            let mut pixel = |what: String, at: (f64, f64), want: Option<[u8; 3]>| {
+                let (chromium, resvg) = (pixel_at(&shot.image, at), pixel_at(&png, at));
+                let want = want.unwrap_or(resvg);
+                figures.push(format!("{what} {}", hex(chromium)));
+                if chromium != want || resvg != want {
+                    failures.push(format!(
+                        "{name}: {what} at ({:.1}, {:.1}) is {} in Chromium and {} in the PNG, \
+                         not {}",
+                        at.0,
+                        at.1,
+                        hex(chromium),
+                        hex(resvg),
+                        hex(want)
+                    ));
+                }
+            };
+            // The left padding, halfway down the screen.
+            let background = theme_colour(theme, "background");
+            pixel(
+                format!("background (theme {})", hex(background)),
+                (g.x / 2.0, g.y + g.cell_height * g.rows as f64 / 2.0),
+                Some(background),
+            );
+            for &(row, col, key) in a.cells {
+                let want = theme_colour(theme, key);
+                let centre = (
+                    g.x + (col as f64 + 0.5) * g.cell_width,
+                    g.y + (row as f64 + 0.5) * g.cell_height,
+                );
+                pixel(
+                    format!("cell {row},{col} (theme {key} {})", hex(want)),
+                    centre,
+                    Some(want),
+                );
+            }
+            if let Some(at) = a.frame {
+                pixel("title bar (as the PNG)".into(), at, None);
+            }
+            for (&(text, key), fill) in a
+                .texts
+                .iter()
+                .zip(shot.probe["fills"].as_array().into_iter().flatten())
+            {
+                let want = theme_colour(theme, key);
+                let got = fill.as_str().and_then(css_rgb);
+                figures.push(format!(
+                    "{text:?} fill {} (theme {key} {})",
+                    got.map_or_else(|| fill.to_string(), hex),
+                    hex(want)
+                ));
+                if got != Some(want) {
+                    failures.push(format!(
+                        "{name}: {text:?} is filled {fill} in Chromium, not the theme's {key} {}",
+                        hex(want)
+                    ));
+                }
+            }
+            eprintln!(
+                "{name}: mean |Δ| {:.3}, {:.3}% of pixels within {PIXEL_THRESHOLD}, {:.4}% far, \
+                 max {}; worst cell {:?} far, {:?} ink; {}",
+                agreement.mean,
+                100.0 * agreement.within,
+                100.0 * agreement.far,
+                agreement.max,
+                agreement.worst_cell,
+                agreement.worst_cell_ink,
+                figures.join(", ")
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

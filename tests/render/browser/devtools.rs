@@ -218,6 +218,20 @@ impl Browser {
     /// Opens `url` in a new page of `width`×`height` CSS pixels (scale 1) and waits for its
     /// `load` event.
     pub fn open(&mut self, url: &str, width: u32, height: u32) -> Page<'_> {
+        self.open_with_scheme(url, width, height, None)
+    }
+
+    /// [`Browser::open`] with the page's `prefers-color-scheme` media feature emulated as
+    /// `scheme` (`"dark"` or `"light"`; `None` leaves the browser's own). It is set
+    /// (`Emulation.setEmulatedMedia`) before the page is navigated, so the page never paints
+    /// in the other scheme.
+    pub fn open_with_scheme(
+        &mut self,
+        url: &str,
+        width: u32,
+        height: u32,
+        scheme: Option<&str>,
+    ) -> Page<'_> {
         let target = self.call(None, "Target.createTarget", json!({ "url": "about:blank" }));
         let target_id = target["targetId"].clone();
         let attached = self.call(
@@ -236,6 +250,13 @@ impl Browser {
             "Emulation.setDeviceMetricsOverride",
             json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
         );
+        if let Some(scheme) = scheme {
+            self.call(
+                s,
+                "Emulation.setEmulatedMedia",
+                json!({ "features": [{ "name": "prefers-color-scheme", "value": scheme }] }),
+            );
+        }
         self.call(s, "Page.navigate", json!({ "url": url }));
         self.event(&session, "Page.loadEventFired");
         Page {
