@@ -177,7 +177,9 @@ impl Terminal {
     /// which is where ordinary output resumes), everything up to the next ESC is text and
     /// controls: runs of printable ASCII go to the screen in one call each instead of one
     /// call per character, the rest goes through the parser, which stays in the ground state
-    /// as long as it sees no ESC.
+    /// as long as it sees no ESC. A whole, plain control sequence at that ESC is read and
+    /// dispatched here too ([`parser::read_csi`], exactly as vte reads it), and the ground
+    /// state goes on after it; anything else at an ESC is the parser's.
     fn feed(&mut self, bytes: &[u8]) {
         let mut dispatcher = Dispatcher::new(&mut self.screen);
         let mut rest = bytes;
@@ -188,6 +190,12 @@ impl Terminal {
                 rest = &rest[done..];
                 if rest.is_empty() {
                     break;
+                }
+                // A whole, plain control sequence needs no byte-by-byte state machine.
+                if let Some((csi, len)) = parser::read_csi(rest) {
+                    dispatcher.csi(&csi);
+                    rest = &rest[len..];
+                    continue;
                 }
                 self.ground = false;
             }

@@ -39,6 +39,13 @@ impl<'a, H: Handler> Dispatcher<'a, H> {
         }
     }
 
+    /// Dispatches a control sequence the caller read in the ground state ([`read_csi`]).
+    #[inline]
+    pub fn csi(&mut self, csi: &Csi) {
+        self.active = true;
+        dispatch_csi(self.handler, &csi.params, csi.intermediates(), csi.action);
+    }
+
     /// Prints a run of printable ASCII the caller found in the ground state.
     #[inline]
     pub fn print_ascii(&mut self, text: &[u8]) {
@@ -47,10 +54,31 @@ impl<'a, H: Handler> Dispatcher<'a, H> {
     }
 }
 
+/// A control sequence's parameters, each a group of values (`38:2:1:2:3` is one group of
+/// five, `38;2` two groups of one): vte's [`Params`], or those [`read_csi`] read.
+pub(crate) trait ParamGroups {
+    /// The groups in order.
+    fn groups(&self) -> impl Iterator<Item = &[u16]>;
+    /// How many values there are, sub-parameters included (vte's `Params::len`).
+    fn values(&self) -> usize;
+}
+
+impl ParamGroups for Params {
+    #[inline]
+    fn groups(&self) -> impl Iterator<Item = &[u16]> {
+        self.iter()
+    }
+
+    #[inline]
+    fn values(&self) -> usize {
+        self.len()
+    }
+}
+
 /// The `i`th parameter (its first value), or `default` when absent or zero.
 #[inline]
-fn param(params: &Params, i: usize, default: u16) -> u16 {
-    match params.iter().nth(i).and_then(|p| p.first().copied()) {
+fn param(params: &impl ParamGroups, i: usize, default: u16) -> u16 {
+    match params.groups().nth(i).and_then(|p| p.first().copied()) {
         Some(0) | None => default,
         Some(v) => v,
     }
@@ -58,12 +86,146 @@ fn param(params: &Params, i: usize, default: u16) -> u16 {
 
 /// The `i`th parameter with no default substitution (0 when absent).
 #[inline]
-fn raw_param(params: &Params, i: usize) -> u16 {
+fn raw_param(params: &impl ParamGroups, i: usize) -> u16 {
     params
-        .iter()
+        .groups()
         .nth(i)
         .and_then(|p| p.first().copied())
         .unwrap_or(0)
+}
+
+/// As many values as vte keeps for one sequence; a longer one is left to vte.
+const MAX_VALUES: usize = 32;
+
+/// The parameters of a control sequence [`read_csi`] read.
+pub(crate) struct CsiParams {
+    values: [u16; MAX_VALUES],
+    /// Where each group ends in `values`.
+    ends: [u8; MAX_VALUES],
+    groups: usize,
+    len: usize,
+}
+
+impl ParamGroups for CsiParams {
+    #[inline]
+    fn groups(&self) -> impl Iterator<Item = &[u16]> {
+        let ends = &self.ends[..self.groups];
+        ends.iter().enumerate().map(|(i, &end)| {
+            let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+            &self.values[start..end as usize]
+        })
+    }
+
+    #[inline]
+    fn values(&self) -> usize {
+        self.len
+    }
+}
+
+impl CsiParams {
+    /// Adds a value, and ends its group when `ends_group` (as vte's `Params::push` does for `;`
+    /// and the final byte; `extend`, for `:`, does not); `None` when full.
+    #[inline]
+    fn add(&mut self, value: u16, ends_group: bool) -> Option<()> {
+        if self.len == MAX_VALUES {
+            return None;
+        }
+        self.values[self.len] = value;
+        self.len += 1;
+        if ends_group {
+            self.ends[self.groups] = self.len as u8;
+            self.groups += 1;
+        }
+        Some(())
+    }
+}
+
+/// A control sequence read by [`read_csi`].
+pub(crate) struct Csi {
+    pub params: CsiParams,
+    intermediates: [u8; 2],
+    intermediate_count: usize,
+    pub action: char,
+}
+
+impl Csi {
+    pub fn intermediates(&self) -> &[u8] {
+        &self.intermediates[..self.intermediate_count]
+    }
+}
+
+/// Reads the control sequence `bytes` starts with (`ESC [`), and how long it is, when it is
+/// whole and plain: an optional private marker (`<=>?`), parameters (digits, `;`, `:`), at
+/// most two intermediates in all, a final byte — exactly as vte would read it, so a
+/// ground-state caller can dispatch it without feeding vte byte by byte. Anything else (a
+/// control or DEL inside, a sequence vte ignores, more than 32 values, one cut off by the end of
+/// `bytes`) is `None`, and vte's to read.
+#[inline]
+pub(crate) fn read_csi(bytes: &[u8]) -> Option<(Csi, usize)> {
+    if bytes.get(..2)? != b"\x1b[" {
+        return None;
+    }
+    let mut csi = Csi {
+        params: CsiParams {
+            values: [0; MAX_VALUES],
+            ends: [0; MAX_VALUES],
+            groups: 0,
+            len: 0,
+        },
+        intermediates: [0; 2],
+        intermediate_count: 0,
+        action: '\0',
+    };
+    let mut i = 2;
+    if let Some(&marker @ 0x3c..=0x3f) = bytes.get(i) {
+        csi.intermediates[0] = marker;
+        csi.intermediate_count = 1;
+        i += 1;
+    }
+    let p = &mut csi.params;
+    let mut value: u16 = 0;
+    loop {
+        let b = *bytes.get(i)?;
+        i += 1;
+        match b {
+            b'0'..=b'9' => value = value.saturating_mul(10).saturating_add(u16::from(b - b'0')),
+            b':' => {
+                p.add(value, false)?;
+                value = 0;
+            }
+            b';' => {
+                p.add(value, true)?;
+                value = 0;
+            }
+            0x20..=0x2f => {
+                // Intermediates, then the final byte.
+                let mut b = b;
+                loop {
+                    if csi.intermediate_count == 2 {
+                        return None;
+                    }
+                    csi.intermediates[csi.intermediate_count] = b;
+                    csi.intermediate_count += 1;
+                    b = *bytes.get(i)?;
+                    i += 1;
+                    match b {
+                        0x20..=0x2f => {}
+                        0x40..=0x7e => break,
+                        _ => return None,
+                    }
+                }
+                p.add(value, true)?;
+                csi.action = char::from(b);
+                return Some((csi, i));
+            }
+            0x40..=0x7e => {
+                p.add(value, true)?;
+                csi.action = char::from(b);
+                return Some((csi, i));
+            }
+            _ => return None,
+        }
+    }
 }
 
 impl<H: Handler> Perform for Dispatcher<'_, H> {
@@ -186,7 +348,12 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
     }
 }
 
-fn dispatch_csi<H: Handler>(h: &mut H, params: &Params, intermediates: &[u8], action: char) {
+fn dispatch_csi<H: Handler>(
+    h: &mut H,
+    params: &impl ParamGroups,
+    intermediates: &[u8],
+    action: char,
+) {
     let p1 = |d| param(params, 0, d);
     match (intermediates, action) {
         ([], '@') => h.insert_blank(p1(1)),
@@ -230,7 +397,7 @@ fn dispatch_csi<H: Handler>(h: &mut H, params: &Params, intermediates: &[u8], ac
         ([], 'P') => h.delete_chars(p1(1)),
         ([], 'S') => h.scroll_up(p1(1)),
         // `CSI Ps ; Ps ; Ps ; Ps ; Ps T` with several parameters is xterm's mouse tracking.
-        ([], 'T') if params.len() <= 1 => h.scroll_down(p1(1)),
+        ([], 'T') if params.values() <= 1 => h.scroll_down(p1(1)),
         ([], 'X') => h.erase_chars(p1(1)),
         ([], 'Z') => h.tab_backward(p1(1)),
         ([], 'b') => h.repeat_last(p1(1)),
@@ -244,14 +411,14 @@ fn dispatch_csi<H: Handler>(h: &mut H, params: &Params, intermediates: &[u8], ac
             _ => {}
         },
         ([], 'h') | ([], 'l') => {
-            for p in params.iter() {
+            for p in params.groups() {
                 if let Some(mode) = p.first().and_then(|&n| Mode::from_ansi(n)) {
                     h.set_mode(mode, action == 'h');
                 }
             }
         }
         ([b'?'], 'h') | ([b'?'], 'l') => {
-            for p in params.iter() {
+            for p in params.groups() {
                 if let Some(mode) = p.first().and_then(|&n| Mode::from_dec(n)) {
                     h.set_mode(mode, action == 'h');
                 }
@@ -316,12 +483,12 @@ fn erase_kind(n: u16, display: bool) -> Option<Erase> {
     })
 }
 
-fn dispatch_sgr<H: Handler>(h: &mut H, params: &Params) {
-    if params.is_empty() {
+fn dispatch_sgr<H: Handler>(h: &mut H, params: &impl ParamGroups) {
+    if params.values() == 0 {
         h.sgr(Sgr::Reset);
         return;
     }
-    let mut iter = params.iter();
+    let mut iter = params.groups();
     while let Some(group) = iter.next() {
         let Some(&code) = group.first() else {
             continue;
@@ -569,7 +736,124 @@ fn scale_hex(digits: &str) -> Option<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_color;
+    use super::{ParamGroups, parse_color, read_csi};
+
+    /// What vte makes of a byte string: every callback, in order.
+    #[derive(Default)]
+    struct Recorder(Vec<String>);
+
+    impl vte::Perform for Recorder {
+        fn print(&mut self, c: char) {
+            self.0.push(format!("print {c:?}"));
+        }
+        fn execute(&mut self, byte: u8) {
+            self.0.push(format!("execute {byte}"));
+        }
+        fn csi_dispatch(
+            &mut self,
+            params: &vte::Params,
+            intermediates: &[u8],
+            ignore: bool,
+            action: char,
+        ) {
+            let groups: Vec<&[u16]> = params.groups().collect();
+            self.0.push(format!(
+                "csi {groups:?} {} {intermediates:?} {ignore} {action:?}",
+                params.values()
+            ));
+        }
+        fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+            self.0
+                .push(format!("esc {intermediates:?} {ignore} {byte}"));
+        }
+    }
+
+    /// vte's reading of `bytes` and [`read_csi`]'s, each as the callbacks it makes; a sequence
+    /// `read_csi` leaves to vte is vte's alone.
+    fn both(bytes: &[u8]) -> (Vec<String>, Vec<String>) {
+        let mut vte = Recorder::default();
+        vte::Parser::new().advance(&mut vte, bytes);
+        let Some((csi, len)) = read_csi(bytes) else {
+            return (vte.0.clone(), vte.0);
+        };
+        let groups: Vec<&[u16]> = csi.params.groups().collect();
+        let mut fast = vec![format!(
+            "csi {groups:?} {} {:?} false {:?}",
+            csi.params.values(),
+            csi.intermediates(),
+            csi.action
+        )];
+        let mut rest = Recorder::default();
+        vte::Parser::new().advance(&mut rest, &bytes[len..]);
+        fast.extend(rest.0);
+        (vte.0, fast)
+    }
+
+    #[test]
+    fn control_sequences_read_without_vte_are_what_vte_reads() {
+        let cases: [&[u8]; 22] = [
+            b"\x1b[m",
+            b"\x1b[0m",
+            b"\x1b[1;31;48;5;200mx",
+            b"\x1b[38:2:1:2:3m",
+            b"\x1b[38:2::1:2:3;4:3m",
+            b"\x1b[;5H",
+            b"\x1b[1;m",
+            b"\x1b[?25h",
+            b"\x1b[?1049;1006h",
+            b"\x1b[>4;1m",
+            b"\x1b[2 q",
+            b"\x1b[?1$p",
+            b"\x1b[!p",
+            b"\x1b[99999999999999G",
+            b"\x1b[1?m",
+            b"\x1b[1;2",
+            b"\x1b[1\x082A",
+            b"\x1b[1 2m",
+            b"\x1b[1 !\"m",
+            b"\x1b[?$!p",
+            b"\x1b[1\x7fm",
+            b"\x1b[0;1;2;3;4;5;6;7;8;9;0;1;2;3;4;5;6;7;8;9;0;1;2;3;4;5;6;7;8;9;0;1m",
+        ];
+        for bytes in cases {
+            let (vte, fast) = both(bytes);
+            assert_eq!(vte, fast, "{:?}", String::from_utf8_lossy(bytes));
+        }
+        // Plain sequences are read; odd ones are left to vte.
+        assert!(read_csi(b"\x1b[38:2:1:2:3m").is_some());
+        assert!(read_csi(b"\x1b[1;2").is_none());
+        assert!(read_csi(b"\x1b[1\x082A").is_none());
+    }
+
+    /// Random sequences over the bytes a CSI holds, and some it should not: whatever
+    /// [`read_csi`] reads, vte reads the same.
+    #[test]
+    fn random_control_sequences_agree_with_vte() {
+        const ALPHABET: &[u8] = b"0123456789;;;:::<=>? !\"$'mHJKhlqpr@~\x07\x08\x7f\x1b\xc3";
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut read = 0;
+        for _ in 0..200_000 {
+            let len = (next() % 40) as usize;
+            let mut bytes = b"\x1b[".to_vec();
+            for _ in 0..len {
+                bytes.push(ALPHABET[(next() % ALPHABET.len() as u64) as usize]);
+            }
+            if next() % 2 == 0 {
+                bytes.push(b'm');
+            }
+            let (vte, fast) = both(&bytes);
+            assert_eq!(vte, fast, "{bytes:?}");
+            read += usize::from(read_csi(&bytes).is_some());
+        }
+        // Enough of them are plain for the comparison to mean something.
+        assert!(read > 20_000, "{read}");
+    }
 
     #[test]
     fn colour_specs() {
