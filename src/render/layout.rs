@@ -68,20 +68,16 @@ impl<'a> Themes<'a> {
     fn new(a: &'a Appearance) -> Themes<'a> {
         let base = &a.theme;
         let light = a.light_theme.as_ref().unwrap_or(base);
-        let default = |theme: &super::Theme, fg: bool| match fg {
-            true => a.foreground.unwrap_or(theme.foreground),
-            false => a.background.unwrap_or(theme.background),
-        };
         Themes {
             base,
             light,
             foreground: Paint {
-                base: default(base, true),
-                light: default(light, true),
+                base: a.foreground.unwrap_or(base.foreground),
+                light: a.foreground.unwrap_or(light.foreground),
             },
             background: Paint {
-                base: default(base, false),
-                light: default(light, false),
+                base: a.background.unwrap_or(base.background),
+                light: a.background.unwrap_or(light.background),
             },
         }
     }

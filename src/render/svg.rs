@@ -202,16 +202,16 @@ fn paint(out: &mut String, name: &str, p: Paint) {
 /// ([`LightColours`]): `f<rrggbb>` sets the fill and `s<rrggbb>` the stroke to that light colour.
 /// The class names the light colour alone (the element's attribute has the other), so no table
 /// is needed to write an element, and an animation's frames name a colour alike.
-fn push_light_class(out: &mut String, prefix: char, p: Paint) {
+fn push_light_class(out: &mut String, prefix: char, light: Rgb) {
     out.push(prefix);
-    push_hex_digits(out, p.light);
+    push_hex_digits(out, light);
 }
 
 /// ` class="f<rrggbb>"` (or `s…`) for a colour that adapts.
 fn light_class(out: &mut String, prefix: char, p: Paint) {
     if p.adapts() {
         out.push_str(" class=\"");
-        push_light_class(out, prefix, p);
+        push_light_class(out, prefix, p.light);
         out.push('"');
     }
 }
@@ -249,7 +249,7 @@ impl LightColours {
         {
             for &c in colours {
                 css.push('.');
-                push_light_class(css, prefix, Paint::solid(c));
+                push_light_class(css, prefix, c);
                 css.push('{');
                 css.push_str(property);
                 css.push(':');
@@ -444,7 +444,7 @@ fn style_attributes(out: &mut String, style: TextStyle, centred: bool) {
             if centred || adapts {
                 out.push_str(" class=\"");
                 if adapts {
-                    push_light_class(out, 'f', class.fill);
+                    push_light_class(out, 'f', class.fill.light);
                 }
                 if centred {
                     out.push_str(if adapts { " m" } else { "m" });

@@ -182,50 +182,31 @@ pub(crate) fn read_csi(bytes: &[u8]) -> Option<(Csi, usize)> {
         csi.intermediate_count = 1;
         i += 1;
     }
-    let p = &mut csi.params;
+    // Parameters, then intermediates, then the final byte.
     let mut value: u16 = 0;
-    loop {
+    let mut in_intermediates = false;
+    let final_byte = loop {
         let b = *bytes.get(i)?;
         i += 1;
         match b {
+            0x40..=0x7e => break b,
+            0x20..=0x2f if csi.intermediate_count < 2 => {
+                csi.intermediates[csi.intermediate_count] = b;
+                csi.intermediate_count += 1;
+                in_intermediates = true;
+            }
+            _ if in_intermediates => return None,
             b'0'..=b'9' => value = value.saturating_mul(10).saturating_add(u16::from(b - b'0')),
-            b':' => {
-                p.add(value, false)?;
+            b':' | b';' => {
+                csi.params.add(value, b == b';')?;
                 value = 0;
-            }
-            b';' => {
-                p.add(value, true)?;
-                value = 0;
-            }
-            0x20..=0x2f => {
-                // Intermediates, then the final byte.
-                let mut b = b;
-                loop {
-                    if csi.intermediate_count == 2 {
-                        return None;
-                    }
-                    csi.intermediates[csi.intermediate_count] = b;
-                    csi.intermediate_count += 1;
-                    b = *bytes.get(i)?;
-                    i += 1;
-                    match b {
-                        0x20..=0x2f => {}
-                        0x40..=0x7e => break,
-                        _ => return None,
-                    }
-                }
-                p.add(value, true)?;
-                csi.action = char::from(b);
-                return Some((csi, i));
-            }
-            0x40..=0x7e => {
-                p.add(value, true)?;
-                csi.action = char::from(b);
-                return Some((csi, i));
             }
             _ => return None,
         }
-    }
+    };
+    csi.params.add(value, true)?;
+    csi.action = char::from(final_byte);
+    Some((csi, i))
 }
 
 impl<H: Handler> Perform for Dispatcher<'_, H> {
