@@ -8,6 +8,7 @@ xterm print its saved lines and screen with attributes (media copy of everything
 import os
 import re
 import sys
+import traceback
 import tty
 
 # DECRQM of a mode no terminal has: its answer marks the end of the case's replies.
@@ -45,4 +46,10 @@ def main():
     read_until(fd, lambda s: 0 if MARKER_REPLY in s else None)
 
 
-main()
+try:
+    main()
+except BaseException:
+    # Its stderr is xterm's screen, gone with the window: the test reads this file instead.
+    with open(sys.argv[1] + ".err", "w") as f:
+        traceback.print_exc(file=f)
+    raise

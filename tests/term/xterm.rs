@@ -757,6 +757,7 @@ fn xterm_screen(display: &Display, dir: &Path, index: usize, bytes: &[u8]) -> Sc
     let replies_file = dir.join(format!("replies{index}.bin"));
     let print = dir.join(format!("print{index}.txt"));
     let printed = dir.join(format!("print{index}.done"));
+    let stderr_file = dir.join(format!("xterm{index}.err"));
     std::fs::write(&case, bytes).expect("case written");
     let helper = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/xterm_case.py");
     let resource = |r: &str| ["-xrm".to_owned(), r.to_owned()];
@@ -797,13 +798,26 @@ fn xterm_screen(display: &Display, dir: &Path, index: usize, bytes: &[u8]) -> Sc
         .env_remove("XDG_CONFIG_HOME")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        // A file rather than a pipe: xterm's child would inherit a pipe and could hold it open.
+        .stderr(std::fs::File::create(&stderr_file).expect("xterm's stderr file"));
     let status = xterm.status().expect("xterm runs (Debian package xterm)");
-    assert!(status.success(), "xterm failed: {status}");
+    assert!(
+        status.success(),
+        "xterm failed: {status}; its stderr: {:?}; the helper's error: {:?}; \
+         it got as far as: replies {}, cursor {}",
+        std::fs::read_to_string(&stderr_file).unwrap_or_default(),
+        std::fs::read_to_string(case.with_extension("bin.err")).unwrap_or_default(),
+        replies_file.exists(),
+        cursor_file.exists(),
+    );
     // The printer is a pipe to `cat`, closed after the print: wait until it has finished.
     let deadline = Instant::now() + Duration::from_secs(10);
     while !printed.exists() {
-        assert!(Instant::now() < deadline, "xterm printed no screen");
+        assert!(
+            Instant::now() < deadline,
+            "xterm printed no screen; the helper's error: {:?}",
+            std::fs::read_to_string(case.with_extension("bin.err")).unwrap_or_default()
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     let output = std::fs::read_to_string(&print).expect("xterm's print");
