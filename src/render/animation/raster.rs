@@ -739,7 +739,7 @@ enum ApngPixels {
 }
 
 struct ApngFrames {
-    compression: ::png::Compression,
+    compression: PngCompression,
     pixels: ApngPixels,
     frames: Vec<ApngFrame>,
 }
@@ -769,10 +769,7 @@ fn apng_delays(frames: u64, fps: u32) -> Vec<(u16, u16)> {
 impl ApngFrames {
     fn new(compression: PngCompression) -> ApngFrames {
         ApngFrames {
-            compression: match compression {
-                PngCompression::Default => ::png::Compression::Balanced,
-                PngCompression::Fast => ::png::Compression::Fast,
-            },
+            compression,
             pixels: ApngPixels::Indexed(Palette::default()),
             frames: Vec::new(),
         }
@@ -928,12 +925,12 @@ fn deflate_still(
     pixels: &[u8],
     region: Region,
     palette: Option<&Palette>,
-    compression: ::png::Compression,
+    compression: PngCompression,
 ) -> Result<Vec<u8>, RenderError> {
     let err = |e: ::png::EncodingError| RenderError::new(format!("cannot encode a frame: {e}"));
     let mut still = Vec::new();
     let mut encoder = png_encoder(&mut still, region, palette);
-    encoder.set_compression(compression);
+    crate::render::png::set_compression(&mut encoder, compression);
     let mut writer = encoder.write_header().map_err(err)?;
     writer.write_image_data(pixels).map_err(err)?;
     writer.finish().map_err(err)?;
