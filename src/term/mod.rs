@@ -178,10 +178,11 @@ impl Terminal {
     /// controls: runs of printable ASCII go to the screen in one call each instead of one
     /// call per character, the rest goes through the parser, which stays in the ground state
     /// as long as it sees no ESC. A whole, plain control sequence at that ESC is read and
-    /// dispatched here too ([`parser::read_csi`], exactly as vte reads it), and the ground
+    /// dispatched here too ([`parser::Csi::read`], exactly as vte reads it), and the ground
     /// state goes on after it; anything else at an ESC is the parser's.
     fn feed(&mut self, bytes: &[u8]) {
         let mut dispatcher = Dispatcher::new(&mut self.screen);
+        let mut csi = parser::Csi::new();
         let mut rest = bytes;
         while !rest.is_empty() {
             if self.ground {
@@ -192,7 +193,7 @@ impl Terminal {
                     break;
                 }
                 // A whole, plain control sequence needs no byte-by-byte state machine.
-                if let Some((csi, len)) = parser::read_csi(rest) {
+                if let Some(len) = csi.read(rest) {
                     dispatcher.csi(&csi);
                     rest = &rest[len..];
                     continue;

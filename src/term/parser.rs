@@ -39,7 +39,7 @@ impl<'a, H: Handler> Dispatcher<'a, H> {
         }
     }
 
-    /// Dispatches a control sequence the caller read in the ground state ([`read_csi`]).
+    /// Dispatches a control sequence the caller read in the ground state ([`Csi::read`]).
     #[inline]
     pub fn csi(&mut self, csi: &Csi) {
         self.active = true;
@@ -55,7 +55,7 @@ impl<'a, H: Handler> Dispatcher<'a, H> {
 }
 
 /// A control sequence's parameters, each a group of values (`38:2:1:2:3` is one group of
-/// five, `38;2` two groups of one): vte's [`Params`], or those [`read_csi`] read.
+/// five, `38;2` two groups of one): vte's [`Params`], or those [`Csi::read`] reads.
 pub(crate) trait ParamGroups {
     /// The groups in order.
     fn groups(&self) -> impl Iterator<Item = &[u16]>;
@@ -97,7 +97,7 @@ fn raw_param(params: &impl ParamGroups, i: usize) -> u16 {
 /// As many values as vte keeps for one sequence; a longer one is left to vte.
 const MAX_VALUES: usize = 32;
 
-/// The parameters of a control sequence [`read_csi`] read.
+/// The parameters of a control sequence [`Csi::read`] read.
 pub(crate) struct CsiParams {
     values: [u16; MAX_VALUES],
     /// Where each group ends in `values`.
@@ -122,25 +122,29 @@ impl ParamGroups for CsiParams {
     }
 }
 
-impl CsiParams {
-    /// Adds a value, and ends its group when `ends_group` (as vte's `Params::push` does for `;`
-    /// and the final byte; `extend`, for `:`, does not); `None` when full.
-    #[inline]
-    fn add(&mut self, value: u16, ends_group: bool) -> Option<()> {
-        if self.len == MAX_VALUES {
-            return None;
-        }
-        self.values[self.len] = value;
-        self.len += 1;
-        if ends_group {
-            self.ends[self.groups] = self.len as u8;
-            self.groups += 1;
-        }
-        Some(())
+/// Adds `value` to the values read so far (`len` of them, in `groups` groups), and ends its
+/// group when `ends_group` (as vte's `Params::push` does for `;` and the final byte; `extend`,
+/// for `:`, does not); `None` when full. The counts are the caller's locals rather than
+/// fields, so they stay in registers while a sequence is read.
+#[inline(always)]
+fn add_value(
+    values: &mut [u16; MAX_VALUES],
+    ends: &mut [u8; MAX_VALUES],
+    (len, groups): (&mut usize, &mut usize),
+    value: u16,
+    ends_group: bool,
+) -> Option<()> {
+    *values.get_mut(*len)? = value;
+    *len += 1;
+    if ends_group {
+        // Never more groups than values.
+        *ends.get_mut(*groups)? = *len as u8;
+        *groups += 1;
     }
+    Some(())
 }
 
-/// A control sequence read by [`read_csi`].
+/// A control sequence read by [`Csi::read`].
 pub(crate) struct Csi {
     pub params: CsiParams,
     intermediates: [u8; 2],
@@ -149,64 +153,88 @@ pub(crate) struct Csi {
 }
 
 impl Csi {
+    /// An empty sequence, to read sequences into ([`Csi::read`]).
+    pub fn new() -> Csi {
+        Csi {
+            params: CsiParams {
+                values: [0; MAX_VALUES],
+                ends: [0; MAX_VALUES],
+                groups: 0,
+                len: 0,
+            },
+            intermediates: [0; 2],
+            intermediate_count: 0,
+            action: '\0',
+        }
+    }
+
     pub fn intermediates(&self) -> &[u8] {
         &self.intermediates[..self.intermediate_count]
     }
-}
 
-/// Reads the control sequence `bytes` starts with (`ESC [`), and how long it is, when it is
-/// whole and plain: an optional private marker (`<=>?`), parameters (digits, `;`, `:`), at
-/// most two intermediates in all, a final byte — exactly as vte would read it, so a
-/// ground-state caller can dispatch it without feeding vte byte by byte. Anything else (a
-/// control or DEL inside, a sequence vte ignores, more than 32 values, one cut off by the end of
-/// `bytes`) is `None`, and vte's to read.
-#[inline]
-pub(crate) fn read_csi(bytes: &[u8]) -> Option<(Csi, usize)> {
-    if bytes.get(..2)? != b"\x1b[" {
-        return None;
-    }
-    let mut csi = Csi {
-        params: CsiParams {
-            values: [0; MAX_VALUES],
-            ends: [0; MAX_VALUES],
-            groups: 0,
-            len: 0,
-        },
-        intermediates: [0; 2],
-        intermediate_count: 0,
-        action: '\0',
-    };
-    let mut i = 2;
-    if let Some(&marker @ 0x3c..=0x3f) = bytes.get(i) {
-        csi.intermediates[0] = marker;
-        csi.intermediate_count = 1;
-        i += 1;
-    }
-    // Parameters, then intermediates, then the final byte.
-    let mut value: u16 = 0;
-    let mut in_intermediates = false;
-    let final_byte = loop {
-        let b = *bytes.get(i)?;
-        i += 1;
-        match b {
-            0x40..=0x7e => break b,
-            0x20..=0x2f if csi.intermediate_count < 2 => {
-                csi.intermediates[csi.intermediate_count] = b;
-                csi.intermediate_count += 1;
-                in_intermediates = true;
-            }
-            _ if in_intermediates => return None,
-            b'0'..=b'9' => value = value.saturating_mul(10).saturating_add(u16::from(b - b'0')),
-            b':' | b';' => {
-                csi.params.add(value, b == b';')?;
-                value = 0;
-            }
-            _ => return None,
+    /// Reads the control sequence `bytes` starts with (`ESC [`) into `self`, and says how long
+    /// it is, when it is whole and plain: an optional private marker (`<=>?`), parameters
+    /// (digits, `;`, `:`), at most two intermediates in all, a final byte — exactly as vte
+    /// would read it, so a ground-state caller can dispatch it without feeding vte byte by
+    /// byte. Anything else (a control or DEL inside, a sequence vte ignores, more than 32
+    /// values, one cut off by the end of `bytes`) is `None`, and vte's to read; `self` then
+    /// holds nothing meaningful.
+    ///
+    /// One `Csi` serves every sequence of a read: it is written in place, neither cleared nor
+    /// moved (only the values and groups a sequence has are ever read back).
+    #[inline]
+    pub fn read(&mut self, bytes: &[u8]) -> Option<usize> {
+        if bytes.get(..2)? != b"\x1b[" {
+            return None;
         }
-    };
-    csi.params.add(value, true)?;
-    csi.action = char::from(final_byte);
-    Some((csi, i))
+        let (mut len, mut groups) = (0, 0);
+        let mut intermediate_count = 0;
+        let mut i = 2;
+        if let Some(&marker @ 0x3c..=0x3f) = bytes.get(i) {
+            self.intermediates[0] = marker;
+            intermediate_count = 1;
+            i += 1;
+        }
+        let params = &mut self.params;
+        // Parameters, then intermediates, then the final byte.
+        let mut value: u16 = 0;
+        let mut in_intermediates = false;
+        let final_byte = loop {
+            let b = *bytes.get(i)?;
+            i += 1;
+            match b {
+                0x40..=0x7e => break b,
+                0x20..=0x2f if intermediate_count < 2 => {
+                    self.intermediates[intermediate_count] = b;
+                    intermediate_count += 1;
+                    in_intermediates = true;
+                }
+                _ if in_intermediates => return None,
+                b'0'..=b'9' => {
+                    value = value.saturating_mul(10).saturating_add(u16::from(b - b'0'));
+                }
+                b':' | b';' => {
+                    let counts = (&mut len, &mut groups);
+                    add_value(
+                        &mut params.values,
+                        &mut params.ends,
+                        counts,
+                        value,
+                        b == b';',
+                    )?;
+                    value = 0;
+                }
+                _ => return None,
+            }
+        };
+        let counts = (&mut len, &mut groups);
+        add_value(&mut params.values, &mut params.ends, counts, value, true)?;
+        params.len = len;
+        params.groups = groups;
+        self.intermediate_count = intermediate_count;
+        self.action = char::from(final_byte);
+        Some(i)
+    }
 }
 
 impl<H: Handler> Perform for Dispatcher<'_, H> {
@@ -717,7 +745,7 @@ fn scale_hex(digits: &str) -> Option<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ParamGroups, parse_color, read_csi};
+    use super::{Csi, ParamGroups, parse_color};
 
     /// What vte makes of a byte string: every callback, in order.
     #[derive(Default)]
@@ -749,12 +777,13 @@ mod tests {
         }
     }
 
-    /// vte's reading of `bytes` and [`read_csi`]'s, each as the callbacks it makes; a sequence
-    /// `read_csi` leaves to vte is vte's alone.
-    fn both(bytes: &[u8]) -> (Vec<String>, Vec<String>) {
+    /// vte's reading of `bytes` and [`Csi::read`]'s into `csi` (shared by every case, as a
+    /// read shares one), each as the callbacks it makes; a sequence `Csi::read` leaves to vte
+    /// is vte's alone.
+    fn both(csi: &mut Csi, bytes: &[u8]) -> (Vec<String>, Vec<String>) {
         let mut vte = Recorder::default();
         vte::Parser::new().advance(&mut vte, bytes);
-        let Some((csi, len)) = read_csi(bytes) else {
+        let Some(len) = csi.read(bytes) else {
             return (vte.0.clone(), vte.0);
         };
         let groups: Vec<&[u16]> = csi.params.groups().collect();
@@ -796,18 +825,19 @@ mod tests {
             b"\x1b[1\x7fm",
             b"\x1b[0;1;2;3;4;5;6;7;8;9;0;1;2;3;4;5;6;7;8;9;0;1;2;3;4;5;6;7;8;9;0;1m",
         ];
+        let mut csi = Csi::new();
         for bytes in cases {
-            let (vte, fast) = both(bytes);
+            let (vte, fast) = both(&mut csi, bytes);
             assert_eq!(vte, fast, "{:?}", String::from_utf8_lossy(bytes));
         }
         // Plain sequences are read; odd ones are left to vte.
-        assert!(read_csi(b"\x1b[38:2:1:2:3m").is_some());
-        assert!(read_csi(b"\x1b[1;2").is_none());
-        assert!(read_csi(b"\x1b[1\x082A").is_none());
+        assert!(csi.read(b"\x1b[38:2:1:2:3m").is_some());
+        assert!(csi.read(b"\x1b[1;2").is_none());
+        assert!(csi.read(b"\x1b[1\x082A").is_none());
     }
 
     /// Random sequences over the bytes a CSI holds, and some it should not: whatever
-    /// [`read_csi`] reads, vte reads the same.
+    /// [`Csi::read`] reads, vte reads the same.
     #[test]
     fn random_control_sequences_agree_with_vte() {
         const ALPHABET: &[u8] = b"0123456789;;;:::<=>? !\"$'mHJKhlqpr@~\x07\x08\x7f\x1b\xc3";
@@ -819,6 +849,7 @@ mod tests {
             state
         };
         let mut read = 0;
+        let mut csi = Csi::new();
         for _ in 0..200_000 {
             let len = (next() % 40) as usize;
             let mut bytes = b"\x1b[".to_vec();
@@ -828,9 +859,9 @@ mod tests {
             if next() % 2 == 0 {
                 bytes.push(b'm');
             }
-            let (vte, fast) = both(&bytes);
+            let (vte, fast) = both(&mut csi, &bytes);
             assert_eq!(vte, fast, "{bytes:?}");
-            read += usize::from(read_csi(&bytes).is_some());
+            read += usize::from(csi.read(&bytes).is_some());
         }
         // Enough of them are plain for the comparison to mean something.
         assert!(read > 20_000, "{read}");

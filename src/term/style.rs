@@ -167,23 +167,40 @@ impl StyleId {
 /// so the bound is generous; beyond it the table is compacted (see `Screen`).
 pub const MAX_STYLES: usize = 1 << 18;
 
-/// Recently interned styles, checked before the hash map: programs alternate between a few
-/// styles (text, highlight, reset), so most lookups end here.
-const RECENT: usize = 4;
+/// Slots of the cache in front of the hash map while a table is small: programs alternate
+/// between a few styles (text, highlight, reset), so most lookups end here.
+const SMALL_CACHE: usize = 8;
+
+/// Slots of the cache once a table holds more than [`LARGE_CACHE_AFTER`] styles. A stream of
+/// new true-colour styles fills the map with styles that never come back, so the few hundred
+/// that do (a palette in bold, say) lie scattered over a map of up to [`MAX_STYLES`] entries,
+/// each lookup a cache miss; this array keeps them in 32 KiB. Idle terminals never pay for it.
+const LARGE_CACHE: usize = 1024;
+
+/// Styles in a table before its cache grows to [`LARGE_CACHE`] slots.
+const LARGE_CACHE_AFTER: usize = 64;
 
 /// Interns styles: equal styles share one id.
 #[derive(Clone, Debug)]
 pub struct StyleTable {
     styles: Vec<Style>,
     index: FxHashMap<u128, StyleId>,
-    recent: [(u128, StyleId); RECENT],
-    recent_next: usize,
+    /// Direct-mapped (key, id) pairs, a power of two of them; an empty slot holds the default
+    /// style's pair, which is a true one.
+    cache: Box<[(u128, StyleId)]>,
 }
 
 impl Default for StyleTable {
     fn default() -> Self {
         StyleTable::new()
     }
+}
+
+/// The cache slot of a key in a cache of `len` slots (a power of two).
+#[inline]
+fn cache_slot(key: u128, len: usize) -> usize {
+    let folded = key as u64 ^ (key >> 64) as u64;
+    (folded.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40) as usize & (len - 1)
 }
 
 impl StyleTable {
@@ -195,8 +212,7 @@ impl StyleTable {
         StyleTable {
             styles: vec![Style::default()],
             index,
-            recent: [(default_key, StyleId::DEFAULT); RECENT],
-            recent_next: 0,
+            cache: vec![(default_key, StyleId::DEFAULT); SMALL_CACHE].into_boxed_slice(),
         }
     }
 
@@ -225,7 +241,10 @@ impl StyleTable {
     #[inline]
     pub fn intern(&mut self, style: Style) -> Option<StyleId> {
         let key = style.key();
-        if let Some(&(_, id)) = self.recent.iter().find(|(k, _)| *k == key) {
+        let slot = cache_slot(key, self.cache.len());
+        if let Some(&(cached, id)) = self.cache.get(slot)
+            && cached == key
+        {
             return Some(id);
         }
         let id = match self.index.get(&key) {
@@ -237,11 +256,16 @@ impl StyleTable {
                 let id = StyleId(self.styles.len() as u32);
                 self.styles.push(style);
                 self.index.insert(key, id);
+                if self.styles.len() > LARGE_CACHE_AFTER && self.cache.len() < LARGE_CACHE {
+                    let default = (Style::default().key(), StyleId::DEFAULT);
+                    self.cache = vec![default; LARGE_CACHE].into_boxed_slice();
+                }
                 id
             }
         };
-        self.recent[self.recent_next] = (key, id);
-        self.recent_next = (self.recent_next + 1) % RECENT;
+        if let Some(entry) = self.cache.get_mut(cache_slot(key, self.cache.len())) {
+            *entry = (key, id);
+        }
         Some(id)
     }
 
@@ -301,6 +325,42 @@ mod tests {
         keys.sort();
         keys.dedup();
         assert_eq!(keys.len(), variants.len() + 1);
+    }
+
+    #[test]
+    fn ids_stay_true_through_the_cache_growing_and_compaction() {
+        // Styles that repeat among thousands that do not, as an SGR-heavy program writes them:
+        // the cache grows past LARGE_CACHE_AFTER and many keys share a slot.
+        let style = |i: u32| Style {
+            fg: Color::Rgb((i >> 16) as u8, (i >> 8) as u8, i as u8),
+            attrs: if i.is_multiple_of(3) {
+                Attrs::BOLD
+            } else {
+                Attrs::default()
+            },
+            ..Style::default()
+        };
+        let mut table = StyleTable::new();
+        let mut ids = Vec::new();
+        for i in 0..5000u32 {
+            let id = table.intern(style(i)).expect("room");
+            ids.push(id);
+            let again = i * 7919 % (i + 1);
+            assert_eq!(table.intern(style(again)), Some(ids[again as usize]));
+        }
+        for (i, &id) in ids.iter().enumerate().rev() {
+            assert_eq!(table.intern(style(i as u32)), Some(id));
+            assert_eq!(table.get(id), &style(i as u32));
+        }
+        let used: Vec<bool> = (0..table.len()).map(|i| i % 2 == 1).collect();
+        let remap = table.compact(&used);
+        for (i, &id) in ids.iter().enumerate() {
+            if id.0 % 2 == 1 {
+                let new = remap[id.0 as usize];
+                assert_eq!(table.intern(style(i as u32)), Some(new));
+                assert_eq!(table.get(new), &style(i as u32));
+            }
+        }
     }
 
     #[test]
