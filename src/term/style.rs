@@ -4,7 +4,10 @@
 //! back to [`Style`] values. The table is bounded: when it fills up the terminal compacts it,
 //! keeping only the styles still referenced by some cell (see `Screen::compact_tables`).
 
-use rustc_hash::FxHashMap;
+use std::hash::Hasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxHasher;
 
 /// A colour as a terminal program sets it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -184,7 +187,9 @@ const LARGE_CACHE_AFTER: usize = 64;
 #[derive(Clone, Debug)]
 pub struct StyleTable {
     styles: Vec<Style>,
-    index: FxHashMap<u128, StyleId>,
+    /// The ids of `styles`, by the hash of their key: 4 bytes an entry where a map from keys
+    /// would take 32, so even a table of [`MAX_STYLES`] stays a megabyte, mostly in cache.
+    index: HashTable<StyleId>,
     /// Direct-mapped (key, id) pairs, a power of two of them; an empty slot holds the default
     /// style's pair, which is a true one.
     cache: Box<[(u128, StyleId)]>,
@@ -194,6 +199,14 @@ impl Default for StyleTable {
     fn default() -> Self {
         StyleTable::new()
     }
+}
+
+/// The hash of a style's key in the index.
+#[inline]
+fn key_hash(key: u128) -> u64 {
+    let mut hasher = FxHasher::default();
+    hasher.write_u128(key);
+    hasher.finish()
 }
 
 /// The cache slot of a key in a cache of `len` slots (a power of two).
@@ -207,8 +220,10 @@ impl StyleTable {
     /// A table holding only the default style.
     pub fn new() -> StyleTable {
         let default_key = Style::default().key();
-        let mut index = FxHashMap::default();
-        index.insert(default_key, StyleId::DEFAULT);
+        let mut index = HashTable::new();
+        index.insert_unique(key_hash(default_key), StyleId::DEFAULT, |_| {
+            key_hash(default_key)
+        });
         StyleTable {
             styles: vec![Style::default()],
             index,
@@ -247,7 +262,12 @@ impl StyleTable {
         {
             return Some(id);
         }
-        let id = match self.index.get(&key) {
+        let hash = key_hash(key);
+        let key_of = |styles: &[Style], id: StyleId| styles.get(id.0 as usize).map(Style::key);
+        let found = self
+            .index
+            .find(hash, |&id| key_of(&self.styles, id) == Some(key));
+        let id = match found {
             Some(&id) => id,
             None => {
                 if self.is_full() {
@@ -255,7 +275,9 @@ impl StyleTable {
                 }
                 let id = StyleId(self.styles.len() as u32);
                 self.styles.push(style);
-                self.index.insert(key, id);
+                let styles = &self.styles;
+                self.index
+                    .insert_unique(hash, id, |&id| key_of(styles, id).map_or(0, key_hash));
                 if self.styles.len() > LARGE_CACHE_AFTER && self.cache.len() < LARGE_CACHE {
                     let default = (Style::default().key(), StyleId::DEFAULT);
                     self.cache = vec![default; LARGE_CACHE].into_boxed_slice();
