@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Whole-process SVG rendering speed: `shotty render` against termsnap on the ten real screens
+of benches/svg_size.py (the same SGR-only screen file for both), interleaved in one run.
+
+  cargo build --release
+  python3 benches/render_process.py [--rounds N] [--termsnap BIN] [--shotty BIN ...]
+
+termsnap is `cargo install termsnap --root …` (svg_size.py installs it into its work
+directory; pass --termsnap, or it is looked for on PATH). Each round runs every command once
+per screen, in turn, so drifting machine load hits every tool alike. Prints, per screen and in
+the sum, the median wall time of each command and the ratio termsnap / shotty (above 1: shotty
+is faster), and the geometric mean and median of the per-screen ratios. Several --shotty
+binaries (a change's before and after) run in the same loop.
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from svg_size import FIXTURES, INPUTS, fixture_bytes, screen_as_sgr  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def option(name, default):
+    if name in sys.argv:
+        return sys.argv[sys.argv.index(name) + 1]
+    return default
+
+
+def timed(argv, stdin_path):
+    with open(stdin_path, "rb") as stdin:
+        start = time.perf_counter()
+        subprocess.run(argv, stdin=stdin, stdout=subprocess.DEVNULL, check=True)
+        return time.perf_counter() - start
+
+
+def main():
+    rounds = int(option("--rounds", "31"))
+    termsnap = option("--termsnap", shutil.which("termsnap"))
+    if not termsnap:
+        raise SystemExit("termsnap not found: pass --termsnap BIN (see the docstring)")
+    shottys = [a for i, a in enumerate(sys.argv) if i > 0 and sys.argv[i - 1] == "--shotty"]
+    shottys = shottys or [os.path.join(ROOT, "target", "release", "shotty")]
+    manifest = {e["name"]: e for e in json.loads((FIXTURES / "manifest.json").read_text())}
+    env = dict(os.environ, XDG_CONFIG_HOME="/nonexistent")
+    with tempfile.TemporaryDirectory(prefix="shotty-render-process-") as tmp:
+        cases = []
+        for name, alt in INPUTS:
+            w, h = manifest[name]["width"], manifest[name]["height"]
+            raw = os.path.join(tmp, f"{name}.bin")
+            with open(raw, "wb") as f:
+                f.write(fixture_bytes(name, alt))
+            snapshot = subprocess.run(
+                [shottys[0], "render", "--width", str(w), "--height", str(h), "--format",
+                 "json", raw], check=True, capture_output=True, env=env).stdout
+            screen = os.path.join(tmp, f"{name}.ans")
+            with open(screen, "wb") as f:
+                f.write(screen_as_sgr(json.loads(snapshot)))
+            commands = {
+                (f"shotty {b}" if len(shottys) > 1 else "shotty"): [
+                    b, "render", "--width", str(w), "--height", str(h), "-o",
+                    os.path.join(tmp, "out.svg"), "-"]
+                for b in shottys
+            }
+            commands["termsnap"] = [termsnap, "-c", str(w), "-l", str(h), "-o",
+                                    os.path.join(tmp, "termsnap.svg")]
+            cases.append((name, screen, commands))
+        times = {(name, tool): [] for name, _, commands in cases for tool in commands}
+        for _ in range(rounds):
+            for name, screen, commands in cases:
+                for tool, argv in commands.items():
+                    times[(name, tool)].append(timed(argv, screen))
+        tools = list(cases[0][2])
+        print(f"median of {rounds} rounds, whole process, ms")
+        print("| screen | " + " | ".join(tools) + " | termsnap / shotty |")
+        print("|---|" + "---:|" * (len(tools) + 1))
+        totals = {tool: 0.0 for tool in tools}
+        ratios = {tool: [] for tool in tools if tool != "termsnap"}
+        for name, _, _ in cases:
+            medians = {tool: statistics.median(times[(name, tool)]) for tool in tools}
+            for tool in tools:
+                totals[tool] += medians[tool]
+            for tool in ratios:
+                ratios[tool].append(medians["termsnap"] / medians[tool])
+            cells = [f"{medians[t] * 1000:.2f}" for t in tools]
+            ratio = medians["termsnap"] / medians[tools[0]]
+            print(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f}× |")
+        cells = [f"{totals[t] * 1000:.2f}" for t in tools]
+        summed = ", ".join(f"{t}: {totals['termsnap'] / totals[t]:.2f}×" for t in ratios)
+        print("| **sum of medians** | " + " | ".join(cells) + f" | {summed} |")
+        for tool, values in ratios.items():
+            print(f"{tool}: termsnap / shotty per screen: geometric mean "
+                  f"{statistics.geometric_mean(values):.2f}×, median "
+                  f"{statistics.median(values):.2f}×, range {min(values):.2f}–{max(values):.2f}×")
+
+
+if __name__ == "__main__":
+    main()
