@@ -78,10 +78,12 @@ def main():
                     times[(name, tool)].append(timed(argv, screen))
         tools = list(cases[0][2])
         print(f"median of {rounds} rounds, whole process, ms")
-        print("| screen | " + " | ".join(tools) + " | termsnap / shotty |")
-        print("|---|" + "---:|" * (len(tools) + 1))
+        shotty_tools = [t for t in tools if t != "termsnap"]
+        print("| screen | " + " | ".join(tools) + " | "
+              + " | ".join(f"termsnap / {t}" for t in shotty_tools) + " |")
+        print("|---|" + "---:|" * (len(tools) + len(shotty_tools)))
         totals = {tool: 0.0 for tool in tools}
-        ratios = {tool: [] for tool in tools if tool != "termsnap"}
+        ratios = {tool: [] for tool in shotty_tools}
         for name, _, _ in cases:
             medians = {tool: statistics.median(times[(name, tool)]) for tool in tools}
             for tool in tools:
@@ -89,11 +91,11 @@ def main():
             for tool in ratios:
                 ratios[tool].append(medians["termsnap"] / medians[tool])
             cells = [f"{medians[t] * 1000:.2f}" for t in tools]
-            ratio = medians["termsnap"] / medians[tools[0]]
-            print(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f}× |")
+            cells += [f"{values[-1]:.2f}×" for values in ratios.values()]
+            print(f"| {name} | " + " | ".join(cells) + " |")
         cells = [f"{totals[t] * 1000:.2f}" for t in tools]
-        summed = ", ".join(f"{t}: {totals['termsnap'] / totals[t]:.2f}×" for t in ratios)
-        print("| **sum of medians** | " + " | ".join(cells) + f" | {summed} |")
+        cells += [f"{totals['termsnap'] / totals[t]:.2f}×" for t in shotty_tools]
+        print("| **sum of medians** | " + " | ".join(cells) + " |")
         for tool, values in ratios.items():
             print(f"{tool}: termsnap / shotty per screen: geometric mean "
                   f"{statistics.geometric_mean(values):.2f}×, median "
