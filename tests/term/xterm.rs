@@ -797,14 +797,27 @@ fn xterm_screen(display: &Display, dir: &Path, index: usize, bytes: &[u8]) -> Sc
         .env("HOME", dir)
         .env_remove("XDG_CONFIG_HOME")
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        // A file rather than a pipe: xterm's child would inherit a pipe and could hold it open.
-        .stderr(std::fs::File::create(&stderr_file).expect("xterm's stderr file"));
-    let status = xterm.status().expect("xterm runs (Debian package xterm)");
+        .stdout(Stdio::null());
+    // Xvfb has been seen to refuse a connection now and then while four xterms connect at
+    // once ("Can't open display"): the X server's hiccup, not the case's, so it is retried.
+    let mut attempts = 0;
+    let status = loop {
+        attempts += 1;
+        // A file rather than a pipe: xterm's child would inherit a pipe and hold it open.
+        xterm.stderr(std::fs::File::create(&stderr_file).expect("xterm's stderr file"));
+        let status = xterm.status().expect("xterm runs (Debian package xterm)");
+        let refused = || {
+            std::fs::read_to_string(&stderr_file).is_ok_and(|e| e.contains("Can't open display"))
+        };
+        if status.success() || attempts == 3 || !refused() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
     assert!(
         status.success(),
-        "xterm failed: {status}; its stderr: {:?}; the helper's error: {:?}; \
-         it got as far as: replies {}, cursor {}",
+        "xterm failed: {status} ({attempts} attempts); its stderr: {:?}; the helper's error: \
+         {:?}; it got as far as: replies {}, cursor {}",
         std::fs::read_to_string(&stderr_file).unwrap_or_default(),
         std::fs::read_to_string(case.with_extension("bin.err")).unwrap_or_default(),
         replies_file.exists(),
