@@ -83,9 +83,9 @@ pub fn encode(
 /// Sets how `encoder` filters and deflates, for stills and animation frames alike.
 ///
 /// The default leaves rows unfiltered at zlib level 4: a terminal screen repeats the same
-/// glyphs on flat colours, which deflate finds as repeats only in the unfiltered bytes. On the
-/// ten fixture screens this is 5–26 % smaller than the png crate's balanced setting (adaptive
-/// filters, level 6) on all but the sparsest (+7 %), in half the time (BENCHMARKS.md).
+/// glyphs on flat colours, which deflate finds as repeats only in the unfiltered bytes. On seven
+/// 100×30 fixture screens this is 5–26 % smaller than the png crate's balanced setting
+/// (adaptive filters, level 6) on all but the sparsest (+7 %), in half the time (BENCHMARKS.md).
 pub(crate) fn set_compression<W: std::io::Write>(
     encoder: &mut png::Encoder<'_, W>,
     compression: PngCompression,

@@ -122,28 +122,6 @@ impl ParamGroups for CsiParams {
     }
 }
 
-/// Adds `value` to the values read so far (`len` of them, in `groups` groups), and ends its
-/// group when `ends_group` (as vte's `Params::push` does for `;` and the final byte; `extend`,
-/// for `:`, does not); `None` when full. The counts are the caller's locals rather than
-/// fields, so they stay in registers while a sequence is read.
-#[inline(always)]
-fn add_value(
-    values: &mut [u16; MAX_VALUES],
-    ends: &mut [u8; MAX_VALUES],
-    (len, groups): (&mut usize, &mut usize),
-    value: u16,
-    ends_group: bool,
-) -> Option<()> {
-    *values.get_mut(*len)? = value;
-    *len += 1;
-    if ends_group {
-        // Never more groups than values.
-        *ends.get_mut(*groups)? = *len as u8;
-        *groups += 1;
-    }
-    Some(())
-}
-
 /// A control sequence read by [`Csi::read`].
 pub(crate) struct Csi {
     pub params: CsiParams,
@@ -196,6 +174,19 @@ impl Csi {
             i += 1;
         }
         let params = &mut self.params;
+        // Adds a value, and ends its group when `ends_group` (as vte's `Params::push` does for
+        // `;` and the final byte; `extend`, for `:`, does not); `None` when full. The counts are
+        // locals rather than fields, so they stay in registers while a sequence is read.
+        let mut add = |value: u16, ends_group: bool| -> Option<()> {
+            *params.values.get_mut(len)? = value;
+            len += 1;
+            if ends_group {
+                // Never more groups than values.
+                *params.ends.get_mut(groups)? = len as u8;
+                groups += 1;
+            }
+            Some(())
+        };
         // Parameters, then intermediates, then the final byte.
         let mut value: u16 = 0;
         let mut in_intermediates = false;
@@ -214,23 +205,15 @@ impl Csi {
                     value = value.saturating_mul(10).saturating_add(u16::from(b - b'0'));
                 }
                 b':' | b';' => {
-                    let counts = (&mut len, &mut groups);
-                    add_value(
-                        &mut params.values,
-                        &mut params.ends,
-                        counts,
-                        value,
-                        b == b';',
-                    )?;
+                    add(value, b == b';')?;
                     value = 0;
                 }
                 _ => return None,
             }
         };
-        let counts = (&mut len, &mut groups);
-        add_value(&mut params.values, &mut params.ends, counts, value, true)?;
-        params.len = len;
-        params.groups = groups;
+        add(value, true)?;
+        self.params.len = len;
+        self.params.groups = groups;
         self.intermediate_count = intermediate_count;
         self.action = char::from(final_byte);
         Some(i)
