@@ -1,6 +1,6 @@
 //! Rendering speed: snapshot → layout, snapshot → SVG string, snapshot → PNG bytes (end to
 //! end), and the PNG path's stages on their own (SVG → pixels, pixels → PNG at the default
-//! and the fast compression), for a dense, styled 80×24 and 200×50 screen.
+//! and the fast compression, and a first image, its glyphs not yet cached), for a dense, styled 80×24 and 200×50 screen.
 //!
 //! `cargo bench --bench render`; `python3 benches/render_report.py` turns criterion's results
 //! into the table in BENCHMARKS.md.
@@ -189,6 +189,13 @@ fn bench_render(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("png", ""), |b| {
             b.iter(|| render::encode(black_box(&snap), Format::Png, &appearance).unwrap())
         });
+        // A process's first image: every glyph rasterised, none from the cache.
+        group.bench_function(BenchmarkId::new("png_first", ""), |b| {
+            b.iter(|| {
+                render::png::forget_glyphs();
+                render::encode(black_box(&snap), Format::Png, &appearance).unwrap()
+            })
+        });
         let fast = Appearance {
             png_compression: PngCompression::Fast,
             ..Appearance::default()
@@ -197,13 +204,17 @@ fn bench_render(c: &mut Criterion) {
             b.iter(|| render::encode(black_box(&snap), Format::Png, &fast).unwrap())
         });
 
-        // The PNG path's stages: SVG (as written for the rasteriser) → pixels → PNG.
+        // The PNG path's stages: layout → pixels (resvg under and over the text, the text from
+        // cached glyphs) → PNG; and, to compare, the whole SVG drawn by resvg.
         let layout = render::layout::Layout::new(&snap, &appearance).unwrap();
-        let svg = render::svg::write_for_raster(&layout, &appearance).unwrap();
         group.bench_function(BenchmarkId::new("rasterize", ""), |b| {
+            b.iter(|| render::png::render_layout(black_box(&layout), &appearance, None).unwrap())
+        });
+        let svg = render::svg::write_for_raster(&layout, &appearance).unwrap();
+        group.bench_function(BenchmarkId::new("rasterize_resvg", ""), |b| {
             b.iter(|| render::png::render_pixmap(black_box(&svg), &appearance).unwrap())
         });
-        let pixmap = render::png::render_pixmap(&svg, &appearance).unwrap();
+        let pixmap = render::png::render_layout(&layout, &appearance, None).unwrap();
         let encoded = |c| render::png::encode(&pixmap, c).unwrap().len();
         eprintln!(
             "render/{size}: SVG {} bytes ({} without metadata), PNG {} bytes (fast: {})",

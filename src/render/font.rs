@@ -68,9 +68,25 @@ pub static BUNDLED: [BundledFont; 8] = [
 ];
 
 fn primary_face() -> Option<&'static ttf_parser::Face<'static>> {
-    static FACE: OnceLock<Option<ttf_parser::Face<'static>>> = OnceLock::new();
-    FACE.get_or_init(|| ttf_parser::Face::parse(BUNDLED[0].data, 0).ok())
-        .as_ref()
+    monospace_face(false, false)
+}
+
+/// The bundled monospace face of this weight and slant, parsed once.
+pub(crate) fn monospace_face(
+    bold: bool,
+    italic: bool,
+) -> Option<&'static ttf_parser::Face<'static>> {
+    static FACES: OnceLock<[Option<ttf_parser::Face<'static>>; 4]> = OnceLock::new();
+    let faces = FACES.get_or_init(|| {
+        // BUNDLED's first four, in the order of `monospace_index`.
+        std::array::from_fn(|i| ttf_parser::Face::parse(BUNDLED[i].data, 0).ok())
+    });
+    faces[monospace_index(bold, italic)].as_ref()
+}
+
+/// Where the monospace face of this weight and slant is in [`BUNDLED`].
+pub(crate) const fn monospace_index(bold: bool, italic: bool) -> usize {
+    bold as usize + 2 * italic as usize
 }
 
 /// Whether the primary monospace font has a glyph for `c` (its advance is then exactly one
@@ -259,20 +275,12 @@ pub fn uncovered(db: &fontdb::Database, chars: impl IntoIterator<Item = char>) -
 }
 
 #[cfg(feature = "embed-font")]
-fn face_index(bold: bool, italic: bool) -> usize {
-    BUNDLED
-        .iter()
-        .position(|f| f.family == PRIMARY_FAMILY && f.bold == bold && f.italic == italic)
-        .unwrap_or(0)
-}
-
-#[cfg(feature = "embed-font")]
 /// The bundled face a browser will draw `c` with in a run of the given style: the matching
 /// monospace face if it has the glyph, else the first fallback face that does (the same
 /// order resvg uses).
 pub(crate) fn face_for(c: char, bold: bool, italic: bool) -> Option<usize> {
     if primary_covers(c) {
-        return Some(face_index(bold, italic));
+        return Some(monospace_index(bold, italic));
     }
     BUNDLED.iter().enumerate().skip(4).find_map(|(i, font)| {
         ttf_parser::Face::parse(font.data, 0)
@@ -334,6 +342,18 @@ mod tests {
         assert!(m.baseline > 9.0 && m.baseline < 18.0, "{}", m.baseline);
         assert!(m.underline > m.baseline && m.underline < m.height);
         assert!(m.strike < m.baseline && m.strike > 0.0);
+    }
+
+    #[test]
+    fn monospace_faces_are_found_by_weight_and_slant() {
+        for (bold, italic) in [(false, false), (true, false), (false, true), (true, true)] {
+            let font = &BUNDLED[monospace_index(bold, italic)];
+            assert_eq!(
+                (font.family, font.bold, font.italic),
+                (PRIMARY_FAMILY, bold, italic)
+            );
+            assert!(monospace_face(bold, italic).is_some(), "{}", font.file);
+        }
     }
 
     #[test]

@@ -5,11 +5,15 @@
 //! [`Appearance`]; [`svg`] writes that layout as SVG; [`png`] rasterises the SVG with resvg and
 //! the bundled fonts. The PNG is therefore the SVG, rasterised (written for the rasteriser
 //! without the metadata and with text colours as attributes instead of CSS classes — the same
-//! drawing, parsed faster).
+//! drawing, parsed faster), except that the text of the bundled monospace faces is blended
+//! from glyphs rasterised once and cached (`glyphs`), between what resvg draws under it and
+//! over it: the same glyphs, to within a supersample at some edges, in a third of the time.
 
 pub mod animation;
 pub(crate) mod boxdraw;
 pub mod font;
+#[cfg(feature = "png")]
+mod glyphs;
 pub mod layout;
 pub mod mask;
 pub(crate) mod number;

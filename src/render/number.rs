@@ -69,6 +69,14 @@ pub(crate) fn push_hundredths(out: &mut String, n: i64) {
     out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
 }
 
+/// The value a reader of the document gets for `v`: `v` rounded to hundredths, as [`push_f`]
+/// writes it. Whatever draws beside the document (the raster's cached glyphs) places things
+/// at these values, where resvg places the document's.
+#[cfg(feature = "png")]
+pub(crate) fn as_written(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,6 +128,11 @@ mod tests {
         }
         for v in values {
             assert_eq!(f(v), reference(v), "{v:?}");
+            #[cfg(feature = "png")]
+            if v.abs() < 1e12 {
+                assert_eq!(f(as_written(v)), f(v), "{v:?}");
+                assert_eq!(f(v).parse::<f64>().ok(), Some(as_written(v) + 0.0), "{v:?}");
+            }
         }
     }
 }

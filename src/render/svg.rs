@@ -936,7 +936,13 @@ pub(crate) fn text(
 /// Writes the layout as an SVG document. The structured snapshot goes into `<metadata>`
 /// unless the appearance turns it off.
 pub fn write(layout: &Layout, snapshot: &Snapshot, a: &Appearance) -> Result<String, RenderError> {
-    document(layout, a.metadata.then_some(snapshot), a, false)
+    document(
+        layout,
+        a.metadata.then_some(snapshot),
+        a,
+        false,
+        Content::whole(layout),
+    )
 }
 
 /// Writes the layout as the SVG document the PNG path rasterises: what [`write()`] writes,
@@ -944,7 +950,64 @@ pub fn write(layout: &Layout, snapshot: &Snapshot, a: &Appearance) -> Result<Str
 /// attributes rather than CSS classes (usvg matches every CSS rule against every element,
 /// which costs milliseconds on a screen of many colours).
 pub fn write_for_raster(layout: &Layout, a: &Appearance) -> Result<String, RenderError> {
-    document(layout, None, a, true)
+    document(layout, None, a, true, Content::whole(layout))
+}
+
+/// The documents [`write_for_raster`] splits into when the rasteriser draws most text itself,
+/// from cached glyphs: what lies under the text, with only the runs `drawn` leaves out as
+/// text, and what lies over the text (masks, highlights, the caption), if anything does.
+#[cfg(feature = "png")]
+pub(crate) fn write_for_raster_around_text(
+    layout: &Layout,
+    a: &Appearance,
+    drawn: &[bool],
+) -> Result<(String, Option<String>), RenderError> {
+    let left: Vec<Run> = layout
+        .runs
+        .iter()
+        .zip(drawn.iter().chain(std::iter::repeat(&false)))
+        .filter(|(_, drawn)| !**drawn)
+        .map(|(run, _)| run.clone())
+        .collect();
+    let under = Content {
+        under_text: true,
+        runs: &left,
+        over_text: false,
+    };
+    let over = Content {
+        under_text: false,
+        runs: &[],
+        over_text: true,
+    };
+    let has_over =
+        !layout.masked.is_empty() || !layout.highlights.is_empty() || layout.caption.is_some();
+    Ok((
+        document(layout, None, a, true, under)?,
+        has_over
+            .then(|| document(layout, None, a, true, over))
+            .transpose()?,
+    ))
+}
+
+/// What of a layout a document draws, bottom to top.
+#[derive(Clone, Copy)]
+struct Content<'a> {
+    /// The chrome, the backgrounds, the scaled rows, the cursor, the shapes and the strokes.
+    under_text: bool,
+    /// The text runs (of the screen's rows; the scaled rows' are under the text).
+    runs: &'a [Run],
+    /// The masks, the highlights and the caption.
+    over_text: bool,
+}
+
+impl Content<'_> {
+    fn whole(layout: &Layout) -> Content<'_> {
+        Content {
+            under_text: true,
+            runs: &layout.runs,
+            over_text: true,
+        }
+    }
 }
 
 /// The cell width the text of a document for viewers is fitted to ([`Fit::Cells`]): none when
@@ -958,6 +1021,7 @@ fn document(
     metadata: Option<&Snapshot>,
     a: &Appearance,
     inline_styles: bool,
+    content: Content<'_>,
 ) -> Result<String, RenderError> {
     let (font_faces, families) = font_faces(a, |subsets| subsets.add_layout(layout))?;
     // A style of one run is written on it: a rule of its own and a reference to it cost more.
@@ -1023,21 +1087,29 @@ fn document(
     // The body goes after <defs>, which the backdrop and the frame add to.
     let mut defs = String::new();
     let mut body = String::with_capacity(out.capacity() - out.len());
-    chrome(&mut body, layout, &mut defs);
+    if content.under_text {
+        chrome(&mut body, layout, &mut defs);
+    }
 
     body.push_str("\n<g>");
-    backgrounds(&mut body, &layout.backgrounds);
-    scaled_rows(&mut body, layout, &mut defs, "row", grid, text_style);
-    cursor(&mut body, layout);
-    drawing(
+    if content.under_text {
+        backgrounds(&mut body, &layout.backgrounds);
+        scaled_rows(&mut body, layout, &mut defs, "row", grid, text_style);
+        cursor(&mut body, layout);
+        shapes_and_strokes(&mut body, &layout.shapes, &layout.strokes);
+    }
+    text(
         &mut body,
         layout,
-        &layout.shapes,
-        &layout.strokes,
-        &layout.runs,
+        content.runs,
+        Baseline::PerRun,
         grid,
         text_style,
     );
+    if !content.over_text {
+        body.push_str("\n</g>");
+        return close_svg(out, &defs, &body);
+    }
     if !layout.masked.is_empty() {
         defs.push_str(MASK_PATTERN);
         masked(&mut body, layout);
