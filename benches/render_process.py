@@ -4,13 +4,15 @@ of benches/svg_size.py (the same SGR-only screen file for both), interleaved in 
 
   cargo build --release
   python3 benches/render_process.py [--rounds N] [--termsnap BIN] [--shotty BIN ...]
+  python3 benches/render_process.py --format png --shotty BEFORE --shotty AFTER [--rounds N]
 
 termsnap is `cargo install termsnap --root …` (svg_size.py installs it into its work
 directory; pass --termsnap, or it is looked for on PATH). Each round runs every command once
 per screen, in turn, so drifting machine load hits every tool alike. Prints, per screen and in
 the sum, the median wall time of each command and the ratio termsnap / shotty (above 1: shotty
 is faster), and the geometric mean and median of the per-screen ratios. Several --shotty
-binaries (a change's before and after) run in the same loop.
+binaries (a change's before and after) run in the same loop. With `--format png` termsnap
+(which writes no PNG) is left out and the ratios are the first shotty's time over each one's.
 """
 import json
 import os
@@ -42,8 +44,9 @@ def timed(argv, stdin_path):
 
 def main():
     rounds = int(option("--rounds", "31"))
+    fmt = option("--format", "svg")
     termsnap = option("--termsnap", shutil.which("termsnap"))
-    if not termsnap:
+    if fmt == "svg" and not termsnap:
         raise SystemExit("termsnap not found: pass --termsnap BIN (see the docstring)")
     shottys = [a for i, a in enumerate(sys.argv) if i > 0 and sys.argv[i - 1] == "--shotty"]
     shottys = shottys or [os.path.join(ROOT, "target", "release", "shotty")]
@@ -65,11 +68,12 @@ def main():
             commands = {
                 (f"shotty {b}" if len(shottys) > 1 else "shotty"): [
                     b, "render", "--width", str(w), "--height", str(h), "-o",
-                    os.path.join(tmp, "out.svg"), "-"]
+                    os.path.join(tmp, f"out.{fmt}"), "-"]
                 for b in shottys
             }
-            commands["termsnap"] = [termsnap, "-c", str(w), "-l", str(h), "-o",
-                                    os.path.join(tmp, "termsnap.svg")]
+            if fmt == "svg":
+                commands["termsnap"] = [termsnap, "-c", str(w), "-l", str(h), "-o",
+                                        os.path.join(tmp, "termsnap.svg")]
             cases.append((name, screen, commands))
         times = {(name, tool): [] for name, _, commands in cases for tool in commands}
         for _ in range(rounds):
@@ -77,10 +81,11 @@ def main():
                 for tool, argv in commands.items():
                     times[(name, tool)].append(timed(argv, screen))
         tools = list(cases[0][2])
-        print(f"median of {rounds} rounds, whole process, ms")
-        shotty_tools = [t for t in tools if t != "termsnap"]
+        reference = "termsnap" if fmt == "svg" else tools[0]
+        print(f"median of {rounds} rounds, whole process, {fmt.upper()}, ms")
+        shotty_tools = [t for t in tools if t != reference]
         print("| screen | " + " | ".join(tools) + " | "
-              + " | ".join(f"termsnap / {t}" for t in shotty_tools) + " |")
+              + " | ".join(f"{reference} / {t}" for t in shotty_tools) + " |")
         print("|---|" + "---:|" * (len(tools) + len(shotty_tools)))
         totals = {tool: 0.0 for tool in tools}
         ratios = {tool: [] for tool in shotty_tools}
@@ -89,15 +94,15 @@ def main():
             for tool in tools:
                 totals[tool] += medians[tool]
             for tool in ratios:
-                ratios[tool].append(medians["termsnap"] / medians[tool])
+                ratios[tool].append(medians[reference] / medians[tool])
             cells = [f"{medians[t] * 1000:.2f}" for t in tools]
             cells += [f"{values[-1]:.2f}×" for values in ratios.values()]
             print(f"| {name} | " + " | ".join(cells) + " |")
         cells = [f"{totals[t] * 1000:.2f}" for t in tools]
-        cells += [f"{totals['termsnap'] / totals[t]:.2f}×" for t in shotty_tools]
+        cells += [f"{totals[reference] / totals[t]:.2f}×" for t in shotty_tools]
         print("| **sum of medians** | " + " | ".join(cells) + " |")
         for tool, values in ratios.items():
-            print(f"{tool}: termsnap / shotty per screen: geometric mean "
+            print(f"{tool}: {reference} / it per screen: geometric mean "
                   f"{statistics.geometric_mean(values):.2f}×, median "
                   f"{statistics.median(values):.2f}×, range {min(values):.2f}–{max(values):.2f}×")
 
