@@ -274,6 +274,31 @@ impl Row {
         }
     }
 
+    /// Writes a wide character's `cell` at `col` and its spacer after it if both cells are
+    /// plain (no flags: neither part of a wide character nor carrying extras); returns whether
+    /// it did.
+    #[inline]
+    pub(crate) fn write_plain_wide(&mut self, col: usize, cell: Cell) -> bool {
+        match self.cells.get_mut(col..col + 2) {
+            Some([first, second])
+                if first.flags == CellFlags::empty() && second.flags == CellFlags::empty() =>
+            {
+                *first = Cell {
+                    flags: CellFlags::WIDE.with(cell.flags),
+                    ..cell
+                };
+                *second = Cell {
+                    ch: ' ',
+                    flags: CellFlags::WIDE_SPACER.with(cell.flags),
+                    ..cell
+                };
+                self.occ = self.occ.max(col + 2);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Writes `text` (printable ASCII) as plain cells from `col` on, each a copy of `cell`
     /// with its own character, stopping at the first cell that needs the general path (or
     /// the end of the row). Returns how many characters it wrote.

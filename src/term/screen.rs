@@ -1202,17 +1202,22 @@ impl Screen {
 impl Handler for Screen {
     #[inline(always)]
     fn print(&mut self, c: char) {
-        // Fast path for the overwhelmingly common case: printable ASCII over a plain cell,
-        // not in the last column, with nothing pending. Everything else takes `print_general`.
-        if (' '..'\x7f').contains(&c)
-            && !self.cursor.pending_wrap
+        // Fast path for the overwhelmingly common case: a character over plain cells, not
+        // reaching the last column, with nothing pending. Everything else takes
+        // `print_general`.
+        if !self.cursor.pending_wrap
             && !self.pen_dirty
             && !self.modes.insert
             && self.charsets.is_identity()
         {
+            let width = if (' '..'\x7f').contains(&c) {
+                1
+            } else {
+                c.width().unwrap_or(0)
+            };
             let Cursor { row, col, .. } = self.cursor;
             // Short of the right margin (the last column without margins).
-            if col < self.margin_right {
+            if width > 0 && col + width <= self.margin_right {
                 let cell = Cell {
                     ch: c,
                     style: self.pen_id,
@@ -1220,8 +1225,14 @@ impl Handler for Screen {
                     flags: self.protect,
                 };
                 let r = self.grid.row_mut(row);
-                if !r.size.is_double() && r.write_plain(col, cell) {
-                    self.cursor.col = col + 1;
+                let written = !r.size.is_double()
+                    && if width == 1 {
+                        r.write_plain(col, cell)
+                    } else {
+                        r.write_plain_wide(col, cell)
+                    };
+                if written {
+                    self.cursor.col = col + width;
                     self.last_char = Some(c);
                     return;
                 }
