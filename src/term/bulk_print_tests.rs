@@ -134,6 +134,11 @@ fn random_streams() {
         b"\x1b[?69h",
         b"\x1b[2;6s",
         "中".as_bytes(),
+        "é".as_bytes(),
+        "\u{301}".as_bytes(),
+        "😀".as_bytes(),
+        "\u{85}".as_bytes(),
+        "\u{9b}".as_bytes(),
     ];
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
