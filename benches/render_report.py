@@ -10,8 +10,8 @@ import pathlib
 import sys
 
 root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "target/criterion")
-STAGES = ["layout", "svg", "svg_no_metadata", "png", "png_fast", "rasterize", "encode_default",
-          "encode_fast"]
+STAGES = ["layout", "svg", "svg_no_metadata", "png", "png_first", "png_fast", "rasterize",
+          "rasterize_resvg", "encode_default", "encode_fast"]
 results = {}
 for bench in root.glob("*/*/new/benchmark.json"):
     meta = json.loads(bench.read_text())

@@ -8,7 +8,8 @@
 (b) `wait` reaction: from the child printing a marker (its own timestamp) to the CLI returning.
 (c) 100 idle bash sessions: host RSS and CPU over 5 s of idleness.
 (d) `cat` of 100 MiB of mixed output: drain throughput of a session, against the emulator's own
-    rate on the same bytes, a bare PTY (`script`, no emulator) and a tmux pane.
+    rate on the same bytes, a bare PTY (`script`, no emulator; and a reader of the master that
+    does nothing else, with the bytes each read returns) and a tmux pane.
 Everything runs in a private runtime directory; sessions and the tmux server are cleaned up.
 """
 import json
@@ -139,7 +140,8 @@ def idle_sessions():
 
 def drain():
     """The same 100 MiB through: the emulator alone (`shotty render`, no PTY), a bare PTY
-    (`script` copying it to /dev/null, no emulator), a shotty session, and a tmux pane."""
+    (`script` copying it to /dev/null, no emulator; a reader that only counts), a shotty
+    session, and a tmux pane."""
     data = os.path.join(tmp, "mixed.bin")
     size = 100 * 1024 * 1024
     chunk = (b"\x1b[1;32mok\x1b[0m plain text line with some words in it \x1b[38;5;208mcolour\x1b[0m\r\n"
@@ -165,6 +167,26 @@ def drain():
                    stdout=subprocess.DEVNULL)
     bare_pty = rate(time.perf_counter() - t)
 
+    # The same through a reader that does nothing but read the master (1 MiB at a time): what
+    # the kernel's PTY delivers, and in how large pieces.
+    master, slave = os.openpty()
+    t = time.perf_counter()
+    cat = subprocess.Popen(["cat", data], stdin=slave, stdout=slave, stderr=slave)
+    os.close(slave)
+    received = reads = 0
+    while True:
+        try:
+            piece = os.read(master, 1 << 20)
+        except OSError:  # EIO: the slave side is closed
+            break
+        if not piece:
+            break
+        received += len(piece)
+        reads += 1
+    cat.wait()
+    bare_reader = rate(time.perf_counter() - t)
+    os.close(master)
+
     t = time.perf_counter()
     sid = session("start", "--width", "100", "--height", "24", "--", "cat", data)["sessionId"]
     session("wait", sid, "--exit", "--timeout", "10m")
@@ -187,7 +209,9 @@ def drain():
     subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True)
 
     print(f"(d) {mib:.0f} MiB of mixed output: emulator alone {emulator:.0f} MiB/s; bare PTY "
-          f"(script) {bare_pty:.0f} MiB/s ({bare_pty / emulator:.0%} of the emulator); shotty "
+          f"(script) {bare_pty:.0f} MiB/s ({bare_pty / emulator:.0%} of the emulator); a bare "
+          f"reader {bare_reader:.0f} MiB/s ({bare_reader / emulator:.0%}), "
+          f"{received / max(reads, 1):.0f} bytes a read; shotty "
           f"session {shotty:.0f} MiB/s = {shotty / emulator:.0%} of the emulator (target >= 50%), "
           f"{shotty / bare_pty:.0%} of the bare PTY; tmux {tmux:.0f} MiB/s")
     return shotty
