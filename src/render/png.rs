@@ -20,7 +20,7 @@ pub fn rasterize(layout: &Layout, a: &Appearance) -> Result<Vec<u8>, RenderError
 
 /// Rasterises a layout at the appearance's scale, its antialiased edges reduced by `shades`
 /// when given: the SVG [`svg::write_for_raster`] writes, drawn by resvg, except for the text
-/// of the bundled monospace faces, drawn from cached glyphs ([`glyphs`]) between what lies
+/// of the bundled monospace faces, drawn from cached glyph coverage between what lies
 /// under it and what lies over it.
 pub fn render_layout(
     layout: &Layout,
