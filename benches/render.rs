@@ -1,6 +1,7 @@
 //! Rendering speed: snapshot → layout, snapshot → SVG string, snapshot → PNG bytes (end to
 //! end), and the PNG path's stages on their own (SVG → pixels, pixels → PNG at the default
-//! and the fast compression, and a first image, its glyphs not yet cached), for a dense, styled 80×24 and 200×50 screen.
+//! and the fast compression, and a first image, its glyphs not yet cached), for a dense,
+//! styled 80×24 and 200×50 screen.
 //!
 //! `cargo bench --bench render`; `python3 benches/render_report.py` turns criterion's results
 //! into the table in BENCHMARKS.md.

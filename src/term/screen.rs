@@ -1033,13 +1033,8 @@ impl Screen {
     /// Prints one character: widths, wrapping, wide-character halves, insert mode, charsets.
     #[inline(never)]
     fn print_general(&mut self, c: char) {
-        let width = if (' '..'\x7f').contains(&c) {
-            1
-        } else {
-            match c.width() {
-                Some(w) => w,
-                None => return,
-            }
+        let Some(width) = cells_of(c) else {
+            return;
         };
         let c = if self.charsets.is_identity() {
             c
@@ -1199,6 +1194,17 @@ impl Screen {
     }
 }
 
+/// The cells `c` takes on the grid: 0 for a combining mark, `None` for a control. Printable
+/// ASCII, nearly every character, skips the Unicode tables.
+#[inline(always)]
+fn cells_of(c: char) -> Option<usize> {
+    if (' '..'\x7f').contains(&c) {
+        Some(1)
+    } else {
+        c.width()
+    }
+}
+
 impl Handler for Screen {
     #[inline(always)]
     fn print(&mut self, c: char) {
@@ -1210,11 +1216,7 @@ impl Handler for Screen {
             && !self.modes.insert
             && self.charsets.is_identity()
         {
-            let width = if (' '..'\x7f').contains(&c) {
-                1
-            } else {
-                c.width().unwrap_or(0)
-            };
+            let width = cells_of(c).unwrap_or(0);
             let Cursor { row, col, .. } = self.cursor;
             // Short of the right margin (the last column without margins).
             if width > 0 && col + width <= self.margin_right {
