@@ -1,8 +1,12 @@
 //! Reads every theme in `themes/` at build time into the binary: the directory is the single
-//! list of built-in themes, and a broken theme file fails the build instead of a render.
+//! list of built-in themes, and a broken theme file fails the build instead of a render. Also
+//! picks link options that make the binary start sooner (`build/start_up.rs`).
 
 use std::fmt::Write;
 use std::path::Path;
+
+#[path = "build/start_up.rs"]
+mod start_up;
 
 mod scheme {
     #![allow(dead_code)]
@@ -10,6 +14,11 @@ mod scheme {
 }
 
 fn main() {
+    embed_themes();
+    start_up::configure();
+}
+
+fn embed_themes() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("themes");
     println!("cargo:rerun-if-changed={}", dir.display());
     println!("cargo:rerun-if-changed=src/render/scheme.rs");

@@ -17,3 +17,5 @@ mod cli_session;
 mod cli_test;
 mod mcp;
 mod serve;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod start_up;

@@ -1,6 +1,6 @@
 //! `shotty render` through the real binary: inputs, formats, `--at`, output files and errors.
 
-use std::io::Write;
+use std::io::{ErrorKind, Write};
 use std::process::{Command, Output, Stdio};
 
 use shotty::term::Snapshot;
@@ -17,12 +17,15 @@ pub(crate) fn shotty(args: &[&str], stdin: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("shotty starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(stdin)
-        .expect("stdin accepts the input");
+    let written = child.stdin.take().expect("stdin is piped").write_all(stdin);
+    // A command that fails on its options may exit before the input is written.
+    if let Err(e) = written {
+        assert_eq!(
+            e.kind(),
+            ErrorKind::BrokenPipe,
+            "stdin accepts the input: {e}"
+        );
+    }
     child.wait_with_output().expect("shotty finishes")
 }
 
