@@ -3,14 +3,15 @@
 in one run so drifting load on a shared machine hits both alike; tmux in the same loop for
 the session round trip.
 
-  python3 benches/before_after.py OLD_BINARY NEW_BINARY [--rounds N]
+  python3 benches/before_after.py OLD_BINARY NEW_BINARY [--rounds N] [--session-only]
 
 Measures, median wall time per command:
   emulator   `render` of a 50 MiB stream (every fixture, repeated) at 200x50 to text
   svg        `render` of each recorded fixture to SVG (the sum over the fixtures)
   capture    `capture -o x.svg -- true`
   session    `session send --text` + `session read` against a `cat` session; tmux's
-             `send-keys` + `capture-pane -p` alternating with both
+             `send-keys` + `capture-pane -p` alternating with both (5 x N rounds; the only
+             measurement with --session-only)
 """
 import glob
 import json
@@ -55,23 +56,24 @@ def main():
     fixtures = sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "*.bin")))
     results = []
     try:
-        stream = os.path.join(tmp, "mixed50.bin")
-        with open(stream, "wb") as out:
-            data = b"".join(open(f, "rb").read() for f in fixtures)
-            while out.tell() < 50 << 20:
-                out.write(data)
-        results.append(("emulator: render 50 MiB at 200x50 to txt", interleave(
-            binaries, max(rounds // 2, 3), lambda b: timed(
-                [b, "render", stream, "--width", "200", "--height", "50", "--format", "txt",
-                 "-o", "/dev/null"], env=env))))
-        results.append((f"svg: render the {len(fixtures)} fixtures to SVG (sum)", interleave(
-            binaries, rounds, lambda b: sum(timed(
-                [b, "render", f, "--format", "svg", "-o", "/dev/null"], env=env)
-                for f in fixtures))))
-        svg = os.path.join(tmp, "x.svg")
-        results.append(("capture -o x.svg -- true", interleave(
-            binaries, rounds * 2, lambda b: timed(
-                [b, "capture", "-o", svg, "--", "true"], env=env, cwd=tmp))))
+        if "--session-only" not in sys.argv:
+            stream = os.path.join(tmp, "mixed50.bin")
+            with open(stream, "wb") as out:
+                data = b"".join(open(f, "rb").read() for f in fixtures)
+                while out.tell() < 50 << 20:
+                    out.write(data)
+            results.append(("emulator: render 50 MiB at 200x50 to txt", interleave(
+                binaries, max(rounds // 2, 3), lambda b: timed(
+                    [b, "render", stream, "--width", "200", "--height", "50", "--format", "txt",
+                     "-o", "/dev/null"], env=env))))
+            results.append((f"svg: render the {len(fixtures)} fixtures to SVG (sum)", interleave(
+                binaries, rounds, lambda b: sum(timed(
+                    [b, "render", f, "--format", "svg", "-o", "/dev/null"], env=env)
+                    for f in fixtures))))
+            svg = os.path.join(tmp, "x.svg")
+            results.append(("capture -o x.svg -- true", interleave(
+                binaries, rounds * 2, lambda b: timed(
+                    [b, "capture", "-o", svg, "--", "true"], env=env, cwd=tmp))))
         results.append(("session send + read (cat)", session_round_trip(
             binaries, tmp, rounds * 5)))
     finally:

@@ -2,7 +2,6 @@
 """Session benchmarks (issue: session host), against tmux on the same machine.
 
   cargo build --release && python3 benches/session.py [--quick]
-  python3 benches/session.py --compare BINARY [BINARY ...]    # (a) only, builds alternating
 
 (a) CLI round trip: `shotty session send --text` + `shotty session read`, vs
     `tmux send-keys` + `tmux capture-pane -p`; medians over N rounds, ratio reported.
@@ -11,8 +10,6 @@
 (d) `cat` of 100 MiB of mixed output: drain throughput of a session, against the emulator's own
     rate on the same bytes, a bare PTY (`script`, no emulator; and a reader of the master that
     does nothing else, with the bytes each read returns) and a tmux pane.
---compare runs (a) for each given build in turn, three times over, each build with its own host:
-a change's effect on the round trip, when the machine drifts more between runs than that.
 Everything runs in a private runtime directory; sessions and the tmux server are cleaned up.
 """
 import json
@@ -221,28 +218,7 @@ def drain():
     return shotty
 
 
-def compare(binaries, loops=3):
-    global SHOTTY, env
-    hosts = {b: dict(env, SHOTTY_RUNTIME_DIR=os.path.join(tmp, str(i), "run"),
-                     SHOTTY_STATE_DIR=os.path.join(tmp, str(i), "state"))
-             for i, b in enumerate(binaries)}
-    try:
-        for _ in range(loops):
-            for SHOTTY, env in hosts.items():
-                print(f"{SHOTTY}: ", end="", flush=True)
-                round_trip()
-    finally:
-        for SHOTTY, env in hosts.items():
-            subprocess.run([SHOTTY, "session", "stop", "--all", "--yes"], env=env,
-                           capture_output=True)
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
 if __name__ == "__main__":
-    if "--compare" in sys.argv:
-        builds = [a for a in sys.argv[sys.argv.index("--compare") + 1:] if not a.startswith("--")]
-        compare(builds, loops=1 if QUICK else 3)
-        raise SystemExit(0)
     if not os.path.exists(SHOTTY):
         raise SystemExit("build first: cargo build --release")
     for tool, package in (("tmux", "tmux"), ("script", "util-linux")):
