@@ -38,6 +38,9 @@ const MAX_PIPE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Arguments of `shotty capture` (and of `shotty` itself).
 #[derive(Debug, Args)]
+// `-h` is `--height`, so clap's help flag is off. The config file's defaults come first on
+// the command line: a flag typed after them replaces them (see `config.rs`).
+#[command(disable_help_flag = true, args_override_self = true)]
 pub struct CaptureArgs {
     /// Terminal columns.
     #[arg(short = 'w', long, default_value_t = 100, value_parser = dimension)]

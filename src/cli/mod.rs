@@ -16,7 +16,9 @@ mod test;
 mod themes;
 mod timing;
 
-use clap::{Args, Parser, Subcommand};
+use std::ffi::OsString;
+
+use clap::{Args, FromArgMatches, Parser, Subcommand};
 
 /// A terminal size argument: a whole number of columns or rows a session may have.
 fn dimension(s: &str) -> Result<u16, String> {
@@ -46,10 +48,8 @@ fn env_pair(s: &str) -> Result<(String, String), String> {
     about,
     propagate_version = true,
     args_conflicts_with_subcommands = true,
-    disable_help_flag = true,
-    // The config file's defaults come first on the command line: a flag typed after them
-    // replaces them (see `config.rs`).
-    args_override_self = true,
+    // The flattened capture arguments turn clap's help flag off (`-h` is `--height`) and
+    // let a repeated argument replace the earlier one, here as in `shotty capture`.
     after_help = "Defaults for the appearance and capture options come from ./shotty.toml, \
                   else $XDG_CONFIG_HOME/shotty/config.toml, or from -C/--config PATH; flags \
                   given here win (see README, \"Config file\")."
@@ -73,14 +73,11 @@ pub(super) struct HelpFlag {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run a command in a terminal and screenshot it.
-    #[command(disable_help_flag = true, args_override_self = true)]
     Capture(Box<capture::CaptureArgs>),
     /// Render raw terminal bytes or an asciicast recording.
-    #[command(args_override_self = true)]
     Render(Box<render::RenderArgs>),
     /// Record a program live in this terminal (like `asciinema rec`) into a .cast file or an
     /// animation.
-    #[command(args_override_self = true)]
     Record(Box<record::RecordArgs>),
     /// Run scenario files: scripted tests of terminal programs with golden screens
     /// (console2svg ScenarioDocument v1; see `shotty scenario run --help`).
@@ -131,8 +128,8 @@ pub fn run() -> i32 {
             return 2;
         }
     };
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
+    let command = match parse(args) {
+        Ok(command) => command,
         Err(e) => {
             // Help and version go to stdout with exit 0; usage errors to stderr with 2.
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -140,28 +137,154 @@ pub fn run() -> i32 {
             return code;
         }
     };
-    let result = match cli.command {
-        None => capture::run(*cli.capture),
-        Some(Command::Capture(args)) => capture::run(*args),
-        Some(Command::Render(args)) => render::run(*args),
-        Some(Command::Record(args)) => record::run(*args),
-        Some(Command::Themes(args)) => themes::run(args),
-        Some(Command::Completions(args)) => manual::completions(args),
-        Some(Command::Man(args)) => manual::man(args),
+    let result = match command {
+        Command::Capture(args) => capture::run(*args),
+        Command::Render(args) => render::run(*args),
+        Command::Record(args) => record::run(*args),
+        Command::Themes(args) => themes::run(args),
+        Command::Completions(args) => manual::completions(args),
+        Command::Man(args) => manual::man(args),
         // Handled before parsing (see above); reached only through odd spellings.
-        Some(Command::Session { args }) => Ok(session::main(args)),
-        Some(Command::Diff(args)) => diff::run(*args),
-        Some(Command::Scenario(args)) => scenario::run(*args),
-        Some(Command::Test(args)) => test::run(*args),
-        Some(Command::Mcp(_)) => shotty::mcp::serve().map(|()| 0),
+        Command::Session { args } => Ok(session::main(args)),
+        Command::Diff(args) => diff::run(*args),
+        Command::Scenario(args) => scenario::run(*args),
+        Command::Test(args) => test::run(*args),
+        Command::Mcp(_) => shotty::mcp::serve().map(|()| 0),
         // Handled before parsing, like `session`.
-        Some(Command::Serve(args)) => Ok(serve::run(*args)),
+        Command::Serve(args) => Ok(serve::run(*args)),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("shotty: error: {e}");
             1
+        }
+    }
+}
+
+/// Parses the command line (after the config file's defaults went in); plain `shotty
+/// [OPTIONS]` is `shotty capture [OPTIONS]`.
+///
+/// Clap builds the parser of every subcommand before it parses anything: about 300 KB of
+/// argument tables, a sixth of the page faults of a `shotty render` of one screen. So `render`
+/// and `capture`, the commands scripts run in loops, are parsed with their own arguments
+/// alone first. Whatever that parser does not accept (help, version, mistakes) goes through
+/// the whole one, which answers exactly as it always has.
+fn parse(args: Vec<OsString>) -> Result<Command, clap::Error> {
+    if let Some(command) = parse_alone(&args) {
+        return Ok(command);
+    }
+    let cli = Cli::try_parse_from(args)?;
+    Ok(cli.command.unwrap_or(Command::Capture(cli.capture)))
+}
+
+/// `render` or `capture` and their arguments, parsed by that subcommand's parser alone; `None`
+/// for any other command line and for anything that parser does not accept.
+fn parse_alone(args: &[OsString]) -> Option<Command> {
+    fn alone<T: Args + FromArgMatches>(args: &[OsString]) -> Option<Box<T>> {
+        let mut command = T::augment_args(alone_base());
+        // The subcommand's name stands where the program's name would.
+        let matches = command.try_get_matches_from_mut(args.get(1..)?).ok()?;
+        T::from_arg_matches(&matches).ok().map(Box::new)
+    }
+    match args.get(1)?.to_str()? {
+        "render" => alone(args).map(Command::Render),
+        "capture" => alone(args).map(Command::Capture),
+        _ => None,
+    }
+}
+
+/// What a subcommand parsed alone starts from: the whole parser's settings that reach every
+/// subcommand, except the version flag (`--version` is for the whole parser to answer).
+fn alone_base() -> clap::Command {
+    // The flattened capture arguments turn the help flag off for the whole tree.
+    clap::Command::new("shotty").disable_help_flag(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn a_subcommand_alone_is_the_subcommand_of_the_whole_parser() {
+        let mut whole = Cli::command();
+        whole.build();
+        for (name, mut alone) in [
+            ("render", render::RenderArgs::augment_args(alone_base())),
+            ("capture", capture::CaptureArgs::augment_args(alone_base())),
+        ] {
+            alone.build();
+            let within = whole.find_subcommand(name).expect("a subcommand");
+            assert_eq!(
+                alone.is_args_override_self(),
+                within.is_args_override_self()
+            );
+            assert_eq!(
+                alone.is_disable_help_flag_set(),
+                within.is_disable_help_flag_set()
+            );
+            let ids = |c: &clap::Command| -> Vec<String> {
+                c.get_arguments().map(|a| a.get_id().to_string()).collect()
+            };
+            let mut expected = ids(within);
+            expected.retain(|id| id != "version");
+            assert_eq!(ids(&alone), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn render_and_capture_parse_alone_as_the_whole_parser_parses_them() {
+        let lines: &[&[&str]] = &[
+            &["shotty", "render", "in.bin", "-o", "x.svg"],
+            &[
+                "shotty", "render", "--theme", "dracula", "--theme", "nord", "-",
+            ],
+            &[
+                "shotty", "render", "--width", "100", "--height", "30", "--format", "png",
+            ],
+            &[
+                "shotty", "capture", "-w", "80", "-h", "24", "--", "ls", "-l",
+            ],
+            &[
+                "shotty",
+                "capture",
+                "--timeout",
+                "5s",
+                "-o",
+                "a.svg",
+                "--",
+                "printf",
+                "hi",
+            ],
+        ];
+        for line in lines {
+            let quick = parse_alone(&os(line)).expect("parses alone");
+            let whole = Cli::try_parse_from(os(line)).expect("parses").command;
+            assert_eq!(
+                format!("{quick:?}"),
+                format!("{:?}", whole.expect("a subcommand"))
+            );
+        }
+    }
+
+    #[test]
+    fn help_version_and_mistakes_get_the_whole_parsers_answer() {
+        for line in [
+            &["shotty", "render", "--help"][..],
+            &["shotty", "render", "--version"],
+            &["shotty", "render", "--no-such-flag"],
+            &["shotty", "capture", "--width", "wide", "--", "true"],
+        ] {
+            assert!(parse_alone(&os(line)).is_none(), "{line:?}");
+            let quick = parse(os(line)).expect_err("not a command to run");
+            let whole = Cli::try_parse_from(os(line)).expect_err("not a command to run");
+            assert_eq!(quick.kind(), whole.kind());
+            assert_eq!(quick.render().to_string(), whole.render().to_string());
         }
     }
 }

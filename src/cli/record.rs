@@ -17,6 +17,8 @@ use super::timing::{RECORDING_FORMATS, TimingArgs, check_mask, recording_format}
 
 /// Arguments of `shotty record`.
 #[derive(Debug, Args)]
+// The config file's defaults come first: a flag typed after them replaces them.
+#[command(args_override_self = true)]
 pub struct RecordArgs {
     /// Output file; the kind follows the extension: .cast (asciicast v2), .svg (animated),
     /// .gif, .apng.

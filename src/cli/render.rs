@@ -18,6 +18,8 @@ use super::timing::{OutputKind, TimingArgs, output_kind_arg, resolve_output, sec
 
 /// Arguments of `shotty render`.
 #[derive(Debug, Args)]
+// The config file's defaults come first: a flag typed after them replaces them.
+#[command(args_override_self = true)]
 pub struct RenderArgs {
     #[command(flatten)]
     help: super::HelpFlag,
