@@ -62,7 +62,7 @@ pub struct CellLook {
 impl CellLook {
     fn of(snapshot: &Snapshot, cell: &CellSnapshot) -> CellLook {
         CellLook {
-            text: cell.t.clone(),
+            text: cell.t.to_string(),
             width: cell.w,
             style: snapshot
                 .styles
@@ -152,7 +152,7 @@ fn row_text(snapshot: &Snapshot, row: usize) -> String {
     snapshot
         .rows
         .get(row)
-        .map(|r| r.cells.iter().map(|c| c.t.as_str()).collect::<String>())
+        .map(|r| r.cells.iter().map(|c| &*c.t).collect::<String>())
         .unwrap_or_default()
         .trim_end()
         .to_owned()

@@ -358,7 +358,7 @@ fn crop_rows(snapshot: &Snapshot, appearance: &Appearance) -> Result<Span, Rende
     let texts: Vec<String> = snapshot
         .rows
         .iter()
-        .map(|r| r.cells.iter().map(|c| c.t.as_str()).collect())
+        .map(|r| r.cells.iter().map(|c| &*c.t).collect())
         .collect();
     let find = |text: &str, last: bool| -> Result<usize, RenderError> {
         let mut hits = texts.iter().enumerate().filter(|(_, t)| t.contains(text));
@@ -746,7 +746,7 @@ impl Builder<'_> {
             }
             self.decorations(style, colors.fg, x, y, w);
 
-            let text = cell.t.as_str();
+            let text = &*cell.t;
             if text == " " || text.is_empty() || style.hidden {
                 spaces += width;
                 continue;

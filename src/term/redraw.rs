@@ -79,7 +79,7 @@ impl Snapshot {
 
 /// A cell no terminal output produces, or a missing one, is drawn as this.
 static BLANK: CellSnapshot = CellSnapshot {
-    t: String::new(),
+    t: std::borrow::Cow::Borrowed(""),
     w: 1,
     s: 0,
     l: None,

@@ -5,6 +5,8 @@
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
+use std::borrow::Cow;
+
 use super::grid::Row;
 use super::link::{LinkId, LinkTable};
 use super::screen::Screen;
@@ -197,8 +199,10 @@ fn is_zero(s: &u32) -> bool {
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct CellSnapshot {
     /// The character and any zero-width characters after it; `" "` when empty, `""` for the
-    /// right half of a wide character.
-    pub t: String,
+    /// right half of a wide character. A static string when it is one printable ASCII
+    /// character: a screen is mostly those, and one allocation per cell was the largest
+    /// part of taking a snapshot.
+    pub t: Cow<'static, str>,
     /// Width in columns: 2 for wide, 0 for a wide character's spacer.
     #[cfg_attr(
         feature = "serde",
@@ -404,21 +408,33 @@ fn build_from<'a>(
     }
 }
 
+/// A cell's text for one character, without allocating for printable ASCII.
+fn cell_text(ch: char) -> Cow<'static, str> {
+    const PRINTABLE: &str = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~";
+    match ch {
+        ' '..='~' => {
+            let at = ch as usize - ' ' as usize;
+            Cow::Borrowed(&PRINTABLE[at..at + 1])
+        }
+        _ => Cow::Owned(ch.to_string()),
+    }
+}
+
 fn row_snapshot(row: &Row, styles: &mut Renumber, links: &mut Renumber) -> RowSnapshot {
     let cells = row
         .cells()
         .iter()
         .enumerate()
         .map(|(col, cell)| {
-            let t = if cell.is_spacer() {
-                String::new()
-            } else {
-                let mut t = String::with_capacity(4);
-                t.push(cell.ch);
-                if let Some(extra) = row.extra(col) {
+            let t = match row.extra(col) {
+                _ if cell.is_spacer() => Cow::Borrowed(""),
+                None => cell_text(cell.ch),
+                Some(extra) => {
+                    let mut t = String::with_capacity(cell.ch.len_utf8() + extra.len());
+                    t.push(cell.ch);
                     t.push_str(extra);
+                    Cow::Owned(t)
                 }
-                t
             };
             CellSnapshot {
                 t,
@@ -452,5 +468,23 @@ impl Snapshot {
             out.truncate(start + trimmed);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cells_text_is_its_character_and_borrowed_for_printable_ascii() {
+        for ch in (' '..='~').chain(['\u{7f}', 'é', '─', '你', '\u{1f600}']) {
+            let text = cell_text(ch);
+            assert_eq!(text, ch.to_string(), "{ch:?}");
+            assert_eq!(
+                matches!(text, Cow::Borrowed(_)),
+                (' '..='~').contains(&ch),
+                "{ch:?}"
+            );
+        }
     }
 }

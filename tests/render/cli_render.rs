@@ -69,10 +69,10 @@ fn raw_stdin_to_json_snapshot() {
     assert_eq!((snap.width, snap.height), (6, 1));
     let cells = &snap.rows[0].cells;
     assert_eq!(cells.len(), 6);
-    assert_eq!((cells[0].t.as_str(), cells[0].s), ("A", 1));
+    assert_eq!((&*cells[0].t, cells[0].s), ("A", 1));
     assert!(snap.styles[1].bold);
-    assert_eq!((cells[1].t.as_str(), cells[1].w), ("你", 2));
-    assert_eq!((cells[2].t.as_str(), cells[2].w), ("", 0));
+    assert_eq!((&*cells[1].t, cells[1].w), ("你", 2));
+    assert_eq!((&*cells[2].t, cells[2].w), ("", 0));
     // Compact encoding: defaults are omitted.
     let json = stdout(&out);
     assert!(json.contains(r#"{"t":" "}"#), "{json}");

@@ -99,7 +99,7 @@ fn snapshot_sized(width: usize, c: char) -> Snapshot {
     snap.links[0].uri = format!("https://example.com/{c}?q={c}");
     for row in &mut snap.rows {
         row.cells[1] = CellSnapshot {
-            t: c.to_string(),
+            t: c.to_string().into(),
             ..row.cells[1].clone()
         };
     }
@@ -170,7 +170,7 @@ fn awkward_characters_rasterise() {
     snap.title = text.clone();
     snap.links[0].uri = format!("https://example.com/{text}");
     for (i, c) in text.chars().enumerate() {
-        snap.rows[i % 2].cells[i / 2].t = c.to_string();
+        snap.rows[i % 2].cells[i / 2].t = c.to_string().into();
     }
     for appearance in appearances() {
         parse(&render::to_svg(&snap, &appearance).expect("SVG"));

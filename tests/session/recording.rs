@@ -542,7 +542,7 @@ mod live {
             inside.rows[0]
                 .cells
                 .iter()
-                .map(|c| c.t.as_str())
+                .map(|c| &*c.t)
                 .collect::<String>()
                 .starts_with("  1 first line")
         );

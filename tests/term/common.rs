@@ -24,7 +24,7 @@ pub fn style(t: &Terminal, row: usize, col: usize) -> StyleSnapshot {
 
 /// The text of the cell at `row`, `col` (`""` for a wide character's right half).
 pub fn ch(t: &Terminal, row: usize, col: usize) -> String {
-    cell(t, row, col).t
+    cell(t, row, col).t.into_owned()
 }
 
 /// The cursor as `(row, col)`.

@@ -209,7 +209,7 @@ fn shotty_row(snap: &Snapshot, row: &RowSnapshot) -> RowRep {
                 Underline::Dashed => 5,
             };
             CellRep {
-                text: cell.t.clone(),
+                text: cell.t.to_string(),
                 width: cell.w,
                 fg: shotty_color(style.fg),
                 bg: shotty_color(style.bg),

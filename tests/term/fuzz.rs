@@ -465,7 +465,7 @@ fn assert_same_snapshot(a: &shotty::term::Snapshot, b: &shotty::term::Snapshot, 
                 .zip(&b.rows[r].cells)
                 .position(|(x, y)| x != y);
             let text = |s: &shotty::term::Snapshot| -> String {
-                s.rows[r].cells.iter().map(|c| c.t.as_str()).collect()
+                s.rows[r].cells.iter().map(|c| &*c.t).collect()
             };
             format!(
                 "row {r} (of {}), column {col:?}: {:?} / {:?}\n  cells {:?}\n  vs    {:?}",
@@ -599,7 +599,7 @@ fn reset_clears_the_scrollback_and_what_it_referred_to() {
         .rows
         .iter()
         .flat_map(|r| &r.cells)
-        .map(|c| c.t.as_str())
+        .map(|c| &*c.t)
         .collect();
     assert!(!texts.contains(&"r"), "the old line is gone: {snap:?}");
     let new = snap

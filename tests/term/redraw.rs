@@ -449,7 +449,7 @@ fn random_streams_at_small_sizes() {
 fn malformed_snapshots_do_not_panic() {
     let mut snap = Terminal::new(4, 2).snapshot();
     let cell = |t: &str, w: u8, s: u32, l: Option<u32>| CellSnapshot {
-        t: t.to_owned(),
+        t: t.to_owned().into(),
         w,
         s,
         l,

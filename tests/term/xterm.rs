@@ -559,7 +559,7 @@ fn printed_rows(snapshot: &Snapshot) -> Vec<Row> {
                     let (text, attrs) = if style.hidden {
                         concealed(cell.w, attrs(style))
                     } else {
-                        (cell.t.clone(), attrs(style))
+                        (cell.t.to_string(), attrs(style))
                     };
                     Cell { text, attrs }
                 })
