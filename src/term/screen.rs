@@ -137,7 +137,9 @@ impl Screen {
         let height = height.max(1);
         Screen {
             grid: Grid::new(width, height),
-            inactive_grid: Grid::new(width, height),
+            // The alternate screen gets its rows when it is first entered: most programs
+            // never use it, and a session or a render would fill a screen of blanks for nothing.
+            inactive_grid: Grid::new(width, 0),
             alt_active: false,
             scrollback: Scrollback::new(options.scrollback),
             cursor: Cursor::default(),
@@ -885,6 +887,8 @@ impl Screen {
 
     fn enter_alt_screen(&mut self, clear: bool) {
         if !self.alt_active {
+            // Rows for a first entry; otherwise already this size (see `resize`).
+            self.inactive_grid.resize_clip(self.width(), self.height());
             std::mem::swap(&mut self.grid, &mut self.inactive_grid);
             self.alt_active = true;
             self.change_keyboard(|_| {});
@@ -1169,7 +1173,10 @@ impl Screen {
             height,
             fill,
         );
-        alternate.resize_clip(width, height);
+        // An alternate screen never entered stays without rows.
+        if alternate.height() > 0 {
+            alternate.resize_clip(width, height);
+        }
         if self.alt_active {
             if let Some(saved) = &mut self.saved[0] {
                 saved.cursor = new_cursor;

@@ -145,3 +145,20 @@ fn repeated_1049_set_clears_again_and_keeps_the_first_saved_cursor() {
     t.advance(b"\x1b[?1049l");
     assert_eq!(cursor(&t), (1, 1));
 }
+
+#[test]
+fn an_alternate_screen_first_entered_after_resizes_has_the_screens_size() {
+    // Mode 47 does not clear: whatever the alternate buffer holds shows.
+    for (width, height) in [(6, 2), (14, 5)] {
+        let mut t = primary();
+        t.resize(width, height);
+        t.advance(b"\x1b[?47h");
+        assert_eq!(lines(&t), vec![""; height]);
+        t.advance(b"\x1b[1;1Halt\x1b[?47l");
+        t.resize(width + 1, height + 1);
+        t.advance(b"\x1b[?47h");
+        assert_eq!(line(&t, 0), "alt", "kept across a resize");
+        assert_eq!(lines(&t).len(), height + 1);
+        check(&t);
+    }
+}
