@@ -426,15 +426,15 @@ fn row_snapshot(row: &Row, styles: &mut Renumber, links: &mut Renumber) -> RowSn
         .iter()
         .enumerate()
         .map(|(col, cell)| {
-            let t = match row.extra(col) {
-                _ if cell.is_spacer() => Cow::Borrowed(""),
-                None => cell_text(cell.ch),
-                Some(extra) => {
-                    let mut t = String::with_capacity(cell.ch.len_utf8() + extra.len());
-                    t.push(cell.ch);
-                    t.push_str(extra);
-                    Cow::Owned(t)
-                }
+            let t = if cell.is_spacer() {
+                Cow::Borrowed("")
+            } else if let Some(extra) = row.extra(col) {
+                let mut t = String::with_capacity(cell.ch.len_utf8() + extra.len());
+                t.push(cell.ch);
+                t.push_str(extra);
+                Cow::Owned(t)
+            } else {
+                cell_text(cell.ch)
             };
             CellSnapshot {
                 t,
