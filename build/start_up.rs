@@ -28,8 +28,9 @@ pub fn configure() {
     if std::fs::create_dir_all(&toolchain.dir).is_err() {
         return;
     }
-    link_unwinder_statically(&toolchain);
-    let static_libc = var("SHOTTY_LINK") != "dynamic" && link_libc_statically(&toolchain);
+    let unwinder = link_unwinder_statically(&toolchain);
+    let static_libc =
+        unwinder && var("SHOTTY_LINK") != "dynamic" && link_libc_statically(&toolchain);
     pack_relative_relocations(&toolchain, static_libc);
 }
 
@@ -98,7 +99,7 @@ impl Toolchain {
 /// on every link line that includes the crate (the tests' too), so the unwinder is taken from
 /// the archive and `--as-needed` leaves `libgcc_s` out. `-bundle` keeps the archive out of the
 /// rlib.
-fn link_unwinder_statically(toolchain: &Toolchain) {
+fn link_unwinder_statically(toolchain: &Toolchain) -> bool {
     // A directory of its own: the compiler's holds `libgcc_s.so` too, which the static link
     // of the C library must not find before its own `libgcc_s.a`.
     let dir = toolchain.dir.join("unwinder");
@@ -111,6 +112,7 @@ fn link_unwinder_statically(toolchain: &Toolchain) {
         println!("cargo:rustc-link-search=native={}", dir.display());
         println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
     }
+    linked
 }
 
 /// Links the C library into the `shotty` binary: a static PIE, still loaded at a random
@@ -123,7 +125,7 @@ fn link_unwinder_statically(toolchain: &Toolchain) {
 /// for the build it also reaches proc-macros, which rustc then refuses to build. The binary's
 /// link line asks for the system libraries as `-Bdynamic -lc -lm -lgcc_s …`; a directory
 /// searched before the system's holds only archives under those names — the toolchain's own
-/// `libc.a`, `libm.a`, … and an empty `libgcc_s.a`, the unwinder coming from `libgcc_eh.a` —
+/// `libc.a`, `libm.a`, … and an empty `libgcc_s.a`, the unwinder being linked in already —
 /// so each `-l` finds its archive. `-static-pie` picks the start files and tells the linker to
 /// make no dynamic section, and the libraries rustc names after `-lc` for `crt-static` close
 /// the line. The result is the link rustc makes with `crt-static`. `SHOTTY_LINK=dynamic` at
@@ -135,7 +137,6 @@ fn link_libc_statically(toolchain: &Toolchain) -> bool {
     let _ = std::fs::remove_dir_all(&shim);
     if std::fs::create_dir_all(&shim).is_err()
         || std::fs::write(shim.join("libgcc_s.a"), "!<arch>\n").is_err()
-        || toolchain.archive("libgcc_eh.a").is_none()
     {
         return false;
     }
