@@ -117,8 +117,8 @@ fn link_unwinder_statically(toolchain: &Toolchain) -> bool {
 
 /// Links the C library into the `shotty` binary: a static PIE, still loaded at a random
 /// address, that no dynamic linker has to map, bind (about 180 symbols of libc and libm) and
-/// relocate at every start. Without it a one-screen render started 0.3 ms (12 %) later on the
-/// benchmark machine. Only what the C library itself loads at run time stays dynamic: NSS
+/// relocate at every start. Without it a one-screen render took 0.3–0.5 ms (15–19 %) longer
+/// on the benchmark machine. Only what the C library itself loads at run time stays dynamic: NSS
 /// modules other than files and DNS (the user's shell is looked up when `$SHELL` is unset).
 ///
 /// rustc's own way, the `crt-static` target feature, cannot be set for the binary alone: set
