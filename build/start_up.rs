@@ -1,7 +1,8 @@
 //! Link choices that make the `shotty` process start sooner. `shotty session …` commands are
 //! short processes that scripts and agents run in loops, and starting the process is most of
 //! their time (BENCHMARKS.md, "Sessions"). Each choice is probed on the toolchain and skipped
-//! where it does not apply: the binary behaves the same either way, only its start differs.
+//! where it does not apply: the binary behaves the same either way, only its start differs
+//! (but for NSS sources other than files and DNS, see `link_libc_statically`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

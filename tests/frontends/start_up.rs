@@ -25,13 +25,21 @@ fn cc_knows(file: &str) -> bool {
     path.is_absolute() && path.is_file()
 }
 
-/// Whether the toolchain has what a static PIE needs: the C library's archives and the start
-/// files, and the build did not ask for a dynamic C library.
+/// Whether the toolchain has what a static PIE needs: every archive of the C libraries rustc
+/// names, the unwinder's and the start files, and the build did not ask for a dynamic C
+/// library.
 fn static_libc_expected() -> bool {
-    option_env!("SHOTTY_LINK") != Some("dynamic")
-        && ["libc.a", "libm.a", "libgcc_eh.a", "rcrt1.o"]
-            .into_iter()
-            .all(cc_knows)
+    const NEEDED: [&str; 8] = [
+        "libc.a",
+        "libm.a",
+        "libpthread.a",
+        "librt.a",
+        "libdl.a",
+        "libutil.a",
+        "libgcc_eh.a",
+        "rcrt1.o",
+    ];
+    option_env!("SHOTTY_LINK") != Some("dynamic") && NEEDED.into_iter().all(cc_knows)
 }
 
 #[test]
