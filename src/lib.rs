@@ -53,7 +53,19 @@
 //! # #[cfg(not(feature = "session"))]
 //! # fn main() {}
 //! ```
-
+// Modules a feature leaves out are linked to the whole crate's documentation instead.
+#![cfg_attr(
+    not(feature = "serde"),
+    doc = "\n[`input`]: https://docs.rs/shotty/latest/shotty/input/"
+)]
+#![cfg_attr(
+    not(feature = "session"),
+    doc = "\n[`session`]: https://docs.rs/shotty/latest/shotty/session/"
+)]
+#![cfg_attr(
+    not(feature = "png"),
+    doc = "\n[`render::to_png`]: https://docs.rs/shotty/latest/shotty/render/fn.to_png.html"
+)]
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -480,9 +480,11 @@ impl Server {
     }
 
     #[tool(
-        description = "Read a session's screen as text. Waits briefly for output to settle. Returns {sessionId, state, processId, exitCode, version, screen: {width, height, text, cursorRow, cursorColumn, cursorVisible, isAlternateScreen, scrollbackRows, …}}. For earlier output that scrolled away use `history`."
+        description = "Read a session's screen as text (blank rows at the end left out unless trim=false). Waits briefly for output to settle. Returns {sessionId, state, processId, exitCode, version, screen: {width, height, text, cursorRow, cursorColumn, cursorVisible, isAlternateScreen, scrollbackRows, …}}. For earlier output that scrolled away use `history`."
     )]
-    async fn read(&self, Parameters(p): Parameters<ReadParams>) -> CallToolResult {
+    async fn read(&self, Parameters(mut p): Parameters<ReadParams>) -> CallToolResult {
+        // Blank rows at the end cost an agent tokens and tell it nothing.
+        p.trim.get_or_insert(true);
         run(move || call("read", &p)).await
     }
 

@@ -279,6 +279,10 @@ async def main(binary, workdir, home):
             screen = payload(await call(session, "read", {"sessionId": sid}))["screen"]
             assert "echo hi" in screen["text"] and "\nhi\n" in screen["text"], screen["text"]
             assert (screen["width"], screen["height"]) == (60, 12), screen
+            # The blank rows below the prompt are left out unless asked for.
+            assert not screen["text"].endswith("\n"), screen["text"]
+            untrimmed = payload(await call(session, "read", {"sessionId": sid, "trim": False}))
+            assert untrimmed["screen"]["text"].count("\n") == 11, untrimmed["screen"]["text"]
             rows = screen["text"].split("\n")
             hi_row = rows.index("hi")
             ranged = payload(await call(session, "read", {

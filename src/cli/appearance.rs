@@ -291,6 +291,8 @@ impl AppearanceArgs {
                 PngCompression::Default
             },
             antialiasing: self.antialiasing,
+            // Set by the animation of a recording that captions the keys.
+            caption_band: false,
         })
     }
 }

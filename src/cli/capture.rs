@@ -40,14 +40,22 @@ const MAX_PIPE_BYTES: u64 = 256 * 1024 * 1024;
 #[derive(Debug, Args)]
 // `-h` is `--height`, so clap's help flag is off. The config file's defaults come first on
 // the command line: a flag typed after them replaces them (see `config.rs`).
-#[command(disable_help_flag = true, args_override_self = true)]
+#[command(after_long_help = super::examples::CAPTURE, disable_help_flag = true, args_override_self = true)]
 pub struct CaptureArgs {
     /// Terminal columns.
     #[arg(short = 'w', long, default_value_t = 100, value_parser = dimension)]
     width: u16,
-    /// Terminal rows (default: fitted to the output; 24 for an animation).
+    /// Terminal rows. Default: the command runs 50 rows high and the screenshot is fitted to
+    /// its output, scrollback included; a full-screen program (vim, htop) therefore draws and
+    /// is shown 50 rows high. An animation runs 24 rows high.
     #[arg(short = 'h', long, value_parser = dimension)]
     height: Option<u16>,
+    /// Take the screenshot this long after the command started (500ms, 2s, 3m) and exit 0: a
+    /// later moment of a program that keeps running or waits for keys (htop's meters once
+    /// measured, a dev server once it listens). The command is ended then, unless it exited
+    /// sooner.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, conflicts_with_all = ["timeout", "until_text"])]
+    after: Option<Duration>,
     /// Stop the command after this long (500ms, 2s, 3m, 1h) and render what is on screen
     /// (exit code 124). Without it and --until-text, a capture also ends when the command
     /// waits for keyboard input with its output quiet, and after 60s at the latest.
@@ -100,7 +108,9 @@ pub struct CaptureArgs {
     #[command(flatten)]
     timing: TimingArgs,
     #[command(flatten)]
-    help: super::HelpFlag,
+    help: super::LongHelpFlag,
+    #[command(flatten)]
+    config: super::config::ConfigFlag,
     /// The command and its arguments (after `--`); without one, stdin is rendered.
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -217,7 +227,7 @@ impl CaptureArgs {
 }
 
 /// Runs the command in a PTY and renders its screen. Returns the command's exit code (128 +
-/// signal if a signal ended it, 124 after `--timeout`, 0 after `--until-text`).
+/// signal if a signal ended it, 124 after `--timeout`, 0 after `--until-text` or `--after`).
 pub fn run(args: CaptureArgs) -> Result<i32, String> {
     if !args.has_command() {
         return pipe(args);
@@ -243,9 +253,12 @@ pub fn run(args: CaptureArgs) -> Result<i32, String> {
         term.advance(&header);
     }
     // The user's own end conditions replace the automatic ones.
-    let automatic = args.timeout.is_none() && args.until_text.is_none();
+    let automatic = args.timeout.is_none() && args.until_text.is_none() && args.after.is_none();
     let stop = StopWhen {
-        timeout: args.timeout.or(automatic.then_some(SAFETY_TIMEOUT)),
+        timeout: args
+            .after
+            .or(args.timeout)
+            .or(automatic.then_some(SAFETY_TIMEOUT)),
         until_text: args.until_text.clone(),
         stable_for: args.stable_for,
         awaiting_input: automatic.then_some(INPUT_QUIET),
@@ -260,7 +273,7 @@ pub fn run(args: CaptureArgs) -> Result<i32, String> {
     match outcome.stopped_by {
         RunEnd::AwaitingInput => eprintln!(
             "shotty: {program} is waiting for keyboard input; captured its screen and ended it \
-             (--timeout or --until-text capture a later moment)"
+             (--after, --timeout or --until-text capture a later moment)"
         ),
         RunEnd::Timeout if automatic => eprintln!(
             "shotty: {program} was still running after {}s; captured its screen and ended it \
@@ -270,6 +283,7 @@ pub fn run(args: CaptureArgs) -> Result<i32, String> {
         _ => {}
     }
     Ok(match outcome.stopped_by {
+        RunEnd::Timeout if args.after.is_some() => 0,
         RunEnd::Timeout => 124,
         RunEnd::UntilText | RunEnd::AwaitingInput => 0,
         RunEnd::Exited => match (outcome.exit_code, outcome.signal_number) {

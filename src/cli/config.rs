@@ -14,6 +14,17 @@ use std::path::{Path, PathBuf};
 
 use clap::CommandFactory;
 
+/// `-C/--config PATH` in the help of every command a config file applies to. [`apply`] and
+/// [`session_defaults`] take it out of the command line before clap parses it, so clap only
+/// ever lists it.
+#[derive(Debug, clap::Args)]
+pub(super) struct ConfigFlag {
+    /// Read option defaults from this TOML file instead of ./shotty.toml or
+    /// $XDG_CONFIG_HOME/shotty/config.toml; options given on the command line win.
+    #[arg(short = 'C', long = "config", value_name = "PATH")]
+    config: Option<PathBuf>,
+}
+
 /// The commands a config file applies to, as their first argument names them.
 const CAPTURE: &str = "capture";
 const RENDER: &str = "render";
@@ -147,10 +158,12 @@ fn arguments(path: &Path, text: &str, command: &str) -> Result<Vec<OsString>, St
     Ok(out)
 }
 
-/// Whether `command` has an option `--key` (help and version aside).
+/// Whether `command` has an option `--key` (help, version and the config file's own name
+/// aside).
 fn takes_option(command: &clap::Command, key: &str) -> bool {
     key != "help"
         && key != "version"
+        && key != "config"
         && command
             .get_arguments()
             .any(|a| a.get_long() == Some(key) && !a.is_positional())

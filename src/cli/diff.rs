@@ -12,6 +12,7 @@ use super::output::{resolve_format, write_output};
 
 /// Arguments of `shotty diff`.
 #[derive(Debug, Args)]
+#[command(after_long_help = super::examples::DIFF)]
 pub struct DiffArgs {
     #[command(flatten)]
     help: super::HelpFlag,

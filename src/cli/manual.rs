@@ -9,6 +9,7 @@ use clap_complete::Shell;
 
 /// Arguments of `shotty completions`.
 #[derive(Debug, Args)]
+#[command(after_long_help = super::examples::COMPLETIONS)]
 pub struct CompletionsArgs {
     #[command(flatten)]
     help: super::HelpFlag,
@@ -19,6 +20,7 @@ pub struct CompletionsArgs {
 
 /// Arguments of `shotty man`.
 #[derive(Debug, Args)]
+#[command(after_long_help = super::examples::MAN)]
 pub struct ManArgs {
     #[command(flatten)]
     help: super::HelpFlag,
@@ -30,7 +32,7 @@ pub struct ManArgs {
 
 /// The whole command tree: the top-level parser with the session family's own parser (which
 /// `shotty session` runs separately, for its JSON errors) in place of its pass-through.
-fn command_tree() -> clap::Command {
+pub(super) fn command_tree() -> clap::Command {
     let session = super::session::command();
     super::Cli::command().mut_subcommand("session", move |_| session)
 }
@@ -48,13 +50,12 @@ pub fn completions(args: CompletionsArgs) -> Result<i32, String> {
 
 /// Prints `shotty(1)`, or writes every page into `args.dir`.
 pub fn man(args: ManArgs) -> Result<i32, String> {
-    let command = command_tree();
+    let mut command = command_tree().disable_help_subcommand(true);
+    command.build();
     match args.dir {
         None => {
             let mut out = Vec::new();
-            clap_mangen::Man::new(command)
-                .render(&mut out)
-                .map_err(|e| format!("cannot render the man page: {e}"))?;
+            page(command, &mut out).map_err(|e| format!("cannot render the man page: {e}"))?;
             std::io::stdout()
                 .write_all(&out)
                 .map_err(|e| format!("cannot write the man page: {e}"))?;
@@ -62,9 +63,68 @@ pub fn man(args: ManArgs) -> Result<i32, String> {
         Some(dir) => {
             std::fs::create_dir_all(&dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-            clap_mangen::generate_to(command, &dir)
+            write_pages(command, &dir)
                 .map_err(|e| format!("cannot write the man pages to {}: {e}", dir.display()))?;
         }
     }
     Ok(0)
+}
+
+/// A page for `command` and each of its subcommands, named as `man` looks them up
+/// (`shotty-session-start.1`).
+fn write_pages(command: clap::Command, dir: &std::path::Path) -> std::io::Result<()> {
+    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+        write_pages(sub.clone(), dir)?;
+    }
+    let name = clap_mangen::Man::new(command.clone()).get_filename();
+    let mut out = Vec::new();
+    page(command, &mut out)?;
+    std::fs::write(dir.join(name), out)
+}
+
+/// One man page: clap_mangen's sections, with the command's examples (its long help's
+/// epilogue, [`super::examples`]) as an `EXAMPLES` section kept as written.
+fn page(command: clap::Command, out: &mut dyn Write) -> std::io::Result<()> {
+    let examples = command.get_after_long_help().map(|e| e.to_string());
+    let has_epilogue = command.get_after_help().is_some();
+    let has_version = command.get_version().is_some() || command.get_long_version().is_some();
+    let has_options = command.get_arguments().any(|a| !a.is_hide_set());
+    let has_subcommands = command.get_subcommands().any(|s| !s.is_hide_set());
+    let man = clap_mangen::Man::new(command);
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    if has_options {
+        man.render_options_section(out)?;
+    }
+    if has_subcommands {
+        man.render_subcommands_section(out)?;
+    }
+    match examples {
+        Some(text) => {
+            writeln!(out, ".SH EXAMPLES\n.nf")?;
+            for line in text.lines().skip_while(|l| l.ends_with(':')) {
+                writeln!(out, "{}", roff_line(line))?;
+            }
+            writeln!(out, ".fi")?;
+        }
+        None if has_epilogue => man.render_extra_section(out)?,
+        None => {}
+    }
+    if has_version {
+        man.render_version_section(out)?;
+    }
+    Ok(())
+}
+
+/// `line` as literal roff text: backslashes escaped, and a leading `.` or `'` (a request)
+/// made text.
+fn roff_line(line: &str) -> String {
+    let escaped = line.replace('\\', "\\e");
+    if escaped.starts_with('.') || escaped.starts_with('\'') {
+        format!("\\&{escaped}")
+    } else {
+        escaped
+    }
 }

@@ -5,6 +5,7 @@ mod attach;
 mod capture;
 mod config;
 mod diff;
+mod examples;
 mod manual;
 mod output;
 mod record;
@@ -61,11 +62,20 @@ struct Cli {
     capture: Box<capture::CaptureArgs>,
 }
 
-/// `--help` (long only): the top level turns clap's own help flag off, because `-h` is
-/// `--height` there, and every subcommand takes this one instead.
+/// `-h`/`--help`, which every command takes but `capture` (and plain `shotty`): clap's own
+/// help flag is off for the whole tree, because the flattened capture arguments make `-h`
+/// `--height` at the top level.
 #[derive(Debug, Args)]
 pub(super) struct HelpFlag {
     /// Print help.
+    #[arg(short = 'h', long, action = clap::ArgAction::Help)]
+    help: Option<bool>,
+}
+
+/// `--help` alone, for `capture`, where `-h` is `--height` as in console2svg.
+#[derive(Debug, Args)]
+pub(super) struct LongHelpFlag {
+    /// Print help (`-h` is `--height` here, as in console2svg).
     #[arg(long, action = clap::ArgAction::Help)]
     help: Option<bool>,
 }
@@ -98,6 +108,7 @@ enum Command {
     Serve(Box<serve::ServeArgs>),
     /// Serve the session tools over the Model Context Protocol on stdin/stdout (see
     /// docs/mcp.md).
+    #[command(after_long_help = examples::MCP)]
     Mcp(HelpFlag),
     /// List the built-in colour themes.
     Themes(themes::ThemesArgs),
@@ -269,6 +280,41 @@ mod tests {
                 format!("{quick:?}"),
                 format!("{:?}", whole.expect("a subcommand"))
             );
+        }
+    }
+
+    /// Every example of every command's help (and man page) is a command line the parser
+    /// takes: the `shotty …` part of it, before any pipe or redirection after it.
+    #[test]
+    fn every_example_parses() {
+        fn visit(command: &clap::Command, found: &mut Vec<String>) {
+            if let Some(text) = command.get_after_long_help() {
+                found.extend(
+                    text.to_string()
+                        .lines()
+                        .filter(|l| l.starts_with("  ") && !l.starts_with("      "))
+                        .map(str::to_owned),
+                );
+            }
+            for sub in command.get_subcommands() {
+                visit(sub, found);
+            }
+        }
+        let tree = manual::command_tree();
+        let mut lines = Vec::new();
+        visit(&tree, &mut lines);
+        assert!(lines.len() >= 30, "{lines:?}");
+        for line in lines {
+            let from = line.find("shotty ").expect("an example runs shotty");
+            let shotty_part = line[from..]
+                .split(['|', '>', ')'])
+                .next()
+                .expect("a command");
+            let words = shlex::split(shotty_part).expect("shell words");
+            let mut command = manual::command_tree();
+            if let Err(e) = command.try_get_matches_from_mut(&words) {
+                panic!("{line}: {}", e.render());
+            }
         }
     }
 

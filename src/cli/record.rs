@@ -18,7 +18,7 @@ use super::timing::{RECORDING_FORMATS, TimingArgs, check_mask, recording_format}
 /// Arguments of `shotty record`.
 #[derive(Debug, Args)]
 // The config file's defaults come first: a flag typed after them replaces them.
-#[command(args_override_self = true)]
+#[command(after_long_help = super::examples::RECORD, args_override_self = true)]
 pub struct RecordArgs {
     /// Output file; the kind follows the extension: .cast (asciicast v2), .svg (animated),
     /// .gif, .apng.
@@ -37,6 +37,8 @@ pub struct RecordArgs {
     appearance: AppearanceArgs,
     #[command(flatten)]
     help: super::HelpFlag,
+    #[command(flatten)]
+    config: super::config::ConfigFlag,
     /// The command to record and its arguments (after `--`).
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,

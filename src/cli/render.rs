@@ -19,10 +19,12 @@ use super::timing::{OutputKind, TimingArgs, output_kind_arg, resolve_output, sec
 /// Arguments of `shotty render`.
 #[derive(Debug, Args)]
 // The config file's defaults come first: a flag typed after them replaces them.
-#[command(args_override_self = true)]
+#[command(after_long_help = super::examples::RENDER, args_override_self = true)]
 pub struct RenderArgs {
     #[command(flatten)]
     help: super::HelpFlag,
+    #[command(flatten)]
+    config: super::config::ConfigFlag,
     /// Input file: raw terminal output or an asciicast (.cast) recording; `-` or nothing for
     /// stdin. In raw output a bare LF starts a new line (as a terminal driver makes it);
     /// recordings play exactly.

@@ -37,6 +37,7 @@ enum ScenarioCommand {
 
 /// Arguments of `shotty scenario run`.
 #[derive(Debug, Args)]
+#[command(after_long_help = super::examples::SCENARIO_RUN)]
 pub struct RunArgs {
     #[command(flatten)]
     help: super::HelpFlag,

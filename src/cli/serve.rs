@@ -14,7 +14,7 @@ use super::dimension;
 
 /// Run a program in a terminal exposed as a JSON-RPC 2.0 endpoint (see docs/serve.md).
 #[derive(Debug, Parser)]
-#[command(name = "shotty serve", version)]
+#[command(name = "shotty serve", version, disable_help_flag = true)]
 struct ServeCli {
     #[command(flatten)]
     args: ServeArgs,
@@ -22,7 +22,10 @@ struct ServeCli {
 
 /// `shotty serve` options.
 #[derive(Debug, Args)]
+#[command(after_long_help = super::examples::SERVE)]
 pub struct ServeArgs {
+    #[command(flatten)]
+    help: super::HelpFlag,
     /// The command line to run, split into words like a shell would (quotes work) but without
     /// a shell: `--cmd "bash -l"`, `--cmd 'python3 -q'`.
     #[arg(long, value_name = "CMD", allow_hyphen_values = true)]

@@ -25,7 +25,8 @@ use super::{dimension, env_pair};
 #[derive(Debug, Parser)]
 #[command(
     name = "shotty session",
-    about = "Background terminal sessions (JSON output)"
+    about = "Background terminal sessions (JSON output)",
+    after_long_help = super::examples::SESSION
 )]
 struct SessionCli {
     #[command(subcommand)]
@@ -38,6 +39,7 @@ fn ms(d: Duration) -> u64 {
 
 /// Start a program in a new background terminal.
 #[derive(Debug, Parser)]
+#[command(after_long_help = super::examples::SESSION_START)]
 struct StartArgs {
     /// Columns (1–500).
     #[arg(long, default_value_t = 100, value_parser = dimension)]
@@ -113,6 +115,7 @@ struct ListArgs {
 
 /// Read the screen.
 #[derive(Debug, Parser)]
+#[command(after_long_help = super::examples::SESSION_READ)]
 struct ReadArgs {
     /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
@@ -135,10 +138,15 @@ struct ReadArgs {
     /// `changed: false` without the screen, at once.
     #[arg(long, value_name = "VERSION")]
     since: Option<u64>,
+    /// Leave out the blank rows at the end of `screen.text` (by default every row is a line,
+    /// as console2svg's `session read` prints it).
+    #[arg(long)]
+    trim: bool,
 }
 
 /// Wait for a condition on the screen.
 #[derive(Debug, Parser)]
+#[command(after_long_help = super::examples::SESSION_WAIT)]
 struct WaitArgs {
     /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
@@ -248,6 +256,7 @@ struct CommandsArgs {
 /// operation. Mouse positions are ROW,COL, 0-based as `read` reports the cursor; mouse steps
 /// are refused when the program has not turned mouse tracking on.
 #[derive(Debug, Parser)]
+#[command(after_long_help = super::examples::SESSION_SEND)]
 struct SendArgs {
     /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
@@ -334,6 +343,8 @@ struct CaptureArgs {
     format: Option<Format>,
     #[command(flatten)]
     appearance: AppearanceArgs,
+    #[command(flatten)]
+    config: super::config::ConfigFlag,
 }
 
 /// Render the screen to a private temporary file and print its path.
@@ -347,6 +358,8 @@ struct InspectArgs {
     format: Option<Format>,
     #[command(flatten)]
     appearance: AppearanceArgs,
+    #[command(flatten)]
+    config: super::config::ConfigFlag,
 }
 
 /// Add a marker to the session's recording.
@@ -362,6 +375,7 @@ struct MarkArgs {
 /// Write the session's recording: asciicast v2 (output, input, resizes, markers), or
 /// animated (.svg, .gif, .apng).
 #[derive(Debug, Parser)]
+#[command(after_long_help = super::examples::SESSION_EXPORT)]
 struct ExportArgs {
     /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
@@ -976,6 +990,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             start,
             end,
             since,
+            trim,
         }) => call(
             "read",
             &ReadParams {
@@ -986,6 +1001,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                 start,
                 end,
                 since,
+                trim: trim.then_some(true),
             },
         ),
         SessionCommand::Wait(WaitArgs {
@@ -1053,6 +1069,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             out,
             format,
             appearance,
+            config: _,
         }) => {
             let format = resolve_format(format, Some(&out), Format::Svg)
                 .map_err(SessionError::invalid_request)?;
@@ -1067,6 +1084,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             id,
             format,
             appearance,
+            config: _,
         }) => {
             let format = format.unwrap_or(Format::Svg);
             if !matches!(format, Format::Svg | Format::Png) {

@@ -14,7 +14,10 @@ use super::scenario::{resolve_appearance, run_options};
 
 /// Arguments of `shotty test`.
 #[derive(Debug, Args)]
+#[command(after_long_help = super::examples::TEST)]
 pub struct TestArgs {
+    #[command(flatten)]
+    help: super::HelpFlag,
     /// Files or directories to search for *.scenario.yaml, *.scenario.yml and
     /// *.scenario.json (default: the current directory).
     paths: Vec<PathBuf>,

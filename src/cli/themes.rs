@@ -7,6 +7,7 @@ use shotty::render::svg::hex;
 
 /// Arguments of `shotty themes`.
 #[derive(Debug, Args)]
+#[command(after_long_help = super::examples::THEMES)]
 pub struct ThemesArgs {
     #[command(flatten)]
     help: super::HelpFlag,

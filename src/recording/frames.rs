@@ -139,8 +139,9 @@ pub struct Frames<I> {
     pending: Option<u64>,
     /// An event read past the pending frame, to be fed after it is sampled.
     held: Option<(u64, Event)>,
-    /// Input of the caption shown, and the frame at which it goes.
-    keys: Vec<u8>,
+    /// Input of the caption shown, one entry per input event (each is decoded on its own),
+    /// and the frame at which it goes.
+    keys: Vec<Vec<u8>>,
     keys_until: Option<u64>,
     /// The last pending frame once the events have ended.
     final_pending: Option<u64>,
@@ -227,10 +228,12 @@ where
             Event::Input(bytes) => {
                 if let (true, Some(index)) = (self.timing.show_keys, index) {
                     let gone = self.keys_until.is_none_or(|until| index >= until);
-                    if gone || self.keys.len() + bytes.len() > MAX_CAPTION_BYTES {
+                    let held: usize = self.keys.iter().map(Vec::len).sum();
+                    if gone || held + bytes.len() > MAX_CAPTION_BYTES {
                         self.keys.clear();
                     }
-                    self.keys.extend(bytes.iter().take(MAX_CAPTION_BYTES));
+                    self.keys
+                        .push(bytes.iter().take(MAX_CAPTION_BYTES).copied().collect());
                     let hold = (CAPTION_HOLD * f64::from(self.timing.fps)).round() as u64;
                     self.keys_until = Some(index + hold.max(1));
                 }
@@ -241,7 +244,7 @@ where
 
     /// The caption of the keys collected, its newest characters.
     fn caption(&self) -> Option<String> {
-        let text = crate::term::keys::caption(&self.keys);
+        let text = crate::term::keys::caption_of_writes(self.keys.iter().map(Vec::as_slice));
         let count = text.chars().count();
         let shown: String = text
             .chars()
@@ -454,6 +457,40 @@ mod tests {
         };
         let (shown, _) = frames(&t, timing);
         assert_eq!(shown, [(0, "a".into()), (1, "acd".into())]);
+    }
+
+    /// Keys are told apart as the recording's input events hold them: Escape in a write of
+    /// its own and `:` half a second later are two keys; ESC and `x` in one write are Alt+x.
+    #[test]
+    fn each_input_event_is_captioned_on_its_own() {
+        let mut t = timeline(&[(0.0, "~")]);
+        for (at, keys) in [(1.0, "\x1b"), (1.5, ":"), (1.6, "wq\r"), (1.7, "\x1bx")] {
+            t.push(
+                Duration::from_secs_f64(at),
+                Event::Input(keys.as_bytes().to_vec()),
+            );
+        }
+        let timing = Timing {
+            fps: 10,
+            show_keys: true,
+            ..Timing::default()
+        };
+        let captions: Vec<Option<String>> = t
+            .frames(timing)
+            .map(|f| f.map(|f| f.caption).unwrap_or_else(|e| match e {}))
+            .collect();
+        let c = |s: &str| Some(s.to_owned());
+        assert_eq!(
+            captions,
+            [
+                None,
+                c("Esc"),
+                c("Esc :"),
+                c("Esc :wq⏎"),
+                c("Esc :wq⏎ Alt+x"),
+                None
+            ]
+        );
     }
 
     #[test]

@@ -297,7 +297,6 @@ pub(crate) fn subset_face(
     index: usize,
     chars: &std::collections::BTreeSet<char>,
 ) -> Result<Vec<u8>, RenderError> {
-    use write_fonts::types::{GlyphId, Tag};
     let data = BUNDLED[index].data;
     let err =
         |what: &str| RenderError::new(format!("cannot subset {}: {what}", BUNDLED[index].file));
@@ -311,23 +310,19 @@ pub(crate) fn subset_face(
     }
     let subset = subsetter::subset(data, 0, &remapper).map_err(|e| err(&format!("{e:?}")))?;
     let raw = ttf_parser::RawFace::parse(&subset, 0).map_err(|e| err(&e.to_string()))?;
-    let mut builder = write_fonts::FontBuilder::new();
+    let mut builder = super::sfnt::SfntBuilder::default();
     for record in raw.table_records {
         if let Some(table) = raw.table(record.tag) {
-            builder.add_raw(Tag::new(&record.tag.to_bytes()), table.to_vec());
+            builder.add(record.tag.to_bytes(), table.to_vec());
         }
     }
     if let Some(os2) = face.raw_face().table(ttf_parser::Tag::from_bytes(b"OS/2")) {
-        builder.add_raw(Tag::new(b"OS/2"), os2.to_vec());
+        builder.add(*b"OS/2", os2.to_vec());
     }
-    let cmap = write_fonts::tables::cmap::Cmap::from_mappings(
-        mapped.into_iter().map(|(c, g)| (c, GlyphId::new(g as u32))),
-    )
-    .map_err(|e| err(&format!("{e:?}")))?;
-    builder
-        .add_table(&cmap)
-        .map_err(|e| err(&format!("{e:?}")))?;
-    Ok(builder.build())
+    // `chars` is sorted, so the mappings are too.
+    let cmap = super::sfnt::cmap(&mapped).ok_or_else(|| err("too many characters"))?;
+    builder.add(*b"cmap", cmap);
+    builder.build().ok_or_else(|| err("the font is over 4 GiB"))
 }
 
 #[cfg(test)]
@@ -353,6 +348,33 @@ mod tests {
                 (PRIMARY_FAMILY, bold, italic)
             );
             assert!(monospace_face(bold, italic).is_some(), "{}", font.file);
+        }
+    }
+
+    #[test]
+    #[cfg(feature = "embed-font")]
+    fn a_subset_draws_each_character_as_its_whole_face_does() {
+        for text in ["Ag─ {}é", "😀♞"] {
+            let first = text.chars().next().expect("a character");
+            let index = face_for(first, false, false).expect("a bundled face");
+            let chars: std::collections::BTreeSet<char> = text.chars().collect();
+            let subset = subset_face(index, &chars).expect("a subset");
+            let whole = ttf_parser::Face::parse(BUNDLED[index].data, 0).expect("bundled face");
+            let part = ttf_parser::Face::parse(&subset, 0).expect("the subset parses");
+            assert!(part.number_of_glyphs() < whole.number_of_glyphs());
+            for c in chars {
+                let (g, h) = (
+                    whole.glyph_index(c).expect("in the whole face"),
+                    part.glyph_index(c)
+                        .unwrap_or_else(|| panic!("{c:?} not in the subset")),
+                );
+                assert_eq!(
+                    (whole.glyph_bounding_box(g), whole.glyph_hor_advance(g)),
+                    (part.glyph_bounding_box(h), part.glyph_hor_advance(h)),
+                    "{c:?}"
+                );
+            }
+            assert_eq!(part.glyph_index('Z'), None);
         }
     }
 

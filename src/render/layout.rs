@@ -179,6 +179,12 @@ pub struct Caption {
     pub y: f64,
 }
 
+/// The height of the band kept for a caption: its box (a row and a cell's width of padding)
+/// with half a cell's width above and below.
+fn caption_height(m: CellMetrics) -> f64 {
+    m.height + 2.0 * m.width
+}
+
 /// The window frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Frame {
@@ -268,6 +274,8 @@ pub struct Layout {
     pub masked: Vec<Rect>,
     /// The keys being typed (`--show-keys`), drawn on top of everything.
     pub caption: Option<Caption>,
+    /// The band below the last row kept for the caption ([`Appearance::caption_band`]).
+    pub caption_band: Option<Rect>,
     /// The drawn grid: where its cells are.
     grid: Grid,
 }
@@ -846,7 +854,12 @@ impl Layout {
         let (default_fg, default_bg) = (themes.foreground, themes.background);
 
         let content_w = cols.len() as f64 * m.width + 2.0 * a.padding;
-        let content_h = rows.len() as f64 * m.height + 2.0 * a.padding;
+        let band_h = if a.caption_band {
+            caption_height(m)
+        } else {
+            0.0
+        };
+        let content_h = rows.len() as f64 * m.height + 2.0 * a.padding + band_h;
         let bar = match a.window {
             WindowStyle::Macos | WindowStyle::MacosPc => 28.0,
             WindowStyle::Windows | WindowStyle::WindowsPc => 30.0,
@@ -1016,6 +1029,12 @@ impl Layout {
             links: b.links,
             highlights: Vec::new(),
             caption: None,
+            caption_band: (band_h > 0.0).then_some(Rect {
+                x: screen.x,
+                y: grid.end.1,
+                w: screen.w,
+                h: band_h,
+            }),
             grid,
         })
     }
@@ -1029,8 +1048,9 @@ impl Layout {
         }
     }
 
-    /// Shows `text` as a caption of typed keys (see [`Caption`]), as wide as it is, within
-    /// the screen.
+    /// Shows `text` as a caption of typed keys (see [`Caption`]), as wide as it is, at the
+    /// right: in the band kept for it ([`Appearance::caption_band`]), else over the screen's
+    /// bottom-right corner.
     pub fn set_caption(&mut self, text: &str) {
         use unicode_width::UnicodeWidthChar;
         let m = self.metrics;
@@ -1038,9 +1058,12 @@ impl Layout {
         let pad = m.width;
         let w = (cells as f64 * m.width + 2.0 * pad).min(self.screen.w - 2.0 * pad);
         let h = m.height + pad;
+        let bottom = self
+            .caption_band
+            .map_or(self.screen.y + self.screen.h, |band| band.y + band.h);
         let rect = Rect {
             x: self.screen.x + self.screen.w - pad - w,
-            y: self.screen.y + self.screen.h - pad / 2.0 - h,
+            y: bottom - pad / 2.0 - h,
             w,
             h,
         };
@@ -1219,5 +1242,35 @@ mod tests {
                 "{scheme:?}"
             );
         }
+    }
+
+    /// With a band kept for it, the caption lies below the last row: the screen grows by the
+    /// band and no cell is under the caption. Without one it covers the bottom-right cells.
+    #[test]
+    fn a_caption_in_its_band_hides_no_cell() {
+        let shot = snapshot("first row\r\n  1,1  All");
+        let last_row_bottom = |l: &Layout| l.grid.origin.1 + 2.0 * l.metrics.height;
+        let plain = Appearance::default();
+        let mut over = Layout::new(&shot, &plain).expect("layout");
+        over.set_caption(":wq⏎");
+        let covering = over.caption.as_ref().expect("a caption").rect;
+        assert!(covering.y < last_row_bottom(&over), "{covering:?}");
+
+        let banded = Appearance {
+            caption_band: true,
+            ..Appearance::default()
+        };
+        let mut layout = Layout::new(&shot, &banded).expect("layout");
+        let band = layout.caption_band.expect("a band");
+        assert!(layout.screen.h > over.screen.h);
+        assert!((layout.screen.h - over.screen.h - band.h).abs() < 1e-9);
+        // The same frame size with a caption or without: animations keep the band throughout.
+        let without = layout.view;
+        layout.set_caption(":wq⏎");
+        let caption = layout.caption.as_ref().expect("a caption").rect;
+        assert_eq!(layout.view, without);
+        assert!(caption.y >= last_row_bottom(&layout), "{caption:?}");
+        assert!(caption.y + caption.h <= band.y + band.h);
+        assert!(caption.y + caption.h <= layout.screen.y + layout.screen.h);
     }
 }

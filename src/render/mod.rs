@@ -2,12 +2,12 @@
 //!
 //! The pipeline: [`layout::Layout`] places everything once (cells, runs, backgrounds,
 //! box-drawing geometry, decorations, cursor, window chrome) from a [`Snapshot`] and an
-//! [`Appearance`]; [`svg`] writes that layout as SVG; [`png`] rasterises the SVG with resvg and
-//! the bundled fonts. The PNG is therefore the SVG, rasterised (written for the rasteriser
-//! without the metadata and with text colours as attributes instead of CSS classes — the same
-//! drawing, parsed faster), except that the text of the bundled monospace faces is blended
-//! from glyphs rasterised once and cached (`glyphs`), between what resvg draws under it and
-//! over it: the same glyphs, to within a supersample at some edges, in a third of the time.
+//! [`Appearance`]; [`svg`] writes that layout as SVG; `png` (feature `png`) rasterises the SVG
+//! with resvg and the bundled fonts. The PNG is therefore the SVG, rasterised (written for the
+//! rasteriser without the metadata and with text colours as attributes instead of CSS classes
+//! — the same drawing, parsed faster), except that the text of the bundled monospace faces is
+//! blended from glyphs rasterised once and cached (`glyphs`), between what resvg draws under it
+//! and over it: the same glyphs, to within a supersample at some edges, in a third of the time.
 
 pub mod animation;
 pub(crate) mod boxdraw;
@@ -20,6 +20,8 @@ pub(crate) mod number;
 mod path_data;
 #[cfg(feature = "png")]
 pub mod png;
+#[cfg(feature = "embed-font")]
+mod sfnt;
 #[cfg(feature = "embed-font")]
 mod woff2;
 // Theme files are read with it only with serde; build.rs reads the built-in themes with it.
@@ -293,6 +295,10 @@ pub struct Appearance {
     pub png_compression: PngCompression,
     /// Shades of antialiased edges in rasters.
     pub antialiasing: Antialiasing,
+    /// Keep a band below the screen's last row for the caption of typed keys
+    /// ([`layout::Layout::set_caption`]), so that it hides nothing: the animations of
+    /// `--show-keys` set it for every frame, with a caption or without.
+    pub caption_band: bool,
 }
 
 impl Default for Appearance {
@@ -331,6 +337,7 @@ impl Default for Appearance {
             font_files: Vec::new(),
             png_compression: PngCompression::Default,
             antialiasing: Antialiasing::Auto,
+            caption_band: false,
         }
     }
 }

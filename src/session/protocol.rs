@@ -296,6 +296,10 @@ pub struct ReadParams {
     /// the reply is `changed: false` without the screen (cheap polling).
     #[serde(default)]
     pub since: Option<u64>,
+    /// Leave out the blank rows at the end of the text (each is an empty line otherwise).
+    /// Default: on for the MCP `read` tool, off for the host protocol and the CLI.
+    #[serde(default)]
+    pub trim: Option<bool>,
 }
 
 /// `wait`.

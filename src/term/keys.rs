@@ -962,7 +962,7 @@ pub fn paste_bytes(text: &str, bracketed: bool) -> Vec<u8> {
 mod caption;
 pub mod kitty;
 
-pub use caption::caption;
+pub use caption::{caption, caption_of_writes};
 
 #[cfg(test)]
 mod tests;

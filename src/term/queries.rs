@@ -75,6 +75,59 @@ fn is_query(seq: &[u8]) -> bool {
     }
 }
 
+/// The length of the terminal reply `bytes` starts with: the answer a terminal writes back to
+/// one of the queries [`QueryFilter`] removes (a cursor position, device attributes, a mode's
+/// state, a colour, a version …), or `None` when `bytes` starts with anything else. Keys never
+/// look like replies, but for one: a modified F3 (`CSI 1 ; 2 R`) has the shape of a cursor
+/// position report, so a reader of input takes a reply only where one is due.
+pub fn reply_len(bytes: &[u8]) -> Option<usize> {
+    if bytes.first() != Some(&ESC) {
+        return None;
+    }
+    let len = sequence_len(bytes)?;
+    is_reply(&bytes[..len]).then_some(len)
+}
+
+/// Whether a complete sequence is a terminal's reply to a query.
+fn is_reply(seq: &[u8]) -> bool {
+    let numbers = |s: &[u8]| {
+        s.iter()
+            .all(|b| b.is_ascii_digit() || matches!(b, b';' | b':'))
+    };
+    match seq.get(1) {
+        Some(b'[') => {
+            let body = &seq[2..seq.len() - 1];
+            let after_mark = body.get(1..).unwrap_or_default();
+            match (body.first(), seq[seq.len() - 1]) {
+                // DA1 (`CSI ? … c`), DA2 (`CSI > … c`).
+                (Some(b'?' | b'>'), b'c') => numbers(after_mark),
+                // Cursor position: CPR (`CSI row ; col R`), DECXCPR (`CSI ? row ; col ; page R`).
+                (Some(b'?'), b'R') => numbers(after_mark),
+                (_, b'R') => numbers(body) && body.contains(&b';'),
+                // DSR status: ready.
+                (_, b'n') => body == b"0",
+                // DECRPM (`CSI ? Ps ; Pm $ y`, `CSI Ps ; Pm $ y`).
+                (_, b'y') => body
+                    .strip_suffix(b"$")
+                    .is_some_and(|b| numbers(b.strip_prefix(b"?").unwrap_or(b))),
+                // The kitty keyboard protocol's flags.
+                (Some(b'?'), b'u') => numbers(after_mark),
+                // Window reports: state, position, size in pixels or characters.
+                (Some(_), b't') => numbers(body),
+                _ => false,
+            }
+        }
+        // OSC strings come from the terminal, never from a key: colours (`4;N;rgb:…`,
+        // `10;rgb:…`), the clipboard, titles.
+        Some(b']') => true,
+        // DECRQSS (`1$r…`, `0$r`), XTGETTCAP (`1+r…`, `0+r`), XTVERSION (`>|…`).
+        Some(b'P') => [&b"1$r"[..], b"0$r", b"1+r", b"0+r", b">|"]
+            .iter()
+            .any(|p| seq[2..].starts_with(p)),
+        _ => false,
+    }
+}
+
 impl QueryFilter {
     /// `bytes` without the queries in them (and without the tail of an unfinished sequence,
     /// which comes out with the next piece).
@@ -123,6 +176,72 @@ impl QueryFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Everything the emulator answers reads back as replies, one after another, and no key
+    /// (but the modified F3 the doc names) reads as one.
+    #[test]
+    fn the_emulators_answers_are_replies_and_keys_are_not() {
+        let mut term = crate::term::Terminal::new(80, 24);
+        term.advance(
+            b"\x1b[c\x1b[>c\x1b[5n\x1b[6n\x1b[?6n\x1b[?25$p\x1b[4$p\x1b[?1049$p\
+              \x1b]10;?\x07\x1b]11;?\x1b\\\x1b]4;1;?\x07\x1b[>q\x1b[?u\x1b[18t\x1b[14t\
+              \x1bP$qm\x1b\\\x1bP+q544e\x1b\\",
+        );
+        let replies = term.take_replies();
+        let mut rest = &replies[..];
+        let mut count = 0;
+        while !rest.is_empty() {
+            let len = reply_len(rest)
+                .unwrap_or_else(|| panic!("not a reply: {:?}", String::from_utf8_lossy(rest)));
+            rest = &rest[len..];
+            count += 1;
+        }
+        assert!(
+            count >= 14,
+            "{count} replies: {:?}",
+            String::from_utf8_lossy(&replies)
+        );
+
+        use crate::term::keys::{KeyModes, encode_keys};
+        for key in [
+            "Up",
+            "Ctrl+Left",
+            "Home",
+            "End",
+            "PageUp",
+            "Delete",
+            "Insert",
+            "F1",
+            "F3",
+            "F5",
+            "Shift+F5",
+            "F12",
+            "Escape",
+            "Alt+x",
+            "Alt+[",
+            "Alt+]",
+            "Alt+P",
+            "Enter",
+            "Tab",
+            "Shift+Tab",
+            "Ctrl+C",
+        ] {
+            for modes in [
+                KeyModes::default(),
+                KeyModes {
+                    cursor_keys_application: true,
+                    ..KeyModes::default()
+                },
+                KeyModes {
+                    kitty_flags: 1,
+                    ..KeyModes::default()
+                },
+            ] {
+                let bytes = encode_keys(key, modes).expect("a key");
+                assert_eq!(reply_len(&bytes), None, "{key} in {modes:?}: {bytes:?}");
+            }
+        }
+    }
 
     #[test]
     fn queries_go_and_everything_else_stays() {

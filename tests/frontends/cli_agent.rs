@@ -3,6 +3,7 @@
 //! Tracking"), htop clicked through its function bar, and pauses inside a send.
 
 use crate::cli_session::Env;
+use crate::needs;
 
 const INPUT_ECHO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/inputecho.py");
 
@@ -228,6 +229,9 @@ fn a_delay_inside_send_splits_the_write() {
 /// htop driven by the mouse: a click on "Help" in its function bar opens the help screen.
 #[test]
 fn htop_is_clicked_through_its_function_bar() {
+    if needs::program("htop").is_none() {
+        return;
+    }
     let env = Env::new();
     let id = env.start(&["--width", "100", "--height", "30", "--", "htop"]);
     env.ok(&["wait", &id, "--text", "Help", "--timeout", "15s"]);
@@ -249,6 +253,9 @@ fn htop_is_clicked_through_its_function_bar() {
 /// input with its exit code and output, never one still running, and `read` tells whether
 /// the shell waits at its prompt.
 fn shell_integration(shell: &str, rc_file: &str, rc_text: &str) {
+    if needs::program(shell).is_none() {
+        return;
+    }
     let env = Env::new();
     let rc = env.home.join(rc_file);
     std::fs::create_dir_all(rc.parent().unwrap()).unwrap();
@@ -572,6 +579,9 @@ fn restart_runs_the_command_again_under_the_same_name() {
 /// toggles are no content change).
 #[test]
 fn idle_waits_out_a_spinner_but_not_a_blinking_cursor() {
+    let Some(python) = needs::python("rich.progress") else {
+        return;
+    };
     let env = Env::new();
     let script = r#"
 import sys, time
@@ -588,7 +598,14 @@ for _ in range(200):
         time.sleep(0.05)
 "#;
     let id = env.start(&[
-        "--width", "60", "--height", "8", "--", "python3", "-c", script,
+        "--width",
+        "60",
+        "--height",
+        "8",
+        "--",
+        &python.to_string_lossy(),
+        "-c",
+        script,
     ]);
     env.ok(&["wait", &id, "--text", "working", "--timeout", "15s"]);
     let idle = env.ok(&["wait", &id, "--idle", "500ms", "--timeout", "15s"]);

@@ -11,6 +11,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+use crate::needs;
+
 /// Runs `shotty scenario run` on `yaml` (written to `dir/name`), with `CI` unset unless `ci`.
 fn run_scenario(dir: &Path, name: &str, yaml: &str, extra: &[&str], ci: bool) -> (Output, Value) {
     std::fs::write(dir.join(name), yaml).expect("scenario written");
@@ -36,22 +38,6 @@ fn run_scenario(dir: &Path, name: &str, yaml: &str, extra: &[&str], ci: bool) ->
         )
     });
     (out, summary)
-}
-
-pub(crate) fn require(program: &str) -> bool {
-    let found = Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {program}"))
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{program} is missing, and CI must run every test"
-        );
-        eprintln!("skipped: {program} is not installed");
-    }
-    found
 }
 
 /// The status of every step, as "type:status".
@@ -112,7 +98,7 @@ scenario:
 
 #[test]
 fn vim_edits_saves_and_the_file_is_checked() {
-    if !require("vim") {
+    if needs::program("vim").is_none() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -165,7 +151,7 @@ fn vim_edits_saves_and_the_file_is_checked() {
 
 #[test]
 fn a_changed_screen_fails_its_snapshot_with_the_actual_screen_and_a_diff() {
-    if !require("vim") {
+    if needs::program("vim").is_none() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -250,7 +236,7 @@ fn a_changed_screen_fails_its_snapshot_with_the_actual_screen_and_a_diff() {
 
 #[test]
 fn with_ci_set_a_missing_golden_fails_instead_of_being_written() {
-    if !require("vim") {
+    if needs::program("vim").is_none() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -264,7 +250,7 @@ fn with_ci_set_a_missing_golden_fails_instead_of_being_written() {
 
 #[test]
 fn python_takes_a_pasted_function() {
-    if !require("python3") {
+    if needs::program("python3").is_none() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -531,7 +517,7 @@ fn json_and_kebab_or_camel_keys_read_the_same() {
 /// working directory.
 #[test]
 fn the_specifications_example_runs() {
-    if !require("vim") {
+    if needs::program("vim").is_none() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");

@@ -6,14 +6,16 @@
 //! too; a schema broken on purpose fails the valid files, so they test something. The schema
 //! in `docs/` is the one the command prints.
 //!
-//! Needs python3 with `jsonschema` (`.ci/run` installs it); set SHOTTY_SKIP_JSONSCHEMA=1 to skip
-//! (CI refuses that switch).
+//! Needs Python's `jsonschema` (`tests/install-deps` installs it; without, these tests are
+//! skipped outside CI).
 
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
+
+use crate::needs;
 
 /// Validates each document of `{"schema", "documents"}` on stdin; prints for each `null` or
 /// the most relevant error (its JSON path and message).
@@ -31,30 +33,6 @@ for document in job["documents"]:
     results.append(None if error is None else {"path": error.json_path, "message": error.message})
 print(json.dumps(results))
 "#;
-
-/// Whether `jsonschema` is there; panics with what to do when it is missing, unless skipped
-/// on purpose.
-fn require_jsonschema() -> bool {
-    if std::env::var_os("SHOTTY_SKIP_JSONSCHEMA").is_some_and(|v| v == "1") {
-        eprintln!("SHOTTY_SKIP_JSONSCHEMA=1: skipping the JSON Schema checks of scenario files");
-        return false;
-    }
-    match Command::new("python3")
-        .args(["-c", "import jsonschema"])
-        .output()
-    {
-        Err(e) => panic!(
-            "python3 is needed for tests/frontends/cli_scenario_schema.rs ({e}); install it, or \
-             set SHOTTY_SKIP_JSONSCHEMA=1 to skip"
-        ),
-        Ok(out) if !out.status.success() => panic!(
-            "jsonschema is missing (pip install jsonschema, see .ci/run), or set \
-             SHOTTY_SKIP_JSONSCHEMA=1 to skip: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Ok(_) => true,
-    }
-}
 
 /// What `shotty scenario schema` prints.
 fn printed_schema() -> String {
@@ -77,8 +55,8 @@ fn schema() -> Value {
 }
 
 /// The most relevant error for each document, as "PATH: MESSAGE", or `None` when it is valid.
-fn validate(schema: &Value, documents: &[Value]) -> Vec<Option<String>> {
-    let mut child = Command::new("python3")
+fn validate(python: &Path, schema: &Value, documents: &[Value]) -> Vec<Option<String>> {
+    let mut child = Command::new(python)
         .args(["-c", VALIDATE])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -534,11 +512,11 @@ fn the_schema_names_itself_and_its_draft() {
 
 #[test]
 fn every_scenario_of_the_tests_validates_and_the_reader_reads_it() {
-    if !require_jsonschema() {
+    let Some(python) = needs::python("jsonschema") else {
         return;
-    }
+    };
     let documents: Vec<Value> = VALID.iter().map(|(_, text)| document(text)).collect();
-    let results = validate(&schema(), &documents);
+    let results = validate(&python, &schema(), &documents);
     for ((name, text), result) in VALID.iter().zip(&results) {
         assert_eq!(result, &None, "{name}");
         let read = shotty::scenario::document::parse(text, Path::new("t.json"), Path::new(""));
@@ -548,9 +526,9 @@ fn every_scenario_of_the_tests_validates_and_the_reader_reads_it() {
 
 #[test]
 fn the_projects_own_suite_validates() {
-    if !require_jsonschema() {
+    let Some(python) = needs::python("jsonschema") else {
         return;
-    }
+    };
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("tests/scenarios")
@@ -570,7 +548,7 @@ fn the_projects_own_suite_validates() {
         .iter()
         .map(|path| yaml_to_json(&std::fs::read_to_string(path).expect("a scenario file")))
         .collect();
-    for (path, result) in files.iter().zip(validate(&schema(), &documents)) {
+    for (path, result) in files.iter().zip(validate(&python, &schema(), &documents)) {
         assert_eq!(result, None, "{}", path.display());
     }
 }
@@ -583,9 +561,9 @@ fn an_exported_session_validates() {
     use shotty::session::send::SendStep;
     use shotty::session::wait::{Target, Until, WaitCondition};
 
-    if !require_jsonschema() {
+    let Some(python) = needs::python("jsonschema") else {
         return;
-    }
+    };
     let mut journal = Journal::default();
     let wait = |target, until, stable_ms: Option<u64>, timeout_ms: Option<u64>| WaitCondition {
         target,
@@ -652,17 +630,17 @@ fn an_exported_session_validates() {
         Some(10),
         "{yaml}"
     );
-    assert_eq!(validate(&schema(), &[document]), [None], "{yaml}");
+    assert_eq!(validate(&python, &schema(), &[document]), [None], "{yaml}");
 }
 
 #[test]
 fn unknown_keys_step_types_and_wrong_values_are_refused_by_both() {
-    if !require_jsonschema() {
+    let Some(python) = needs::python("jsonschema") else {
         return;
-    }
+    };
     let cases = invalid();
     let documents: Vec<Value> = cases.iter().map(|(text, _)| document(text)).collect();
-    let results = validate(&schema(), &documents);
+    let results = validate(&python, &schema(), &documents);
     let dir = tempfile::tempdir().expect("temp dir");
     for ((text, expected), result) in cases.iter().zip(&results) {
         let error = result
@@ -683,9 +661,9 @@ fn unknown_keys_step_types_and_wrong_values_are_refused_by_both() {
 /// `shotty scenario run` still refuses it before anything runs.
 #[test]
 fn what_only_the_reader_refuses() {
-    if !require_jsonschema() {
+    let Some(python) = needs::python("jsonschema") else {
         return;
-    }
+    };
     let cases = [
         (
             with_step(r#"{"type": "wait", "args": {"regex": "(("}}"#),
@@ -732,7 +710,7 @@ fn what_only_the_reader_refuses() {
         ),
     ];
     let documents: Vec<Value> = cases.iter().map(|(text, _)| document(text)).collect();
-    let results = validate(&schema(), &documents);
+    let results = validate(&python, &schema(), &documents);
     let dir = tempfile::tempdir().expect("temp dir");
     for ((text, expected), result) in cases.iter().zip(&results) {
         assert_eq!(result, &None, "{text}");
@@ -745,9 +723,9 @@ fn what_only_the_reader_refuses() {
 /// The valid files test the schema: broken on purpose in one place, it fails one of them.
 #[test]
 fn a_schema_broken_on_purpose_fails_the_valid_files() {
-    if !require_jsonschema() {
+    let Some(python) = needs::python("jsonschema") else {
         return;
-    }
+    };
     let documents: Vec<Value> = VALID.iter().map(|(_, text)| document(text)).collect();
     type Break = fn(&mut Value);
     let breaks: [(&str, Break); 6] = [
@@ -780,7 +758,7 @@ fn a_schema_broken_on_purpose_fails_the_valid_files() {
         let mut broken = schema.clone();
         break_it(&mut broken);
         assert_ne!(broken, schema, "{what}: nothing changed");
-        let results = validate(&broken, &documents);
+        let results = validate(&python, &broken, &documents);
         let failed: Vec<&str> = VALID
             .iter()
             .zip(&results)

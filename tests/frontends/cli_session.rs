@@ -696,6 +696,12 @@ fn ctrl_c_cancels_a_wait() {
 
 #[test]
 fn vim_less_and_python_are_drivable() {
+    if ["vim", "less", "python3"]
+        .iter()
+        .any(|program| crate::needs::program(program).is_none())
+    {
+        return;
+    }
     let env = Env::new();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("notes.md");
@@ -1732,14 +1738,7 @@ fn read_selects_rows() {
         "printf 'r0\\nr1\\nr2\\nr3\\nr4'; sleep 300",
     ]);
     env.ok(&["wait", &id, "--text", "r4", "--timeout", "10s"]);
-    let rows = |args: &[&str]| {
-        let mut all = vec!["read", &id];
-        all.extend_from_slice(args);
-        env.ok(&all)["screen"]["text"]
-            .as_str()
-            .expect("text")
-            .to_owned()
-    };
+    let rows = |args: &[&str]| screen_text(&env, &id, args);
     assert_eq!(rows(&[]), "r0\nr1\nr2\nr3\nr4");
     assert_eq!(rows(&["--bottom", "2"]), "r3\nr4");
     assert_eq!(rows(&["--top", "2"]), "r0\nr1");
@@ -1756,6 +1755,38 @@ fn read_selects_rows() {
         all.extend_from_slice(bad);
         env.error(&all, "invalid_request");
     }
+}
+
+/// `read ID ARGS…`'s `screen.text`.
+fn screen_text(env: &Env, id: &str, args: &[&str]) -> String {
+    let mut all = vec!["read", id];
+    all.extend_from_slice(args);
+    env.ok(&all)["screen"]["text"]
+        .as_str()
+        .expect("text")
+        .to_owned()
+}
+
+/// `read --trim` leaves out the blank rows at the end, and only those; without it every row
+/// is a line, as console2svg prints it.
+#[test]
+fn read_trim_leaves_out_blank_rows_at_the_end() {
+    let env = Env::new();
+    let id = env.start(&[
+        "--height",
+        "6",
+        "--",
+        "sh",
+        "-c",
+        "printf 'a\\n\\nb'; sleep 300",
+    ]);
+    env.ok(&["wait", &id, "--text", "b", "--timeout", "10s"]);
+    let text = |args: &[&str]| screen_text(&env, &id, args);
+    assert_eq!(text(&[]), "a\n\nb\n\n\n");
+    assert_eq!(text(&["--trim"]), "a\n\nb");
+    assert_eq!(text(&["--trim", "--top", "2"]), "a");
+    assert_eq!(text(&["--trim", "--bottom", "2"]), "");
+    env.ok(&["stop", &id]);
 }
 
 /// `wait --until absent` matches once the text has been on the screen and is gone — not for
@@ -2231,7 +2262,7 @@ fn an_ended_sessions_recording_is_retained_on_disk() {
 /// scenario, and `scenario run` replays it to the session's final screen.
 #[test]
 fn a_session_exported_as_a_scenario_replays_to_the_same_screen() {
-    if !crate::cli_scenario::require("vim") {
+    if crate::needs::program("vim").is_none() {
         return;
     }
     let env = Env::new();

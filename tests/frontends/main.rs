@@ -5,17 +5,21 @@
 
 #[path = "../support/asciinema.rs"]
 mod asciinema;
+#[path = "../support/needs.rs"]
+mod needs;
 #[path = "../support/procs.rs"]
 mod procs;
 
 mod cli_agent;
 mod cli_attach;
+mod cli_help;
 mod cli_record;
 mod cli_scenario;
 mod cli_scenario_schema;
 mod cli_session;
 mod cli_test;
 mod mcp;
+mod package;
 mod serve;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod start_up;

@@ -1,36 +1,13 @@
 //! `shotty mcp` driven by the official Python MCP SDK (tests/mcp_client.py): tool listing,
 //! spawn/write/wait/read/inspect/capture/kill against the session host, and tool errors.
 //!
-//! Needs python3 with the `mcp` package (`.ci/run` installs it); set SHOTTY_SKIP_MCP=1 to skip.
+//! Needs the Python MCP SDK (`tests/install-deps` installs it; without, the test is skipped
+//! outside CI).
 
 use std::path::Path;
 use std::process::Command;
 
-fn skip() -> bool {
-    std::env::var_os("SHOTTY_SKIP_MCP").is_some_and(|v| v == "1")
-}
-
-/// Fails with a clear message when python3 or its `mcp` package is missing.
-fn require_python_mcp() -> bool {
-    if skip() {
-        eprintln!("SHOTTY_SKIP_MCP=1: skipping the MCP client test");
-        return false;
-    }
-    let probe = Command::new("python3")
-        .args(["-c", "import mcp.client.stdio"])
-        .output();
-    match probe {
-        Err(e) => panic!(
-            "python3 is needed for tests/frontends/mcp.rs ({e}); install it, or set SHOTTY_SKIP_MCP=1 to skip"
-        ),
-        Ok(out) if !out.status.success() => panic!(
-            "the Python MCP SDK is missing (pip install mcp, see .ci/run), or set \
-             SHOTTY_SKIP_MCP=1 to skip: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Ok(_) => true,
-    }
-}
+use crate::needs;
 
 /// The official Python client drives every tool (see tests/mcp_client.py). `inspect` is
 /// checked for content: the PNG decodes (CRCs, zlib, filters) with a size that follows the
@@ -39,9 +16,9 @@ fn require_python_mcp() -> bool {
 /// this test's own HOME and TMPDIR.
 #[test]
 fn python_client_drives_the_mcp_server() {
-    if !require_python_mcp() {
+    let Some(python) = needs::python("mcp.client.stdio") else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().expect("temp dir");
     let runtime = dir.path().join("run");
     let state = dir.path().join("state");
@@ -53,7 +30,7 @@ fn python_client_drives_the_mcp_server() {
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");
     let bin = env!("CARGO_BIN_EXE_shotty");
-    let out = Command::new("python3")
+    let out = Command::new(python)
         .arg(&script)
         .arg(bin)
         .arg(&work)
@@ -77,5 +54,78 @@ fn python_client_drives_the_mcp_server() {
         out.status.success() && stdout.trim_end().ends_with("ok"),
         "tests/mcp_client.py failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
         out.status
+    );
+}
+
+/// The README names every tool `shotty mcp` lists, and no other: asked over stdio with plain
+/// JSON-RPC (initialize, then tools/list), so it holds without the Python SDK too.
+#[test]
+fn the_readme_lists_every_tool() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut server = Command::new(env!("CARGO_BIN_EXE_shotty"))
+        .arg("mcp")
+        .env("SHOTTY_RUNTIME_DIR", dir.path().join("run"))
+        .env("SHOTTY_STATE_DIR", dir.path().join("state"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("shotty mcp starts");
+    let mut stdin = server.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(server.stdout.take().expect("stdout"));
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"readme-test","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    ];
+    for request in requests {
+        writeln!(stdin, "{request}").expect("request written");
+    }
+    let mut listed = None;
+    for _ in 0..2 {
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("a reply");
+        let reply: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+        if reply["id"] == 2 {
+            listed = Some(reply);
+        }
+    }
+    drop(stdin);
+    let _ = server.kill();
+    let _ = server.wait();
+    let reply = listed.expect("the tools/list reply");
+    let mut tools: Vec<String> = reply["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("a name").to_owned())
+        .collect();
+    tools.sort();
+    assert!(tools.len() >= 10, "{tools:?}");
+
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let section = readme
+        .split("\n## MCP server\n")
+        .nth(1)
+        .and_then(|s| s.split("\nTools:").nth(1))
+        .and_then(|s| s.split("\n\n").next())
+        .expect("the README's MCP tool paragraph");
+    // Every `name` in the paragraph that is a single lowercase word is a tool.
+    let mut named: Vec<String> = section
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase()))
+        .map(str::to_owned)
+        .collect();
+    named.sort();
+    named.dedup();
+    assert_eq!(
+        named, tools,
+        "the README's tool list (left) and the server's (right)"
     );
 }

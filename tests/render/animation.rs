@@ -1,8 +1,8 @@
 //! GIF and APNG animations read back by an independent decoder, Python's Pillow: frame count,
 //! each frame's duration, looping, and the final composited picture against the still PNG.
 //!
-//! Needs python3 with Pillow (`.ci/run` installs it); set SHOTTY_SKIP_PILLOW=1 to skip (CI
-//! refuses that switch).
+//! Needs Pillow (`tests/install-deps` installs it; without, these tests are skipped outside
+//! CI).
 
 use std::path::Path;
 use std::process::Command;
@@ -14,6 +14,8 @@ use shotty::render::layout::Layout;
 use shotty::render::shades::Shades;
 use shotty::render::{Appearance, GIF_SHADES, WindowStyle};
 use shotty::term::{Snapshot, Terminal};
+
+use crate::support::needs;
 
 /// Reads an animation with Pillow: prints a JSON summary and writes the last frame, composited
 /// and converted to RGBA, to the second argument.
@@ -38,27 +40,6 @@ print(json.dumps({
 }))
 "#;
 
-/// Whether Pillow is there; panics with what to do when it is missing, unless skipped on
-/// purpose.
-fn require_pillow() -> bool {
-    if std::env::var_os("SHOTTY_SKIP_PILLOW").is_some_and(|v| v == "1") {
-        eprintln!("SHOTTY_SKIP_PILLOW=1: skipping the Pillow checks of animations");
-        return false;
-    }
-    match Command::new("python3").args(["-c", "import PIL"]).output() {
-        Err(e) => panic!(
-            "python3 is needed for tests/render/animation.rs ({e}); install it, or set \
-             SHOTTY_SKIP_PILLOW=1 to skip"
-        ),
-        Ok(out) if !out.status.success() => panic!(
-            "Pillow is missing (pip install pillow, see .ci/run), or set SHOTTY_SKIP_PILLOW=1 \
-             to skip: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Ok(_) => true,
-    }
-}
-
 /// What Pillow read.
 struct Read {
     format: String,
@@ -70,18 +51,18 @@ struct Read {
     last: Vec<u8>,
 }
 
-fn read_with_pillow(dir: &Path, name: &str, data: &[u8]) -> Read {
+fn read_with_pillow(python: &Path, dir: &Path, name: &str, data: &[u8]) -> Read {
     let file = dir.join(name);
     let last = dir.join(format!("{name}.rgba"));
     std::fs::write(&file, data).expect("write the animation");
     let script = dir.join("read_animation.py");
     std::fs::write(&script, READ_ANIMATION).expect("write the script");
-    let out = Command::new("python3")
+    let out = Command::new(python)
         .arg(&script)
         .arg(&file)
         .arg(&last)
         .output()
-        .expect("python3 runs");
+        .expect("Python runs");
     assert!(
         out.status.success(),
         "Pillow cannot read {name}: {}",
@@ -208,7 +189,7 @@ fn colour_count(rgba: &[u8]) -> usize {
     colours.len()
 }
 
-fn check(window: WindowStyle, looped: bool) {
+fn check(python: &Path, window: WindowStyle, looped: bool) {
     let dir = tempfile::tempdir().expect("temp dir");
     let a = Appearance {
         window,
@@ -230,6 +211,7 @@ fn check(window: WindowStyle, looped: bool) {
     let fps = f64::from(timing.fps);
 
     let gif = read_with_pillow(
+        python,
         dir.path(),
         "a.gif",
         &animate(RasterFormat::Gif, &a, &timing, &shots),
@@ -252,6 +234,7 @@ fn check(window: WindowStyle, looped: bool) {
     );
 
     let apng = read_with_pillow(
+        python,
         dir.path(),
         "a.apng",
         &animate(RasterFormat::Apng, &a, &timing, &shots),
@@ -277,21 +260,21 @@ fn check(window: WindowStyle, looped: bool) {
 
 #[test]
 fn pillow_reads_looped_animations_of_the_default_look() {
-    if require_pillow() {
-        check(WindowStyle::None, true);
+    if let Some(python) = needs::python("PIL") {
+        check(&python, WindowStyle::None, true);
     }
 }
 
 #[test]
 fn pillow_reads_transparent_animations_played_once() {
-    if require_pillow() {
-        check(WindowStyle::Transparent, false);
+    if let Some(python) = needs::python("PIL") {
+        check(&python, WindowStyle::Transparent, false);
     }
 }
 
 #[test]
 fn pillow_reads_animations_in_a_window() {
-    if require_pillow() {
-        check(WindowStyle::Macos, true);
+    if let Some(python) = needs::python("PIL") {
+        check(&python, WindowStyle::Macos, true);
     }
 }

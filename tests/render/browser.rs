@@ -8,9 +8,8 @@
 //! (`tests/browser_page.js`) measures every glyph, `CSS.getPlatformFontsForNode` names the
 //! fonts that drew each `<tspan>`, `Page.captureScreenshot` shoots the page.
 //!
-//! CI installs the Debian `chromium` package (`.ci/run`); without a browser the tests fail,
-//! unless `SHOTTY_SKIP_BROWSER=1` is set (CI refuses that). `SHOTTY_CHROMIUM` points at another
-//! binary, and `SHOTTY_BROWSER_ARTIFACTS=DIR` keeps the pages, the SVGs and both images of every
+//! Needs Chromium (`tests/install-deps` installs Debian's; without, the tests are skipped outside
+//! CI). `SHOTTY_CHROMIUM` points at another binary, and `SHOTTY_BROWSER_ARTIFACTS=DIR` keeps the pages, the SVGs and both images of every
 //! case.
 
 mod animation;
@@ -21,6 +20,7 @@ mod webkit;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::needs;
 use devtools::Browser;
 
 use crate::support::golden_inputs::{
@@ -123,13 +123,9 @@ fn cases() -> Vec<Case> {
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The browser, or `None` when the checks are skipped on purpose (`SHOTTY_SKIP_BROWSER=1`).
-/// A missing browser is a failure otherwise: CI installs it, so a silent skip would hide that.
+/// The browser: `SHOTTY_CHROMIUM`, else Chromium or Chrome on PATH; `None` when there is none
+/// (the test is then skipped, outside CI).
 fn chromium() -> Option<PathBuf> {
-    if std::env::var("SHOTTY_SKIP_BROWSER").is_ok_and(|v| v == "1") {
-        eprintln!("SHOTTY_SKIP_BROWSER=1: the browser checks are skipped");
-        return None;
-    }
     if let Some(path) = std::env::var_os("SHOTTY_CHROMIUM") {
         let path = PathBuf::from(path);
         assert!(
@@ -139,28 +135,14 @@ fn chromium() -> Option<PathBuf> {
         );
         return Some(path);
     }
-    let names = [
-        "chromium",
-        "chromium-browser",
-        "google-chrome",
-        "google-chrome-stable",
-    ];
     let dirs: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect())
         .unwrap_or_default();
-    let found = names
+    ["chromium-browser", "google-chrome", "google-chrome-stable"]
         .iter()
         .flat_map(|n| dirs.iter().map(move |d| d.join(n)))
-        .find(|p| p.is_file());
-    match found {
-        Some(p) => Some(p),
-        None => panic!(
-            "headless Chromium is needed for the browser checks and was not found \
-             (looked for {} on PATH). Install it with `apt-get install chromium` (CI's .ci/run \
-             does), point SHOTTY_CHROMIUM at a binary, or set SHOTTY_SKIP_BROWSER=1 to skip.",
-            names.join(", ")
-        ),
-    }
+        .find(|p| p.is_file())
+        .or_else(|| needs::program("chromium"))
 }
 
 /// Renders a case through the real binary to `out` (SVG or PNG by extension).
@@ -415,12 +397,19 @@ struct Substitute {
     files: [PathBuf; 2],
 }
 
-/// Where Debian puts a font file (`.ci/run` installs the packages).
-fn system_font(path: &str, package: &str) -> PathBuf {
+/// The Debian font packages the substitutes come from, each named by one file of it in
+/// `tests/dependencies.txt`.
+const SUBSTITUTE_PACKAGES: [&str; 2] = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationMono-Bold.ttf",
+];
+
+/// A file of a font package that [`SUBSTITUTE_PACKAGES`] found installed.
+fn system_font(path: &str) -> PathBuf {
     let path = PathBuf::from(path);
     assert!(
         path.is_file(),
-        "{} is missing: `apt-get install {package}` (.ci/run does)",
+        "{} is missing from its package",
         path.display()
     );
     path
@@ -430,34 +419,21 @@ fn system_font(path: &str, package: &str) -> PathBuf {
 /// browsers pick), Liberation Mono (Courier New's metrics, 1229/2048 em) and Liberation Mono
 /// narrowed to 0.55 em (Consolas's advance, what Windows browsers pick; made by
 /// `tests/support/narrow_font.py`, which needs fontTools).
-fn substitutes(dir: &Path) -> Vec<Substitute> {
-    let dejavu = |f: &str| {
-        system_font(
-            &format!("/usr/share/fonts/truetype/dejavu/{f}"),
-            "fonts-dejavu-core",
-        )
-    };
-    let liberation = |f: &str| {
-        system_font(
-            &format!("/usr/share/fonts/truetype/liberation/{f}"),
-            "fonts-liberation",
-        )
-    };
+fn substitutes(dir: &Path, python: &Path) -> Vec<Substitute> {
+    let dejavu = |f: &str| system_font(&format!("/usr/share/fonts/truetype/dejavu/{f}"));
+    let liberation = |f: &str| system_font(&format!("/usr/share/fonts/truetype/liberation/{f}"));
     let narrow = |source: PathBuf| {
         let out = dir
             .join(source.file_name().expect("a file name"))
             .with_extension("narrow.ttf");
-        let status = Command::new("python3")
+        let status = Command::new(python)
             .arg(Path::new(ROOT).join("tests/support/narrow_font.py"))
             .arg(&source)
             .arg(&out)
             .arg("Narrow Test Mono")
             .status()
-            .expect("python3 runs");
-        assert!(
-            status.success(),
-            "narrow_font.py failed (is fontTools installed? .ci/run installs it)"
-        );
+            .expect("Python runs");
+        assert!(status.success(), "narrow_font.py failed");
         out
     };
     vec![
@@ -518,9 +494,15 @@ fn fontconfig_with_only(substitute: &Substitute, dir: &Path) -> PathBuf {
 #[test]
 fn default_svgs_are_on_the_grid_in_substitute_fonts() {
     let Some(chromium) = chromium() else { return };
+    let Some(python) = needs::python("fontTools") else {
+        return;
+    };
+    if !SUBSTITUTE_PACKAGES.into_iter().all(needs::file) {
+        return;
+    }
     let tmp = tempfile::tempdir().expect("temp dir");
     let mut failures = Vec::new();
-    for substitute in substitutes(tmp.path()) {
+    for substitute in substitutes(tmp.path(), &python) {
         let dir = tmp.path().join(substitute.family.replace(' ', "-"));
         let conf = fontconfig_with_only(&substitute, &dir);
         let mut browser = Browser::launch_with_env(&chromium, &[], &[("FONTCONFIG_FILE", &conf)]);
@@ -640,7 +622,7 @@ fn a_character_missing_from_the_subsets_is_reported() {
 
 /// Nothing but `<tspan>`s inside `<text>`: browsers turn whitespace there into a space that
 /// joins the previous run's last text chunk and pushes centred glyphs half a space left.
-/// (Checked without a browser, so it holds under `SHOTTY_SKIP_BROWSER=1` too.)
+/// (Checked without a browser, so it holds where there is none too.)
 #[test]
 fn text_elements_hold_only_tspans() {
     let tmp = tempfile::tempdir().expect("temp dir");

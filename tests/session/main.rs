@@ -5,6 +5,8 @@
 
 #[path = "../support/asciinema.rs"]
 mod asciinema;
+#[path = "../support/needs.rs"]
+mod needs;
 #[path = "../support/procs.rs"]
 mod procs;
 

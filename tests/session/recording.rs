@@ -58,8 +58,11 @@ fn exported_casts_replay_to_the_same_screen_in_asciinema() {
 
         let mut original = Terminal::new(width.into(), height.into());
         original.advance(&bytes);
+        let Some(played) = asciinema_cat(&cast) else {
+            return;
+        };
         let mut replayed = Terminal::new(width.into(), height.into());
-        replayed.advance(&asciinema_cat(&cast));
+        replayed.advance(&played);
         assert_eq!(
             replayed.snapshot(),
             original.snapshot(),
@@ -307,9 +310,11 @@ mod live {
         let mut file = Vec::new();
         write_v2(&timeline, &CastInfo::default(), &mut file).expect("cast");
         std::fs::write(&cast, &file).expect("saved");
-        let mut replayed = Terminal::new(60, 12);
-        replayed.advance(&super::asciinema_cat(&cast));
-        assert_eq!(replayed.snapshot(), session.lock().term.snapshot());
+        if let Some(played) = super::asciinema_cat(&cast) {
+            let mut replayed = Terminal::new(60, 12);
+            replayed.advance(&played);
+            assert_eq!(replayed.snapshot(), session.lock().term.snapshot());
+        }
 
         // A resize is recorded and replayed (shotty's own cast reader applies `r` events).
         session.resize(40, 8).expect("resized");
@@ -362,8 +367,11 @@ mod live {
         let mut file = Vec::new();
         write_v2(&timeline, &CastInfo::default(), &mut file).expect("cast");
         std::fs::write(&cast, &file).expect("saved");
+        let Some(played) = super::asciinema_cat(&cast) else {
+            return;
+        };
         let mut replayed = Terminal::new(60, 12);
-        replayed.advance(&super::asciinema_cat(&cast));
+        replayed.advance(&played);
         let live = session.lock();
         assert_eq!(replayed.text(), live.term.text());
         let (a, b) = (replayed.snapshot(), live.term.snapshot());
@@ -372,28 +380,6 @@ mod live {
 
     // Real programs recorded through the session core; each exported cast must play back, in
     // asciinema and in shotty's own reader, to the screen the session showed (SPEC §9).
-
-    /// Whether `probe` (a program and its arguments) runs successfully. A missing program
-    /// skips the test on a developer's machine, but fails it in CI, which installs them all
-    /// (`.ci/run`): a test that silently skips there proves nothing.
-    fn available(what: &str, probe: &[&str]) -> bool {
-        let ok = std::process::Command::new(probe[0])
-            .args(&probe[1..])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{what} is missing (`{}` failed); .ci/run installs it",
-                probe.join(" ")
-            );
-            eprintln!("{what} is missing: skipping");
-        }
-        ok
-    }
 
     /// Waits (at most 10 s) until the program has ended and all its output is on the screen.
     fn wait_ended(session: &Session) {
@@ -480,13 +466,15 @@ mod live {
             "{name}: the cast's output events are not the recorded output"
         );
 
-        let mut replayed = Terminal::new(width, height);
-        replayed.advance(&super::asciinema_cat(&cast));
-        assert_eq!(
-            &replayed.snapshot(),
-            screen,
-            "{name}: asciinema's replay differs from the session's screen"
-        );
+        if let Some(played) = super::asciinema_cat(&cast) {
+            let mut replayed = Terminal::new(width, height);
+            replayed.advance(&played);
+            assert_eq!(
+                &replayed.snapshot(),
+                screen,
+                "{name}: asciinema's replay differs from the session's screen"
+            );
+        }
         let mut reader = CastReader::new(std::io::Cursor::new(file)).expect("a valid cast");
         let mut replayed = Terminal::new(width, height);
         reader.play(&mut replayed, None).expect("plays");
@@ -500,7 +488,7 @@ mod live {
 
     #[test]
     fn vim_is_recorded_and_replays_inside_and_after_it() {
-        if !available("vim", &["vim", "--version"]) {
+        if crate::needs::program("vim").is_none() {
             return;
         }
         let dir = tempfile::tempdir().expect("temp dir");
@@ -560,7 +548,7 @@ mod live {
 
     #[test]
     fn less_is_recorded_and_replays_inside_and_after_it() {
-        if !available("less", &["less", "--version"]) {
+        if crate::needs::program("less").is_none() {
             return;
         }
         let dir = tempfile::tempdir().expect("temp dir");
@@ -615,12 +603,9 @@ mod live {
 
     #[test]
     fn a_rich_progress_bar_is_recorded_and_replays() {
-        if !available(
-            "python3 with rich",
-            &["python3", "-c", "import rich.progress"],
-        ) {
+        let Some(python) = crate::needs::python("rich.progress") else {
             return;
-        }
+        };
         let dir = tempfile::tempdir().expect("temp dir");
         // rich redraws the bar from its own refresh thread while the loop sleeps (25 times a
         // second here: a few dozen chunks), cursor hidden and moved, colours in truecolor
@@ -635,7 +620,7 @@ mod live {
             console.print('[bold green]done[/] \u{2714}')\n";
         let session = start(
             dir.path(),
-            &["python3", "-c", script],
+            &[&python.to_string_lossy(), "-c", script],
             &[],
             DEFAULT_RECORD_LIMIT,
         );

@@ -40,6 +40,9 @@ fn bash() -> Tui {
 
 #[test]
 fn vim_inserts_text() {
+    if crate::needs::program("vim").is_none() {
+        return;
+    }
     let mut vim = Tui::new(["vim", "-u", "NONE", "-i", "NONE", "-N", "-n"])
         .size(60, 10)
         .start();

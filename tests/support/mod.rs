@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod golden_inputs;
+pub mod needs;
 
 /// Whether the environment variable `var` asks a pinning test to rewrite its references: set,
 /// and neither empty nor `0` (so `UPDATE_GOLDEN=0` compares, as it reads) — the rule of

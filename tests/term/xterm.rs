@@ -20,8 +20,8 @@
 //! still differ (so the entry goes when the feature lands) and is listed in
 //! `tests/KNOWN_DIFFERENCES.md`.
 //!
-//! CI installs `xterm` and `xvfb` (`.ci/run`); without them the test fails, unless
-//! `SHOTTY_SKIP_XTERM=1` is set (CI refuses that). `XTERM_CASE=name` runs one case.
+//! Needs `xterm` and `Xvfb` (`tests/install-deps` installs them; without, the test is skipped
+//! outside CI). `XTERM_CASE=name` runs one case.
 
 use std::fmt;
 use std::io::{BufRead, BufReader};
@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use shotty::term::{ColorValue, Snapshot, StyleSnapshot, Terminal};
 
-use crate::support::escape_bytes;
+use crate::support::{escape_bytes, needs};
 
 const WIDTH: usize = 80;
 const HEIGHT: usize = 24;
@@ -911,21 +911,9 @@ fn difference(xterm: &Screen, shotty: &Screen) -> Option<String> {
     None
 }
 
+/// Whether xterm and Xvfb are there to compare with.
 fn tools_present() -> bool {
-    if std::env::var("SHOTTY_SKIP_XTERM").is_ok_and(|v| v == "1") {
-        eprintln!("SHOTTY_SKIP_XTERM=1: the comparison with real xterm is skipped");
-        return false;
-    }
-    for tool in ["xterm", "Xvfb"] {
-        let found = std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(tool).is_file()));
-        assert!(
-            found,
-            "{tool} is needed to compare with real xterm (Debian packages xterm, xvfb; \
-             SHOTTY_SKIP_XTERM=1 skips)"
-        );
-    }
-    true
+    needs::program("xterm").is_some() && needs::program("Xvfb").is_some()
 }
 
 #[test]

@@ -127,10 +127,15 @@ where
     E: Display,
 {
     // A raster cannot follow its viewer: it is drawn in the theme its scheme picks.
-    let appearance = &*match format {
+    let mut appearance = match format {
         AnimationFormat::Svg => std::borrow::Cow::Borrowed(appearance),
         AnimationFormat::Gif | AnimationFormat::Apng => appearance.for_raster(),
     };
+    // Captions go below the screen, in a band every frame keeps, so they hide nothing.
+    if frames.timing().show_keys {
+        appearance.to_mut().caption_band = true;
+    }
+    let appearance = &*appearance;
     let mut out = writer(format, appearance, frames.timing())?;
     for frame in frames.by_ref() {
         let frame = frame.map_err(|e| RenderError::new(e.to_string()))?;

@@ -124,6 +124,9 @@ impl ScreenSource<'_> {
             ),
         };
         let mut text = rows.select(&all_text);
+        if p.trim == Some(true) {
+            text.truncate(text.trim_end_matches('\n').len());
+        }
         let truncated = text.chars().count() > MAX_SCREEN_CHARS;
         if truncated {
             let cut = text

@@ -236,28 +236,44 @@ fn utf8_len(first: u8) -> usize {
 /// assert_eq!(caption(b"git st\x1b[1;5Dx"), "git st Ctrl+← x");
 /// ```
 pub fn caption(bytes: &[u8]) -> String {
+    caption_of_writes([bytes])
+}
+
+/// The caption of input that arrived in several writes (the input events of a recording): each
+/// write is decoded on its own, so an Escape written alone and a `:` in a later write are two
+/// keys (`Esc :`), where one write of both is Alt+: — as the program reading them tells them
+/// apart.
+///
+/// ```
+/// use shotty::term::keys::caption_of_writes;
+/// assert_eq!(caption_of_writes([&b"\x1b"[..], b":wq\r"]), "Esc :wq⏎");
+/// assert_eq!(caption_of_writes([&b"\x1b:"[..]]), "Alt+:");
+/// ```
+pub fn caption_of_writes<'a>(writes: impl IntoIterator<Item = &'a [u8]>) -> String {
     let mut out = String::new();
-    let mut rest = bytes;
     let mut previous_was_chord = false;
-    while !rest.is_empty() {
-        let (piece, len) = next_piece(rest);
-        rest = &rest[len.max(1).min(rest.len())..];
-        match piece {
-            None => {}
-            Some(Piece::Text(c)) => {
-                if previous_was_chord {
-                    out.push(' ');
+    for write in writes {
+        let mut rest = write;
+        while !rest.is_empty() {
+            let (piece, len) = next_piece(rest);
+            rest = &rest[len.max(1).min(rest.len())..];
+            match piece {
+                None => {}
+                Some(Piece::Text(c)) => {
+                    if previous_was_chord {
+                        out.push(' ');
+                    }
+                    out.push(c);
+                    previous_was_chord = false;
                 }
-                out.push(c);
-                previous_was_chord = false;
-            }
-            Some(Piece::Key(name)) => {
-                let chord = name.chars().count() > 1;
-                if !out.is_empty() && (chord || previous_was_chord) {
-                    out.push(' ');
+                Some(Piece::Key(name)) => {
+                    let chord = name.chars().count() > 1;
+                    if !out.is_empty() && (chord || previous_was_chord) {
+                        out.push(' ');
+                    }
+                    out.push_str(&name);
+                    previous_was_chord = chord;
                 }
-                out.push_str(&name);
-                previous_was_chord = chord;
             }
         }
     }

@@ -7,6 +7,7 @@ use std::process::Command;
 
 use super::webkit::{self, WebKit};
 use super::{Browser, Rgb8, chromium, decode, file_url, page, svg_size, workdir};
+use crate::support::needs;
 
 /// A recording with colour, backgrounds, box drawing, wide characters, a progress bar that
 /// rewrites its line, a clear screen and a counter that ticks for 7 s (screens enough to fill
@@ -191,37 +192,19 @@ fn the_animation_shows_the_recordings_screen_at_each_moment_in_chromium() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Firefox, or `None` when the browser checks are skipped on purpose; missing, it fails
-/// (CI installs `firefox-esr`), unless `SHOTTY_SKIP_FIREFOX=1` says so outside CI.
+/// Firefox: `SHOTTY_FIREFOX`, else `firefox` or `firefox-esr` on PATH; `None` when there is
+/// none (the test is then skipped, outside CI).
 fn firefox() -> Option<PathBuf> {
-    if std::env::var("SHOTTY_SKIP_BROWSER").is_ok_and(|v| v == "1") {
-        return None;
-    }
     if let Some(path) = std::env::var_os("SHOTTY_FIREFOX") {
         return Some(PathBuf::from(path));
     }
-    let dirs: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect())
-        .unwrap_or_default();
-    let found = ["firefox-esr", "firefox"]
-        .iter()
-        .flat_map(|n| dirs.iter().map(move |d| d.join(n)))
-        .find(|p| p.is_file());
-    if found.is_none() && std::env::var("SHOTTY_SKIP_FIREFOX").is_ok_and(|v| v == "1") {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "SHOTTY_SKIP_FIREFOX is set, but CI runs every test"
-        );
-        eprintln!("SHOTTY_SKIP_FIREFOX=1: the Firefox check is skipped");
-        return None;
-    }
-    Some(found.unwrap_or_else(|| {
-        panic!(
-            "Firefox is needed for the animated SVG check and was not found (firefox-esr or \
-             firefox on PATH). Install it with `apt-get install firefox-esr` (CI's .ci/run \
-             does), point SHOTTY_FIREFOX at a binary, or set SHOTTY_SKIP_FIREFOX=1 to skip."
-        )
-    }))
+    std::env::var_os("PATH")
+        .and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("firefox"))
+                .find(|p| p.is_file())
+        })
+        .or_else(|| needs::program("firefox-esr"))
 }
 
 /// A style sheet that pauses the strip's animation at `at_ms` (none: switches it off).

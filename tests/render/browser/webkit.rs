@@ -11,6 +11,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+
+use crate::support::needs;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -19,47 +21,23 @@ use serde_json::{Value, json};
 /// Longest any single request (a page load, a script, a screenshot) may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The WebDriver server and the browser it found, or `None` when the browser checks are
-/// skipped on purpose. Missing, it fails (CI installs `webkit2gtk-driver`), unless
-/// `SHOTTY_SKIP_WEBKIT=1` says so outside CI.
+/// The WebDriver server and the browser it drives; `None` when they or Xvfb are missing (the
+/// test is then skipped, outside CI).
 pub fn find() -> Option<(PathBuf, PathBuf)> {
-    if std::env::var("SHOTTY_SKIP_BROWSER").is_ok_and(|v| v == "1") {
-        return None;
-    }
-    let on_path = |name: &str| {
-        std::env::var_os("PATH")
-            .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-            .unwrap_or_default()
-            .into_iter()
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    };
-    let driver = on_path("WebKitWebDriver");
-    // Debian puts MiniBrowser in the multiarch library directory.
+    let driver = needs::program("WebKitWebDriver")?;
+    needs::program("Xvfb")?;
+    // Debian puts MiniBrowser, which the driver package brings, in the multiarch library
+    // directory.
     let browser = std::fs::read_dir("/usr/lib")
         .into_iter()
         .flatten()
         .flatten()
         .map(|e| e.path().join("webkit2gtk-4.1/MiniBrowser"))
         .find(|p| p.is_file());
-    let xvfb = on_path("Xvfb");
-    if let (Some(driver), Some(browser), Some(_)) = (&driver, &browser, &xvfb) {
-        return Some((driver.clone(), browser.clone()));
-    }
-    if std::env::var("SHOTTY_SKIP_WEBKIT").is_ok_and(|v| v == "1") {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "SHOTTY_SKIP_WEBKIT is set, but CI runs every test"
-        );
-        eprintln!("SHOTTY_SKIP_WEBKIT=1: the WebKit check is skipped");
-        return None;
-    }
-    panic!(
-        "WebKit is needed for the animated SVG check (Safari's engine) and was not found \
-         (WebKitWebDriver: {driver:?}, MiniBrowser: {browser:?}, Xvfb: {xvfb:?}). Install it with \
-         `apt-get install webkit2gtk-driver xvfb` (CI's .ci/run does) or set \
-         SHOTTY_SKIP_WEBKIT=1 to skip."
-    )
+    let browser = browser.unwrap_or_else(|| {
+        panic!("WebKitWebDriver is installed, but not the MiniBrowser of webkit2gtk-4.1 it drives")
+    });
+    Some((driver, browser))
 }
 
 /// A running display, driver and browser session.
