@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Agent benchmarks (SPEC §11), through the host's socket as any client talks to it.
 
-  cargo build --release && python3 benches/agent.py [--rounds N]
+  cargo build --profile dist && python3 benches/agent.py [--rounds N]
 
 (a) `wait --command` reaction: a bash session with shell integration runs
     `sleep 0.2; printf ... $EPOCHREALTIME > file` (the command's last act; the shell's D mark
@@ -23,7 +23,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHOTTY = os.path.join(ROOT, "target", "release", "shotty")
+SHOTTY = os.path.join(ROOT, "target", "dist", "shotty")
 ROUNDS = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 200
 
 tmp = tempfile.mkdtemp(prefix="shotty-agent-bench-")
@@ -106,7 +106,7 @@ def host_costs():
 
 def main():
     if not os.path.exists(SHOTTY):
-        raise SystemExit("build first: cargo build --release")
+        raise SystemExit("build first: cargo build --profile dist")
     cli("list")
     try:
         reactions = wait_command()

@@ -9,7 +9,7 @@ asciinema recording of a fish session, 89x22), and a generated 30-minute recordi
 log scrolling for 30 minutes with a progress line) for the memory bound.
 
 The peers are not installed by the project: build agg from its public repository
-(`cargo build --release`) and `npm install svg-term-cli`, then point AGG and SVG_TERM at the
+(`cargo build --profile dist`) and `npm install svg-term-cli`, then point AGG and SVG_TERM at the
 binaries. AGG_DEMO is agg's demo.cast (its repository's root).
 
 Usage: AGG=… SVG_TERM=… AGG_DEMO=… python3 benches/animation.py [--runs 3]
@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHOTTY = os.path.join(ROOT, "target", "release", "shotty")
+SHOTTY = os.path.join(ROOT, "target", "dist", "shotty")
 RUNS = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 3
 
 

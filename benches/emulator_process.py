@@ -3,7 +3,7 @@
 stream fed to alacritty_terminal 0.26 and vt100 0.18 by `examples/feed_peer.rs` (64 KiB reads,
 10,000 lines of scrollback, the screen printed as text), interleaved in one run.
 
-  cargo build --release && cargo build --release --example feed_peer
+  cargo build --profile dist && cargo build --profile dist --example feed_peer
   python3 benches/emulator_process.py [--rounds N] [--size WxH] [--shotty BIN ...]
 
 The stream: every recorded fixture (tests/fixtures/*.bin) concatenated and repeated to 50 MiB
@@ -33,8 +33,8 @@ def main():
     rounds = int(option("--rounds", "9"))
     width, height = option("--size", "200x50").split("x")
     shottys = [a for i, a in enumerate(sys.argv) if i > 0 and sys.argv[i - 1] == "--shotty"]
-    shottys = shottys or [os.path.join(ROOT, "target", "release", "shotty")]
-    peer = os.path.join(ROOT, "target", "release", "examples", "feed_peer")
+    shottys = shottys or [os.path.join(ROOT, "target", "dist", "shotty")]
+    peer = os.path.join(ROOT, "target", "dist", "examples", "feed_peer")
     for binary in shottys + [peer]:
         if not os.access(binary, os.X_OK):
             raise SystemExit(f"{binary} is missing: build it first (see the docstring)")

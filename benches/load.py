@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Host load benchmark (issue: many sessions, slow programs).
 
-  cargo build --release && python3 benches/load.py [--quick] [--sizes 10,100,1000]
+  cargo build --profile dist && python3 benches/load.py [--quick] [--sizes 10,100,1000]
 
 For each N: N idle `cat` sessions in one host, then M = 20 clients — separate processes, each
 with its own connection to the host socket (no CLI processes) — run a mix of requests for a
@@ -25,7 +25,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHOTTY = os.path.join(ROOT, "target", "release", "shotty")
+SHOTTY = os.path.join(ROOT, "target", "dist", "shotty")
 QUICK = "--quick" in sys.argv
 SIZES = [10, 100, 1000]
 for i, arg in enumerate(sys.argv):

@@ -2,7 +2,7 @@
 """Whole-process SVG rendering speed: `shotty render` against termsnap on the ten real screens
 of benches/svg_size.py (the same SGR-only screen file for both), interleaved in one run.
 
-  cargo build --release
+  cargo build --profile dist
   python3 benches/render_process.py [--rounds N] [--termsnap BIN] [--shotty BIN ...]
   python3 benches/render_process.py --format png --shotty BEFORE --shotty AFTER [--rounds N]
 
@@ -49,7 +49,7 @@ def main():
     if fmt == "svg" and not termsnap:
         raise SystemExit("termsnap not found: pass --termsnap BIN (see the docstring)")
     shottys = [a for i, a in enumerate(sys.argv) if i > 0 and sys.argv[i - 1] == "--shotty"]
-    shottys = shottys or [os.path.join(ROOT, "target", "release", "shotty")]
+    shottys = shottys or [os.path.join(ROOT, "target", "dist", "shotty")]
     manifest = {e["name"]: e for e in json.loads((FIXTURES / "manifest.json").read_text())}
     env = dict(os.environ, XDG_CONFIG_HOME="/nonexistent")
     with tempfile.TemporaryDirectory(prefix="shotty-render-process-") as tmp:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Session benchmarks (issue: session host), against tmux on the same machine.
 
-  cargo build --release && python3 benches/session.py [--quick]
+  cargo build --profile dist && python3 benches/session.py [--quick]
 
 (a) CLI round trip: `shotty session send --text` + `shotty session read`, vs
     `tmux send-keys` + `tmux capture-pane -p`; medians over N rounds, ratio reported.
@@ -22,7 +22,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHOTTY = os.path.join(ROOT, "target", "release", "shotty")
+SHOTTY = os.path.join(ROOT, "target", "dist", "shotty")
 QUICK = "--quick" in sys.argv
 ROUNDS = 20 if QUICK else 200  # issue 15 asks for the median of 200 interleaved rounds
 
@@ -220,7 +220,7 @@ def drain():
 
 if __name__ == "__main__":
     if not os.path.exists(SHOTTY):
-        raise SystemExit("build first: cargo build --release")
+        raise SystemExit("build first: cargo build --profile dist")
     for tool, package in (("tmux", "tmux"), ("script", "util-linux")):
         if not shutil.which(tool):
             raise SystemExit(f"{tool} is needed (apt-get install {package})")

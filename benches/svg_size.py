@@ -3,7 +3,7 @@
 
 Installs termtosvg and rich from PyPI (a virtualenv) and termsnap from crates.io
 (`cargo install termsnap --root …`) into a work directory (a new temporary one unless
---work DIR is given, which is reused on later runs), builds shotty in release mode, and
+--work DIR is given, which is reused on later runs), builds shotty with the dist profile, and
 renders the final screen of a few recorded fixtures with every tool at the fixture's size.
 
 The same input for every tool: each fixture (cut before its last alternate-screen exit where
@@ -152,8 +152,8 @@ def main():
         if args.shotty:
             shotty = pathlib.Path(args.shotty).resolve()
         else:
-            run(["cargo", "build", "--release", "--quiet"], cwd=ROOT)
-            shotty = ROOT / "target" / "release" / "shotty"
+            run(["cargo", "build", "--profile", "dist", "--quiet"], cwd=ROOT)
+            shotty = ROOT / "target" / "dist" / "shotty"
         manifest = {e["name"]: e for e in json.loads((FIXTURES / "manifest.json").read_text())}
         rich_script = work / "rich_svg.py"
         rich_script.write_text(
