@@ -157,6 +157,7 @@ pub fn compare_screen(
     let expected = match std::fs::read(golden) {
         Ok(_) if check.update => {
             write_screen(golden, &settled(), format, check.appearance).map_err(Failure::new)?;
+            remove_stale_pictures(golden);
             return Ok(Verdict::Updated);
         }
         Ok(bytes) => {
@@ -200,6 +201,7 @@ pub fn compare_screen(
     });
     // Every failed check keeps its screen, so a failure always has one.
     let (Err(()), Some((screen, d))) = (compared, last) else {
+        remove_stale_pictures(golden);
         return Ok(Verdict::Matched);
     };
     let mut failure = Failure {
@@ -226,6 +228,15 @@ pub fn compare_screen(
         Err(e) => failure.message.push_str(&format!("({e})\n")),
     }
     Err(failure)
+}
+
+/// Removes what an earlier failed comparison left beside `golden` (`NAME.actual.svg`,
+/// `NAME.diff.svg`): once the screen matches again they show a difference that is gone.
+fn remove_stale_pictures(golden: &Path) {
+    for what in ["actual", "diff"] {
+        // Absent is the usual case; one that cannot be removed is only left behind.
+        let _ = std::fs::remove_file(sibling(golden, what));
+    }
 }
 
 fn write_screen(

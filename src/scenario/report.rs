@@ -20,7 +20,7 @@ use crate::recording::frames::Timing;
 use crate::render::animation::{AnimationFormat, animate};
 use crate::render::layout::Layout;
 use crate::render::svg::xml_text;
-use crate::render::{Appearance, Format, encode};
+use crate::render::{Appearance, Format, encode, encode_highlighted};
 use crate::session::artifacts::write_file;
 use crate::term::Snapshot;
 
@@ -73,7 +73,7 @@ pub fn write(
         let mut cast = Vec::new();
         asciicast::write_v2(timeline, &CastInfo::default(), &mut cast)
             .map_err(|e| format!("cannot write the recording: {e}"))?;
-        file("recording.cast", &cast, "cast", ArtifactKind::Recording)?;
+        file(RECORDING_CAST, &cast, "cast", ArtifactKind::Recording)?;
         // A recording that cannot be animated (too large, say) leaves the page without it.
         animation = animate(
             &mut timeline.frames(Timing::default()),
@@ -83,15 +83,49 @@ pub fn write(
         .ok();
     }
     file(
-        "failure.md",
+        FAILURE_MD,
         failure_markdown(summary, trace).as_bytes(),
         "md",
         ArtifactKind::Report,
     )?;
-    let html = trace_html(summary, trace, &frames, animation.as_deref());
-    file("trace.html", html.as_bytes(), "html", ArtifactKind::Report)?;
+    let comparison = comparison(summary, trace, appearance)?;
+    let html = trace_html(
+        summary,
+        trace,
+        &frames,
+        comparison.as_ref(),
+        animation.as_deref(),
+    );
+    file(TRACE_HTML, html.as_bytes(), "html", ArtifactKind::Report)?;
     Ok(artifacts)
 }
+
+/// Removes the report an earlier run wrote into `dir`: the files [`write`] writes, then the
+/// directories if nothing else is in them (a directory the user keeps more in stays).
+pub fn remove(dir: &Path) {
+    let screens = dir.join("screens");
+    if let Ok(entries) = std::fs::read_dir(&screens) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with("step-") && name.ends_with(".svg") {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+    for name in REPORT_FILES {
+        let _ = std::fs::remove_file(dir.join(name));
+    }
+    // Only empty directories go; the rest stays, as it was.
+    let _ = std::fs::remove_dir(&screens);
+    let _ = std::fs::remove_dir(dir);
+}
+
+const FAILURE_MD: &str = "failure.md";
+const TRACE_HTML: &str = "trace.html";
+const RECORDING_CAST: &str = "recording.cast";
+/// The files of a report beside its `screens/`.
+const REPORT_FILES: [&str; 3] = [FAILURE_MD, TRACE_HTML, RECORDING_CAST];
 
 /// Where a failed scenario's report goes when the caller names no directory:
 /// `shotty-report/<name>/`, the name made safe as one path component.
@@ -226,11 +260,43 @@ pub fn failure_markdown(summary: &Summary, trace: &Trace) -> String {
     md
 }
 
-/// `trace.html`: self-contained (styles, script, images and data inline).
+/// A failed snapshot's golden and the failed screen with the differing cells marked, as SVG.
+struct Comparison {
+    expected: Vec<u8>,
+    marked: Vec<u8>,
+}
+
+/// The [`Comparison`] of a run whose failed step compared the screen with a golden.
+fn comparison(
+    summary: &Summary,
+    trace: &Trace,
+    appearance: &Appearance,
+) -> Result<Option<Comparison>, String> {
+    let actual = summary
+        .failed_step()
+        .and_then(|step| trace.screens.get(step.index))
+        .and_then(Option::as_ref);
+    let (Some(actual), Some(expected)) = (actual, &trace.expected) else {
+        return Ok(None);
+    };
+    let changed = crate::diff::diff(expected, actual).positions();
+    let svg = |screen: &Snapshot, marked: &[(usize, usize)]| {
+        encode_highlighted(screen, Format::Svg, appearance, marked).map_err(|e| e.to_string())
+    };
+    Ok(Some(Comparison {
+        expected: svg(expected, &[])?,
+        marked: svg(actual, &changed)?,
+    }))
+}
+
+/// `trace.html`: self-contained (styles, script, images and data inline). The failed step
+/// comes first, its screen large (beside the golden and the differences when it compared
+/// one), then every step and the screen after it.
 fn trace_html(
     summary: &Summary,
     trace: &Trace,
     frames: &[Option<(Vec<u8>, serde_json::Value)>],
+    comparison: Option<&Comparison>,
     animation: Option<&[u8]>,
 ) -> String {
     use base64::Engine;
@@ -261,12 +327,38 @@ fn trace_html(
         let _ = writeln!(
             html,
             "<section id=\"failure\"><h2>Step {} (<code>{}</code>, line {}) failed</h2>\
-             <pre class=\"message\">{}</pre></section>",
+             <pre class=\"message\">{}</pre>",
             step.index,
             xml_text(&step.kind),
             step.line,
             xml_text(step.message.as_deref().unwrap_or(""))
         );
+        html.push_str("<div class=\"compare\">");
+        if let Some((svg, _)) = frames.get(step.index).and_then(Option::as_ref) {
+            // Inspectable like the filmstrip's screens (a `frame` with its step).
+            let _ = write!(
+                html,
+                "<figure class=\"frame large\" data-step=\"{}\"><img alt=\"the screen when step {} failed\" \
+                 src=\"data:image/svg+xml;base64,{}\"><figcaption>The screen when it failed</figcaption></figure>",
+                step.index,
+                step.index,
+                b64(svg)
+            );
+        }
+        if let Some(c) = comparison {
+            for (class, alt, svg) in [
+                ("expected", "The golden screen it expected", &c.expected),
+                ("marked", "The differing cells, marked", &c.marked),
+            ] {
+                let _ = write!(
+                    html,
+                    "<figure class=\"{class}\"><img alt=\"{alt}\" src=\"data:image/svg+xml;base64,{}\">\
+                     <figcaption>{alt}</figcaption></figure>",
+                    b64(svg)
+                );
+            }
+        }
+        html.push_str("</div></section>\n");
     }
 
     html.push_str("<section><h2>Steps</h2>\n<ol class=\"timeline\" start=\"0\">\n");
@@ -365,7 +457,10 @@ figure.frame{margin:0;flex:none;border:2px solid #ccc;border-radius:6px;padding:
 figure.frame.failed{border-color:#d33}figure.frame img{display:block;width:360px;cursor:crosshair}\
 figure.frame .blank{width:360px;height:120px;display:flex;align-items:center;justify-content:center;color:#999}\
 figcaption{font-size:12px;color:#444;margin-top:4px}.inspector{background:#fff;border:1px solid #ccc;padding:.6em}\
-.recording img{max-width:100%}";
+.recording img{max-width:100%}.compare{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}\
+.compare figure{margin:0;border:2px solid #ccc;border-radius:6px;padding:4px;background:#fff}\
+.compare figure.large{border-color:#d33}.compare img{display:block;width:min(720px,90vw)}\
+.compare figure.large img{cursor:crosshair}";
 
 /// The cell inspector: a click on a screen's picture finds the cell under it from the
 /// picture's grid geometry and shows the cell as the snapshot has it.

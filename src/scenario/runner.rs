@@ -19,6 +19,7 @@ use crate::golden::{self, ScreenCheck, Verdict};
 use crate::pty::{ColorEnvFlags, DEFAULT_GRACE};
 use crate::render::{Appearance, Format, encode};
 use crate::session::artifacts::write_file_creating_dir;
+use crate::session::host::READ_SETTLE_MAX;
 use crate::session::instance::local_session_id;
 use crate::session::wait::{until_passes, wait};
 use crate::session::{Session, SessionSpec, StopReason};
@@ -209,13 +210,18 @@ pub fn run(loaded: &Loaded, options: &RunOptions, resolve: AppearanceResolver) -
         artifacts: std::mem::take(&mut run.artifacts),
         error: None,
     };
-    if let Some(dir) = options.report.as_ref().filter(|_| failed) {
-        let written = resolve(&base_appearance(loaded))
-            .and_then(|appearance| report::write(dir, &summary, &run.trace, &appearance));
-        match written {
-            Ok(files) => summary.artifacts.extend(files),
-            Err(e) => summary.error = Some(format!("the report was not written: {e}")),
+    match options.report.as_ref() {
+        Some(dir) if failed => {
+            let written = resolve(&base_appearance(loaded))
+                .and_then(|appearance| report::write(dir, &summary, &run.trace, &appearance));
+            match written {
+                Ok(files) => summary.artifacts.extend(files),
+                Err(e) => summary.error = Some(format!("the report was not written: {e}")),
+            }
         }
+        // A report of an earlier failure tells of a problem that is gone.
+        Some(dir) => report::remove(dir),
+        None => {}
     }
     summary
 }
@@ -367,10 +373,14 @@ impl Run<'_> {
         self.keep_screen();
     }
 
-    /// Keeps the screen as it is after the last recorded step, for the report.
+    /// Keeps the screen after the last recorded step for the report, once the program has
+    /// reacted to the step: settled as `read` settles it.
     fn keep_screen(&mut self) {
         let index = self.steps.len() - 1;
-        let screen = self.session.as_ref().map(|s| s.lock().term.snapshot());
+        let screen = self
+            .session
+            .as_ref()
+            .map(|s| s.settle(READ_SETTLE_MAX).term.snapshot());
         self.trace.screens.resize(index, None);
         self.trace.screens.push(screen);
     }

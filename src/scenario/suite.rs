@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::document;
 use super::report;
 use super::runner::{self, AppearanceResolver, RunOptions};
-use super::summary::{RunStatus, StepStatus, Summary};
+use super::summary::{ArtifactKind, RunStatus, StepStatus, Summary};
 use crate::render::svg::{xml_text, xml_value};
 
 /// The file names `shotty test` runs: `*.scenario.yaml`, `*.scenario.yml`, `*.scenario.json`.
@@ -105,7 +105,13 @@ impl Outcome {
                             .trim_end_matches(':')
                     )
                 });
-                format!("FAILED  {path} ({seconds:.2} s){why}")
+                // Where to look next: the report's page, on a line of its own.
+                let report = s
+                    .artifacts
+                    .iter()
+                    .find(|a| a.kind == ArtifactKind::Report && a.path.ends_with(".html"))
+                    .map_or_else(String::new, |a| format!("\n        report: {}", a.path));
+                format!("FAILED  {path} ({seconds:.2} s){why}{report}")
             }
             RunStatus::Error => format!(
                 "ERROR   {path}: {}",

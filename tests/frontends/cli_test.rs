@@ -221,10 +221,17 @@ fn ten_scenarios_run_in_parallel_each_on_its_own() {
             "word{i}'s golden"
         );
     }
-    // The failed ones left reports, each in a directory of its own.
+    // The failed ones left reports, each in a directory of its own, on a line of its own
+    // under the FAILED line.
     for i in 7..9 {
         let report = dir.path().join(format!("shotty-report/suite_f{i}"));
         assert!(report.join("failure.md").is_file(), "{}", report.display());
+        // As given (the default `--report` is relative to where `shotty test` runs).
+        let page = format!("report: shotty-report/suite_f{i}/trace.html");
+        assert!(
+            text.lines().any(|l| l.trim_start() == page),
+            "{page}:\n{text}"
+        );
     }
     if let Some(j) = junit(&xml) {
         assert_eq!(
@@ -277,6 +284,83 @@ fn ten_scenarios_run_in_parallel_each_on_its_own() {
         "{}",
         stdout(&out)
     );
+}
+
+/// A snapshot that differs leaves `.actual.svg`, `.diff.svg` and a report whose page shows the
+/// failed screen large beside the golden and the marked differences; once the scenario passes
+/// again, all three are gone (a golden that is right again leaves nothing stale behind).
+#[test]
+fn a_passing_run_removes_what_its_failure_left() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let write = |word: &str| {
+        std::fs::write(
+            dir.path().join("pin.scenario.yaml"),
+            format!(
+                "$version: 1\noptions: {{terminal: {{width: 20, height: 2}}}}\nscenario:\n  launch: {{executable: sh, args: [-c, \"echo {word}; sleep 5\"]}}\n  execute:\n    - {{type: wait, args: {{text: {word}, timeout: 5s}}}}\n    - {{type: snapshot, args: {{golden: pin.svg, timeout: 200ms}}}}\n"
+            ),
+        )
+        .expect("scenario");
+    };
+    write("alpha");
+    let out = shotty_test(dir.path(), &["pin.scenario.yaml"], false);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(dir.path().join("pin.svg").is_file());
+
+    write("bravo");
+    let out = shotty_test(dir.path(), &["pin.scenario.yaml"], false);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let report = dir.path().join("shotty-report/pin");
+    let left = [
+        dir.path().join("pin.actual.svg"),
+        dir.path().join("pin.diff.svg"),
+        report.join("trace.html"),
+    ];
+    for file in &left {
+        assert!(file.is_file(), "{} after the failure", file.display());
+    }
+    let page = std::fs::read_to_string(report.join("trace.html")).expect("trace.html");
+    let failure = page
+        .split("<section id=\"failure\">")
+        .nth(1)
+        .and_then(|s| s.split("</section>").next())
+        .expect("the failure section");
+    for alt in [
+        "the screen when step",
+        "The golden screen it expected",
+        "The differing cells, marked",
+    ] {
+        assert!(failure.contains(alt), "{alt}: {failure}");
+    }
+    // The failure comes before the timeline and the filmstrip.
+    assert!(page.find("id=\"failure\"") < page.find("class=\"filmstrip\""));
+
+    write("alpha");
+    let out = shotty_test(dir.path(), &["pin.scenario.yaml"], false);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    for file in &left {
+        assert!(!file.exists(), "{} after passing again", file.display());
+    }
+    assert!(!report.exists(), "the report directory is gone");
+}
+
+/// The report's screen after a `send` step is the screen once the program reacted to it, as
+/// `session read` would show it, not the one before.
+#[test]
+fn the_screen_after_a_send_shows_the_programs_reaction() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("react.scenario.yaml"),
+        "$version: 1\noptions: {terminal: {width: 30, height: 4}}\nscenario:\n  launch: {executable: sh, args: [-c, \"echo ready; read x; echo got-$x; sleep 5\"]}\n  execute:\n    - {type: wait, args: {text: ready, timeout: 5s}}\n    - {type: send, inputs: [{text: hi}, {keys: Enter}]}\n    - {type: wait, args: {text: never-there, timeout: 300ms}}\n",
+    )
+    .expect("scenario");
+    for round in 0..5 {
+        let out = shotty_test(dir.path(), &["react.scenario.yaml"], false);
+        assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+        let screen =
+            std::fs::read_to_string(dir.path().join("shotty-report/react/screens/step-02.svg"))
+                .expect("the screen after the send");
+        assert!(screen.contains("got-hi"), "round {round}: {screen}");
+    }
 }
 
 #[test]
