@@ -6,7 +6,7 @@ of benches/svg_size.py (the same SGR-only screen file for both), interleaved in 
   python3 benches/render_process.py [--rounds N] [--termsnap BIN] [--shotty BIN ...]
   python3 benches/render_process.py --format png --shotty BEFORE --shotty AFTER [--rounds N]
 
-termsnap is `cargo install termsnap --root …` (svg_size.py installs it into its work
+termsnap is `cargo install --locked termsnap --root …` (svg_size.py installs it into its work
 directory; pass --termsnap, or it is looked for on PATH). Each round runs every command once
 per screen, in turn, so drifting machine load hits every tool alike. Prints, per screen and in
 the sum, the median wall time of each command and the ratio termsnap / shotty (above 1: shotty

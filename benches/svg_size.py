@@ -2,7 +2,7 @@
 """SVG size: shotty against termtosvg, rich and termsnap on the same screens.
 
 Installs termtosvg and rich from PyPI (a virtualenv) and termsnap from crates.io
-(`cargo install termsnap --root …`) into a work directory (a new temporary one unless
+(`cargo install --locked termsnap --root …`) into a work directory (a new temporary one unless
 --work DIR is given, which is reused on later runs), builds shotty with the dist profile, and
 renders the final screen of a few recorded fixtures with every tool at the fixture's size.
 
@@ -71,7 +71,7 @@ def install(work: pathlib.Path):
     termsnap = work / "termsnap" / "bin" / "termsnap"
     if not termsnap.exists():
         try:
-            run(["cargo", "install", "--quiet", "termsnap", "--root", str(work / "termsnap")],
+            run(["cargo", "install", "--locked", "--quiet", "termsnap", "--root", str(work / "termsnap")],
                 env={**os.environ, "CARGO_TARGET_DIR": str(work / "termsnap-target")})
         except subprocess.CalledProcessError as e:
             print(f"termsnap is not installable from crates.io here: {e}", file=sys.stderr)

@@ -269,7 +269,7 @@ struct SendArgs {
     /// A key, by name (repeatable): Enter, Ctrl+C (or C-c), Alt+X (M-x), Shift+Tab, Up, F5…
     #[arg(long, allow_hyphen_values = true)]
     keys: Vec<String>,
-    /// Bytes as hex digit pairs, e.g. 1b5b41.
+    /// Bytes as hex digit pairs, together or apart: 1b5b41, "1b 5b 41".
     #[arg(long, allow_hyphen_values = true)]
     raw_hex: Vec<String>,
     /// A key's release, for programs that asked for key events (kitty keyboard protocol,

@@ -666,6 +666,9 @@ pub struct PingReply {
 pub struct Lifecycle {
     /// The exit code, once it exited by itself.
     pub exit_code: Option<i32>,
+    /// Why it was stopped, if it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<StopReason>,
     /// The program's pid.
     pub process_id: u32,
     /// The session.
@@ -746,6 +749,7 @@ impl ReadReply {
             signal,
             state,
             version,
+            stop_reason: _,
         } = lifecycle;
         ReadReply {
             changed: None,
@@ -794,6 +798,7 @@ impl UnchangedReply {
             signal,
             state,
             version,
+            stop_reason: _,
         } = lifecycle;
         UnchangedReply {
             changed: false,
@@ -875,6 +880,7 @@ impl SnapshotReply {
             signal,
             state,
             version,
+            stop_reason: _,
         } = lifecycle;
         SnapshotReply {
             exit_code,
@@ -909,6 +915,9 @@ pub struct WaitReply {
     /// Why it did not match, if it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<WaitError>,
+    /// The program's exit code, once it exited by itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
     /// The condition was met.
     pub matched: bool,
     /// How the wait ended.
@@ -917,11 +926,17 @@ pub struct WaitReply {
     pub screen: ScreenReply,
     /// The session.
     pub session_id: String,
+    /// The name of the signal that ended the program, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
     /// Its state at the end.
     pub state: State,
     /// `"error"` when it did not match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// Why the session was stopped, if it was (`user` for `stop`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<StopReason>,
     /// The text or pattern waited for (none for idle and exit waits).
     pub text: Option<String>,
     /// It ran out of time.

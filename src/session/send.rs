@@ -40,7 +40,7 @@ pub enum SendStep {
     KeyRepeat(String),
     /// Text pasted (bracketed when the program asked for it).
     Paste(String),
-    /// Bytes as hex digit pairs.
+    /// Bytes as hex digit pairs, written together or apart (`1b5b41`, `1b 5b 41`).
     #[serde(alias = "raw-hex")]
     RawHex(String),
     /// A mouse gesture, reported as the program's mouse mode asks.
@@ -421,28 +421,36 @@ pub fn encode_steps(
     Ok(bytes)
 }
 
-/// `--raw-hex` digits (whitespace between them ignored) as bytes.
+/// `--raw-hex` as bytes: hex digit pairs, written together or apart (`1b5b41`, `1b 5b 41`);
+/// space between the two digits of a byte (`4 1`) is refused, as is anything but hex digits.
 fn hex_bytes(hex: &str) -> Result<Vec<u8>, SessionError> {
-    let digits: Vec<u8> = hex
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .map(|c| {
-            c.to_digit(16)
-                .filter(|_| c.is_ascii())
-                .and_then(|d| u8::try_from(d).ok())
-                .ok_or_else(|| {
-                    SessionError::invalid_request(format!(
-                        "--raw-hex takes hex digits (0-9, a-f), not {c:?}"
-                    ))
-                })
-        })
-        .collect::<Result<_, _>>()?;
-    if digits.is_empty() || !digits.len().is_multiple_of(2) {
+    let digit = |c: char| {
+        c.to_digit(16)
+            .filter(|_| c.is_ascii())
+            .and_then(|d| u8::try_from(d).ok())
+            .ok_or_else(|| {
+                SessionError::invalid_request(format!(
+                    "--raw-hex takes hex digits (0-9, a-f), not {c:?}"
+                ))
+            })
+    };
+    let mut bytes = Vec::new();
+    for group in hex.split_whitespace() {
+        let digits: Vec<u8> = group.chars().map(digit).collect::<Result<_, _>>()?;
+        if !digits.len().is_multiple_of(2) {
+            return Err(SessionError::invalid_request(format!(
+                "--raw-hex takes whole bytes, two hex digits each: {group:?} has {}",
+                digits.len()
+            )));
+        }
+        bytes.extend(digits.chunks(2).map(|p| p[0] << 4 | p[1]));
+    }
+    if bytes.is_empty() {
         return Err(SessionError::invalid_request(
-            "--raw-hex needs a non-empty, even number of hex digits",
+            "--raw-hex needs at least one byte (two hex digits)",
         ));
     }
-    Ok(digits.chunks(2).map(|p| p[0] << 4 | p[1]).collect())
+    Ok(bytes)
 }
 
 #[cfg(test)]
@@ -453,6 +461,11 @@ mod tests {
     fn hex_steps() {
         assert_eq!(hex_bytes("1B5B41").unwrap(), b"\x1b[A");
         assert_eq!(hex_bytes("1b 5b 41").unwrap(), b"\x1b[A");
+        assert_eq!(hex_bytes(" 1b5b\t41 ").unwrap(), b"\x1b[A");
+        // Space inside a byte is refused, not joined.
+        assert!(hex_bytes("4 1").is_err());
+        assert!(hex_bytes("1b5 b41").is_err());
+        assert!(hex_bytes("   ").is_err());
         assert!(hex_bytes("").is_err());
         assert!(hex_bytes("abc").is_err());
         assert!(hex_bytes("zz").is_err());

@@ -542,6 +542,11 @@ fn the_host_socket_is_private_and_rejects_bad_input() {
     assert_eq!(mode(&env.socket()), 0o600);
     assert_eq!(mode(&env.state), 0o700);
 
+    // Blank lines get no reply (the documented rule): the first reply is the ping's.
+    let pong = env.raw(b"\n  \t\r\n\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n");
+    assert_eq!(pong["id"], 7, "{pong}");
+    assert!(pong["result"]["pid"].is_u64(), "{pong}");
+
     // JSON-RPC 2.0's codes, with the stable code in data.code.
     let bad = env.raw(b"{not json\n");
     assert_eq!(bad["id"], Value::Null);
@@ -692,6 +697,37 @@ fn ctrl_c_cancels_a_wait() {
     assert_eq!(out.status.code(), Some(1));
     // The session is untouched.
     assert_eq!(env.ok(&["list"])["sessions"][0]["state"], "running");
+}
+
+/// A `wait --exit` pending when the session is stopped answers that the program ended, and
+/// why (a stop removes the session at once, and the wait still tells of it); a text wait
+/// answers `session_exited`, not that there is no such session.
+#[test]
+fn waits_pending_at_a_stop_tell_how_the_program_ended() {
+    let env = Env::new();
+    let id = env.start(&["--", "sleep", "30"]);
+    let waiting = |args: &[&str]| {
+        env.command(args)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("wait runs")
+    };
+    let exit = waiting(&["wait", &id, "--exit", "--timeout", "20s"]);
+    let text = waiting(&["wait", &id, "--text", "never", "--timeout", "20s"]);
+    std::thread::sleep(Duration::from_millis(500));
+    env.ok(&["stop", &id]);
+    let out = exit.wait_with_output().expect("wait ends");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert_eq!(doc["result"], "matched", "{doc}");
+    assert_eq!(doc["stopReason"], "user", "{doc}");
+    // `stop` hangs up first, as a closed terminal would.
+    assert_eq!(doc["signal"], "SIGHUP", "{doc}");
+    let out = text.wait_with_output().expect("wait ends");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(out.status.code(), Some(1), "{doc}");
+    assert_eq!(doc["error"]["code"], "session_exited", "{doc}");
+    assert_eq!(doc["stopReason"], "user", "{doc}");
 }
 
 #[test]
@@ -1144,6 +1180,32 @@ fn a_signal_ending_a_session_is_reported() {
     let listed = env.ok(&["list"])["sessions"][0].clone();
     assert_eq!(listed["signal"], Value::Null);
     assert_eq!(listed["outputLines"], 2, "{listed}");
+    // Lines that scrolled out of the history count too: the lines written, not those kept.
+    let long = env.start(&[
+        "--scrollback",
+        "100",
+        "--",
+        "sh",
+        "-c",
+        "seq 1 1000; sleep 300",
+    ]);
+    env.ok(&["wait", &long, "--text", "1000", "--timeout", "10s"]);
+    assert_eq!(listed_entry(&env, &long)["outputLines"], 1000);
+    env.ok(&["stop", &long]);
+    let ended = env.start(&["--scrollback", "100", "--", "seq", "1", "1000"]);
+    env.ok(&["wait", &ended, "--exit", "--timeout", "10s"]);
+    assert_eq!(listed_entry(&env, &ended)["outputLines"], 1000);
+}
+
+/// The entry of `list --all` for session `id`.
+fn listed_entry(env: &Env, id: &str) -> Value {
+    env.ok(&["list", "--all"])["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .find(|s| s["sessionId"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("{id} is not listed"))
 }
 
 #[test]

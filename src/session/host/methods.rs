@@ -193,6 +193,16 @@ fn written_lines(lines: &[(u64, String)]) -> usize {
         .map_or(0, |i| i + 1)
 }
 
+/// The lines written since the start, by the global index of the last written line of
+/// `lines`: those that scrolled out of the history count too.
+fn lines_written(lines: &[(u64, String)]) -> usize {
+    lines[..written_lines(lines)]
+        .last()
+        .map_or(0, |(index, _)| {
+            usize::try_from(index + 1).unwrap_or(usize::MAX)
+        })
+}
+
 impl Host {
     pub(super) fn start(self: &Arc<Self>, p: StartParams) -> Result<StartReply, SessionError> {
         let width = p.width.unwrap_or(100);
@@ -307,14 +317,15 @@ impl Host {
                 } = match derived.as_ref().filter(|d| d.version == live.version) {
                     Some(d) => d.clone(),
                     None => {
-                        let rows: Vec<_> = live.term.history().map(|(_, row)| row).collect();
+                        let rows: Vec<(u64, String)> = live
+                            .term
+                            .history()
+                            .map(|(index, row)| (index, row.text()))
+                            .collect();
                         let d = Derived {
                             version: live.version,
                             urls: detect_urls(&live.term.text()),
-                            output_lines: rows
-                                .iter()
-                                .rposition(|row| !row.text().is_empty())
-                                .map_or(0, |i| i + 1),
+                            output_lines: lines_written(&rows),
                         };
                         *derived = Some(d.clone());
                         d
@@ -356,7 +367,7 @@ impl Host {
                 height: r.snapshot.height as usize,
                 name: r.meta.name.clone(),
                 outcome: Some(r.outcome),
-                output_lines: written_lines(&r.history),
+                output_lines: lines_written(&r.history),
                 process_id: r.process_id,
                 session_id: id.to_owned(),
                 signal: r.signal.clone(),
@@ -432,22 +443,7 @@ impl Host {
         view: impl FnOnce(ScreenSource<'_>) -> T,
     ) -> Result<(T, Lifecycle), SessionError> {
         match self.lookup(id)? {
-            Entry::Live(l) => {
-                if let Some(r) = self.record_if_ended(&l)? {
-                    return Ok((
-                        view(ScreenSource::Ended(&r.snapshot, r.hash.as_deref())),
-                        Self::status_fields(&r),
-                    ));
-                }
-                let session = &l.session;
-                let live = if settle_output {
-                    session.settle(READ_SETTLE_MAX)
-                } else {
-                    session.lock()
-                };
-                let fields = Self::live_fields(id, session, &live);
-                Ok((view(ScreenSource::Live(&live.term)), fields))
-            }
+            Entry::Live(l) => self.live_view(id, &l, settle_output, view),
             Entry::Ended(r) => Ok((
                 view(ScreenSource::Ended(&r.snapshot, r.hash.as_deref())),
                 Self::status_fields(&r),
@@ -455,10 +451,36 @@ impl Host {
         }
     }
 
+    /// [`current`](Self::current) of a live entry in hand: also of one a `stop` has just
+    /// removed from the registry, whose last screen and end are still there to be told.
+    fn live_view<T>(
+        &self,
+        id: &str,
+        l: &LiveEntry,
+        settle_output: bool,
+        view: impl FnOnce(ScreenSource<'_>) -> T,
+    ) -> Result<(T, Lifecycle), SessionError> {
+        if let Some(r) = self.record_if_ended(l)? {
+            return Ok((
+                view(ScreenSource::Ended(&r.snapshot, r.hash.as_deref())),
+                Self::status_fields(&r),
+            ));
+        }
+        let session = &l.session;
+        let live = if settle_output {
+            session.settle(READ_SETTLE_MAX)
+        } else {
+            session.lock()
+        };
+        let fields = Self::live_fields(id, session, &live);
+        Ok((view(ScreenSource::Live(&live.term)), fields))
+    }
+
     /// The lifecycle fields of a running session, read under its lock.
     fn live_fields(id: &str, session: &Session, live: &Live) -> Lifecycle {
         Lifecycle {
             exit_code: live.exit_code,
+            stop_reason: live.stop_reason,
             process_id: session.pid(),
             session_id: id.to_owned(),
             signal: live.signal.clone(),
@@ -470,6 +492,7 @@ impl Host {
     fn status_fields(r: &Record) -> Lifecycle {
         Lifecycle {
             exit_code: r.exit_code,
+            stop_reason: r.stop_reason,
             process_id: r.process_id,
             session_id: r.session_id.clone(),
             signal: r.signal.clone(),
@@ -1123,14 +1146,16 @@ impl Host {
                 (result, Duration::ZERO, r.version, None)
             }
         };
-        if let Some(l) = &session {
-            self.record_if_ended(l)?;
-        }
         let read = ReadParams {
             session_id: p.session_id.clone(),
             ..ReadParams::default()
         };
-        let (screen, fields) = self.current(&p.session_id, false, |s| s.screen(&read))?;
+        // The entry waited on, not a new lookup: a `stop` that ended the wait has removed the
+        // session from the registry by now.
+        let (screen, fields) = match &session {
+            Some(l) => self.live_view(&p.session_id, l, false, |s| s.screen(&read))?,
+            None => self.current(&p.session_id, false, |s| s.screen(&read))?,
+        };
         let error = match result {
             WaitResult::Matched => None,
             WaitResult::Timeout => {
@@ -1147,11 +1172,14 @@ impl Host {
             command,
             status: error.as_ref().map(|_| "error".into()),
             error,
+            exit_code: fields.exit_code,
             matched: result == WaitResult::Matched,
             result,
             screen: screen?,
             session_id: p.session_id,
+            signal: fields.signal,
             state: fields.state,
+            stop_reason: fields.stop_reason,
             text: p.text.or(p.regex),
             timed_out: result == WaitResult::Timeout,
             until,
