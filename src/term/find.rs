@@ -186,13 +186,29 @@ impl Terminal {
         &self,
         scope: FindScope,
         filter: Option<&StyleFilter>,
+        matches: impl FnMut(&str) -> Vec<Range<usize>>,
+    ) -> Vec<Found> {
+        self.find_at_most(scope, filter, usize::MAX, matches)
+    }
+
+    /// [`find`](Self::find), stopping at the first `limit` places: no row after the one that
+    /// gives the last of them is read, so a search of a long history costs what its answer
+    /// holds.
+    pub fn find_at_most(
+        &self,
+        scope: FindScope,
+        filter: Option<&StyleFilter>,
+        limit: usize,
         mut matches: impl FnMut(&str) -> Vec<Range<usize>>,
     ) -> Vec<Found> {
         let styles = self.screen().styles();
         let mut found = Vec::new();
-        let mut search = |index: u64, row: &Row| {
+        let mut search = |index: u64, row: &Row, found: &mut Vec<Found>| {
             let (text, starts) = row_text(row);
             for range in matches(&text) {
+                if found.len() >= limit {
+                    return;
+                }
                 let Some(matched) = text.get(range.clone()).filter(|m| !m.is_empty()) else {
                     continue;
                 };
@@ -208,14 +224,24 @@ impl Terminal {
                 });
             }
         };
-        if let FindScope::History(first) = scope {
-            for (index, row) in self.history().skip_while(|(i, _)| *i < first) {
-                search(index, row);
+        let rows: Box<dyn Iterator<Item = (u64, &Row)>> = match scope {
+            FindScope::History(first) => {
+                Box::new(self.history().skip_while(move |(i, _)| *i < first))
             }
-        } else {
-            for (index, row) in self.screen().grid().rows().iter().enumerate() {
-                search(index as u64, row);
+            FindScope::Screen => Box::new(
+                self.screen()
+                    .grid()
+                    .rows()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, row)| (i as u64, row)),
+            ),
+        };
+        for (index, row) in rows {
+            if found.len() >= limit {
+                break;
             }
+            search(index, row, &mut found);
         }
         found
     }
@@ -231,6 +257,36 @@ mod tests {
                 .map(|(i, m)| i..i + m.len())
                 .collect()
         }
+    }
+
+    /// A search with a limit stops reading rows once it has its places.
+    #[test]
+    fn a_limited_search_stops_at_its_limit() {
+        let mut t = Terminal::with_options(
+            20,
+            3,
+            crate::term::TerminalOptions {
+                scrollback: 1000,
+                ..Default::default()
+            },
+        );
+        for _ in 0..500 {
+            t.advance(b"y y y y\r\n");
+        }
+        let mut rows_read = 0;
+        let found = t.find_at_most(FindScope::History(0), None, 10, |text| {
+            rows_read += 1;
+            literal("y")(text)
+        });
+        assert_eq!(found.len(), 10);
+        assert_eq!(
+            rows_read, 3,
+            "four places a row: the third row gives the tenth"
+        );
+        assert_eq!(
+            t.find(FindScope::History(0), None, literal("y")).len(),
+            2000
+        );
     }
 
     #[test]

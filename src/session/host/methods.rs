@@ -688,13 +688,20 @@ impl Host {
         } else {
             FindScope::Screen
         };
+        // One more than the reply holds, to tell whether there were more.
+        let limit = MAX_FIND_MATCHES + 1;
         let mut matches = match self.lookup(&p.session_id)? {
-            Entry::Live(l) => l.session.lock().term.find(scope, filter.as_ref(), matcher),
+            Entry::Live(l) => {
+                l.session
+                    .lock()
+                    .term
+                    .find_at_most(scope, filter.as_ref(), limit, matcher)
+            }
             Entry::Ended(r) if !p.history => {
                 // The final screen, drawn again into a terminal of its size.
                 let mut term = Terminal::new(r.snapshot.width as usize, r.snapshot.height as usize);
                 term.advance(&r.snapshot.redraw_bytes());
-                term.find(scope, filter.as_ref(), matcher)
+                term.find_at_most(scope, filter.as_ref(), limit, matcher)
             }
             Entry::Ended(_) if filter.is_some() => {
                 return Err(condition(
@@ -721,6 +728,7 @@ impl Host {
                         }
                     })
                 })
+                .take(limit)
                 .collect(),
         };
         let truncated = matches.len() > MAX_FIND_MATCHES;
