@@ -20,9 +20,12 @@ use rustix::process::{Pid, PidfdFlags, WaitId, WaitIdOptions, pidfd_open, waitid
 use super::reactor::{self, Output, Source};
 use super::{ExitStatus, PtyError, PtyEvent};
 
-/// Input queued for the program at most, in bytes. [`PtyInput::write`] waits for room beyond
-/// it (the program is not reading); terminal replies beyond it are dropped.
-const INPUT_QUEUE_BYTES: usize = 1 << 20;
+/// Input queued for the program at most, in bytes: the bound on what a program that does not
+/// read can hold of a session's memory. [`PtyInput::write`] waits for room beyond it,
+/// [`PtyInput::write_within`] for a while; terminal replies beyond it are dropped.
+pub const INPUT_QUEUE_BYTES: usize = 1 << 20;
+/// How often a writer waiting for room looks again, at most.
+const ROOM_POLL: Duration = Duration::from_millis(50);
 
 /// What the process and its input handles share.
 pub(super) struct Shared {
@@ -141,32 +144,16 @@ impl Shared {
         }
     }
 
-    /// Queues `bytes` and writes what the terminal takes at once. With `wait`, waits for room
-    /// while the queue is full (writing as the terminal takes it, consumer or not); without,
-    /// drops the bytes then (`Ok(false)`).
-    fn queue_input(&self, bytes: &[u8], wait: bool) -> Result<bool, PtyError> {
+    /// Queues `bytes` and writes what the terminal takes at once. While the queue is full,
+    /// waits for room up to `wait` (`None`: as long as it takes), then leaves the bytes out
+    /// (`Ok(false)`).
+    fn queue_input(&self, bytes: &[u8], wait: Option<Duration>) -> Result<bool, PtyError> {
         if bytes.is_empty() {
             return Ok(true);
         }
-        let mut input = self.input();
-        loop {
-            if input.closed {
-                return Err(PtyError::Closed);
-            }
-            // Whole or not at all: a compound input must not be split by another writer's.
-            if input.queue.is_empty() || input.queue.len() + bytes.len() <= INPUT_QUEUE_BYTES {
-                break;
-            }
-            if !wait {
-                return Ok(false);
-            }
-            drop(input);
-            let master = self.master_fd();
-            let mut fds = [PollFd::new(&master, PollFlags::OUT)];
-            let _ = poll(&mut fds, Some(&timespec(Duration::from_millis(50))));
-            input = self.input();
-            self.flush_input(&mut input);
-        }
+        let Some(mut input) = self.input_with_room(bytes.len(), wait)? else {
+            return Ok(false);
+        };
         input.queue.extend(bytes);
         self.flush_input(&mut input);
         let pending = !input.queue.is_empty();
@@ -175,6 +162,38 @@ impl Shared {
             self.wake_consumer();
         }
         Ok(true)
+    }
+
+    /// The input queue once it has room for `len` more bytes (an empty queue takes one write
+    /// of any size whole), writing to the terminal what it takes meanwhile, consumer or not;
+    /// waits up to `wait` (`None`: as long as it takes). `Ok(None)` when no room came.
+    fn input_with_room(
+        &self,
+        len: usize,
+        wait: Option<Duration>,
+    ) -> Result<Option<MutexGuard<'_, Input>>, PtyError> {
+        let deadline = wait.map(|w| Instant::now() + w);
+        let mut input = self.input();
+        loop {
+            if input.closed {
+                return Err(PtyError::Closed);
+            }
+            // Whole or not at all: a compound input must not be split by another writer's.
+            if input.queue.is_empty() || input.queue.len() + len <= INPUT_QUEUE_BYTES {
+                return Ok(Some(input));
+            }
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            if left == Some(Duration::ZERO) {
+                return Ok(None);
+            }
+            drop(input);
+            let master = self.master_fd();
+            let mut fds = [PollFd::new(&master, PollFlags::OUT)];
+            let step = left.map_or(ROOM_POLL, |l| l.min(ROOM_POLL));
+            let _ = poll(&mut fds, Some(&timespec(step)));
+            input = self.input();
+            self.flush_input(&mut input);
+        }
     }
 
     fn drain_wake(&self) {
@@ -290,12 +309,26 @@ impl PtyInput {
     /// Writes `bytes`, waiting while the queue is full (the program is not reading). Fails
     /// once the terminal is gone.
     pub fn write(&self, bytes: &[u8]) -> Result<(), PtyError> {
-        self.shared.queue_input(bytes, true).map(drop)
+        self.shared.queue_input(bytes, None).map(drop)
+    }
+
+    /// Writes `bytes`, waiting at most `limit` for room while the queue is full; `Ok(false)`
+    /// means none came and nothing was written.
+    pub fn write_within(&self, bytes: &[u8], limit: Duration) -> Result<bool, PtyError> {
+        self.shared.queue_input(bytes, Some(limit))
+    }
+
+    /// Whether the queue has room for `len` more bytes, waiting up to `limit` for it. Fails
+    /// once the terminal is gone.
+    pub fn has_room(&self, len: usize, limit: Duration) -> Result<bool, PtyError> {
+        self.shared
+            .input_with_room(len, Some(limit))
+            .map(|input| input.is_some())
     }
 
     /// Writes `bytes` unless the queue is full; `Ok(false)` means they were dropped.
     pub fn try_write(&self, bytes: Vec<u8>) -> Result<bool, PtyError> {
-        self.shared.queue_input(&bytes, false)
+        self.shared.queue_input(&bytes, Some(Duration::ZERO))
     }
 }
 

@@ -100,7 +100,7 @@ pub fn write(
     Ok(artifacts)
 }
 
-/// Removes the report an earlier run wrote into `dir`: the files [`write`] writes, then the
+/// Removes the report an earlier run wrote into `dir`: the files [`write()`] writes, then the
 /// directories if nothing else is in them (a directory the user keeps more in stays).
 pub fn remove(dir: &Path) {
     let screens = dir.join("screens");
@@ -459,7 +459,8 @@ figure.frame .blank{width:360px;height:120px;display:flex;align-items:center;jus
 figcaption{font-size:12px;color:#444;margin-top:4px}.inspector{background:#fff;border:1px solid #ccc;padding:.6em}\
 .recording img{max-width:100%}.compare{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}\
 .compare figure{margin:0;border:2px solid #ccc;border-radius:6px;padding:4px;background:#fff}\
-.compare figure.large{border-color:#d33}.compare img{display:block;width:min(720px,90vw)}\
+.compare figure.large{border-color:#d33}.compare img{display:block;width:min(440px,90vw)}\
+.compare figure.frame.large img{width:min(640px,90vw)}\
 .compare figure.large img{cursor:crosshair}";
 
 /// The cell inspector: a click on a screen's picture finds the cell under it from the

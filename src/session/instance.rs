@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use super::commands::Commands;
 use super::journal::Journal;
 use crate::pty::{
-    Activity, ColorEnvFlags, ExitStatus, PtyCommand, PtyError, PtyEvent, PtyProcess, Termination,
+    Activity, ColorEnvFlags, ExitStatus, INPUT_QUEUE_BYTES, PtyCommand, PtyError, PtyEvent,
+    PtyProcess, Termination,
 };
 use crate::recording::{Event, Keyframe, MAX_MARKER_LABEL, Timeline};
 use crate::term::{Terminal, TerminalOptions};
@@ -52,6 +53,10 @@ const SESSION_THREAD_STACK: usize = 512 * 1024;
 
 /// Time between SIGTERM and SIGKILL when a session is stopped.
 pub const STOP_GRACE: Duration = Duration::from_secs(3);
+/// How long a send waits for room when the program has not read [`INPUT_QUEUE_BYTES`] of
+/// earlier input, before it fails: as long as a read waits for output to settle, so a
+/// program that never reads holds up the host's other clients no longer than a read does.
+pub const SEND_ROOM_WAIT: Duration = Duration::from_millis(100);
 
 /// While output keeps coming, screen waiters are woken (and the content fingerprint taken) at
 /// most this often; the first output after a pause wakes them at once.
@@ -193,6 +198,18 @@ pub enum StopReason {
     Shutdown,
     /// `restart` replaced it with a new session of the same command.
     Restart,
+}
+
+/// The error of a send to a program that has not read its earlier input.
+fn not_reading(id: &str, len: usize) -> SessionError {
+    SessionError::new(
+        ErrorCode::InvalidOperation,
+        format!(
+            "session {id} is not reading its input: {} KiB already wait for it, the most a \
+             session holds; nothing of these {len} bytes was sent",
+            INPUT_QUEUE_BYTES >> 10
+        ),
+    )
 }
 
 /// The mutable part of a session, behind one lock.
@@ -646,15 +663,30 @@ impl Session {
         Ok(written)
     }
 
-    /// Writes input to the program. Fails with `session_exited` once it has ended.
+    /// Writes input to the program. Fails with `session_exited` once it has ended, and with
+    /// `invalid_operation` when the program has not read what it was sent before: past
+    /// [`INPUT_QUEUE_BYTES`] waiting for it, room is awaited [`SEND_ROOM_WAIT`] at most, and
+    /// then nothing of `bytes` is written (or recorded).
     pub fn write(&self, bytes: &[u8]) -> Result<usize, SessionError> {
+        let ended = || {
+            SessionError::new(
+                ErrorCode::SessionExited,
+                format!("session {} has ended or is being stopped", self.id),
+            )
+        };
+        let is_ended = |live: &Live| live.state.is_ended() || live.state == State::Stopping;
+        if is_ended(&self.lock()) {
+            return Err(ended());
+        }
+        let input = self.process.input();
+        let gone = |e: PtyError| SessionError::new(ErrorCode::SessionExited, e.to_string());
+        if !input.has_room(bytes.len(), SEND_ROOM_WAIT).map_err(gone)? {
+            return Err(not_reading(&self.id, bytes.len()));
+        }
         {
             let mut live = self.lock();
-            if live.state.is_ended() || live.state == State::Stopping {
-                return Err(SessionError::new(
-                    ErrorCode::SessionExited,
-                    format!("session {} has ended or is being stopped", self.id),
-                ));
+            if is_ended(&live) {
+                return Err(ended());
             }
             // Noted before the bytes can reach the program, so its reaction is always newer.
             live.input_at = Some(Instant::now());
@@ -664,10 +696,13 @@ impl Session {
             live.recording.push(at, Event::Input(bytes.to_vec()));
             live.keyframe_if_due(at);
         }
-        self.process
-            .write(bytes)
-            .map_err(|e| SessionError::new(ErrorCode::SessionExited, e.to_string()))?;
-        Ok(bytes.len())
+        // The room seen above is this writer's (the host writes one request at a time), so
+        // this waits for nothing; another writer of the session could have taken it only
+        // through the library.
+        match input.write_within(bytes, SEND_ROOM_WAIT).map_err(gone)? {
+            true => Ok(bytes.len()),
+            false => Err(not_reading(&self.id, bytes.len())),
+        }
     }
 
     /// Resizes the PTY (the program gets SIGWINCH) and the terminal.

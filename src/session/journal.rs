@@ -15,6 +15,10 @@ use super::send::SendStep;
 /// hours must not grow the host without end).
 pub const MAX_STEPS: usize = 10_000;
 
+/// The most a journal's steps hold, in bytes of their JSON form; later ones are counted as
+/// dropped (a client sending megabytes to a program must not grow the host with them).
+pub const MAX_BYTES: usize = 4 << 20;
+
 /// The journal of one session.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Journal {
@@ -22,12 +26,17 @@ pub struct Journal {
     pub steps: Vec<Value>,
     /// Steps not kept because the journal was full.
     pub dropped: u64,
+    /// The steps' size, in bytes of their JSON form.
+    #[serde(skip)]
+    bytes: usize,
 }
 
 impl Journal {
     fn push(&mut self, step: Value) {
-        if self.steps.len() < MAX_STEPS {
+        let size = step.to_string().len();
+        if self.steps.len() < MAX_STEPS && self.bytes + size <= MAX_BYTES {
             self.steps.push(step);
+            self.bytes += size;
         } else {
             self.dropped += 1;
         }
@@ -52,5 +61,27 @@ impl Journal {
     /// Notes a marker.
     pub fn mark(&mut self, label: &str) {
         self.push(json!({ "type": "mark", "args": { "label": label } }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Big sends fill the journal by their size, long before its count of steps; what does
+    /// not fit is counted, and small steps still fit after a big one was left out.
+    #[test]
+    fn the_journal_is_bounded_by_bytes_too() {
+        let mut journal = Journal::default();
+        let big = SendStep::Text("x".repeat(1 << 20));
+        for _ in 0..10 {
+            journal.send(std::slice::from_ref(&big));
+        }
+        assert_eq!(journal.steps.len(), 3, "three 1 MiB sends fit in 4 MiB");
+        assert_eq!(journal.dropped, 7);
+        journal.resize(80, 24);
+        assert_eq!(journal.steps.len(), 4);
+        let held: usize = journal.steps.iter().map(|s| s.to_string().len()).sum();
+        assert!(held <= MAX_BYTES, "{held}");
     }
 }

@@ -730,6 +730,43 @@ fn waits_pending_at_a_stop_tell_how_the_program_ended() {
     assert_eq!(doc["stopReason"], "user", "{doc}");
 }
 
+/// Input for a program that does not read is bounded: past the 1 MiB a session holds for it,
+/// a send fails at once (`invalid_operation`, nothing of it written) instead of holding the
+/// host, and another client's read is answered meanwhile.
+#[test]
+fn input_a_program_does_not_read_is_bounded() {
+    let env = Env::new();
+    let id = env.start(&["--", "sh", "-c", "stty raw -echo; echo ready; sleep 300"]);
+    env.ok(&["wait", &id, "--text", "ready", "--timeout", "10s"]);
+    let send = |text: &str| {
+        let request = json!({
+            "jsonrpc": "2.0", "id": 1, "method": "send",
+            "params": {"sessionId": id, "steps": [{"text": text}]},
+        });
+        let mut line = serde_json::to_vec(&request).expect("JSON");
+        line.push(b'\n');
+        env.raw(&line)
+    };
+    let chunk = "x".repeat(600 << 10);
+    let first = send(&chunk);
+    assert_eq!(first["result"]["written"], 600 << 10, "{}", first["error"]);
+    let started = std::time::Instant::now();
+    let refused = send(&chunk);
+    let took = started.elapsed();
+    assert_eq!(
+        refused["error"]["data"]["code"], "invalid_operation",
+        "{}",
+        refused["error"]
+    );
+    let message = refused["error"]["message"].as_str().expect("a message");
+    assert!(message.contains("not reading its input"), "{message}");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    // The host answers others, and a small send still fits beside what waits.
+    assert_eq!(env.ok(&["read", &id])["state"], "running");
+    env.ok(&["send", &id, "--text", "y"]);
+    env.ok(&["stop", &id]);
+}
+
 #[test]
 fn vim_less_and_python_are_drivable() {
     if ["vim", "less", "python3"]

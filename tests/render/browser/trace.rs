@@ -90,6 +90,8 @@ fn the_failure_trace_shows_the_failed_step_its_screens_and_cells_in_chromium() {
              failed: failed ? failed.textContent : null,
              inspector: document.getElementById('inspector').textContent,
              recording: !!document.querySelector('#recording img'),
+             failedScreenWidth: (document.querySelector('#failure figure.large img') || {clientWidth: 0}).clientWidth,
+             thumbnailWidth: document.querySelector('.filmstrip figure.frame img').clientWidth,
              resources: performance.getEntriesByType('resource').map(r => r.name)
                .filter(n => !n.startsWith('data:')),
            };
@@ -106,8 +108,14 @@ fn the_failure_trace_shows_the_failed_step_its_screens_and_cells_in_chromium() {
         seen["pictures"], seen["images"],
         "every picture decodes: {seen:#}"
     );
-    // Four screens (launch, wait, mark, the failed wait) and the recording; the skipped send has none.
-    assert_eq!(seen["images"], 5, "{seen:#}");
+    // Four screens (launch, wait, mark, the failed wait), the failed one again large at the top,
+    // and the recording; the skipped send has none.
+    assert_eq!(seen["images"], 6, "{seen:#}");
+    let (large, thumbnail) = (
+        seen["failedScreenWidth"].as_f64().expect("a width"),
+        seen["thumbnailWidth"].as_f64().expect("a width"),
+    );
+    assert!(large >= 1.5 * thumbnail, "{seen:#}");
     assert_eq!(seen["failed"], "Step 3 (wait, line 11) failed", "{seen:#}");
     assert!(seen["recording"].as_bool().expect("bool"), "{seen:#}");
     assert_eq!(seen["resources"], serde_json::json!([]), "{seen:#}");
