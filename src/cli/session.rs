@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use shotty::duration::parse_duration;
 use shotty::render::Format;
 use shotty::session::client::{Client, reply_timeout, reply_timeout_after};
+use shotty::session::host::ConnectionLimits;
 use shotty::session::protocol::{
     CommandsParams, FindParams, HistoryParams, IdParams, JournalReply, ListParams, MarkParams,
     ReadParams, ResizeParams, SendParams, SendStep, StartParams, StopParams, WaitParams,
@@ -621,11 +622,20 @@ fn host() -> i32 {
     if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err() {
         return 0;
     }
-    let idle = std::env::var("SHOTTY_HOST_IDLE_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .map_or(Duration::from_secs(60), Duration::from_millis);
-    match shotty::session::host::run(&paths::socket_path(), paths::state_dir(), idle) {
+    let millis = |var: &str| {
+        std::env::var(var)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map(Duration::from_millis)
+    };
+    let idle = millis("SHOTTY_HOST_IDLE_MS").unwrap_or(Duration::from_secs(60));
+    let defaults = ConnectionLimits::default();
+    // The tests' way to see the deadline pass without waiting a minute.
+    let limits = ConnectionLimits {
+        request_deadline: millis("SHOTTY_HOST_REQUEST_MS").unwrap_or(defaults.request_deadline),
+        ..defaults
+    };
+    match shotty::session::host::run(&paths::socket_path(), paths::state_dir(), idle, limits) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("shotty session host: {e}");

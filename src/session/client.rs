@@ -50,6 +50,10 @@ const RESTART_INTERVAL: Duration = Duration::from_millis(300);
 /// Largest reply accepted (snapshots of a 500×500 screen are well below).
 const MAX_REPLY: usize = MAX_LINE * 4;
 
+/// How long a client whose request could not be written looks for the host's reply that
+/// turned it away.
+const REFUSAL_WAIT: Duration = Duration::from_millis(100);
+
 fn unavailable(message: impl Into<String>) -> SessionError {
     SessionError::new(ErrorCode::HostUnavailable, message)
 }
@@ -146,12 +150,14 @@ impl Client {
         let mut line = serde_json::to_vec(&request)
             .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
         line.push(b'\n');
-        if let Err(e) = self.stream.write_all(&line) {
-            return Err(Failure::Closed(unavailable(format!(
-                "the session host went away: {e}"
-            ))));
-        }
-        let reply = self.read_reply(timeout)?;
+        let reply = match self.stream.write_all(&line) {
+            Ok(()) => self.read_reply(timeout)?,
+            // A host that turned the connection away (it serves as many as it takes) has said
+            // why before closing it: that answer is the reply.
+            Err(e) => self.read_reply(Some(REFUSAL_WAIT)).map_err(|_| {
+                Failure::Closed(unavailable(format!("the session host went away: {e}")))
+            })?,
+        };
         self.answered = true;
         let response: Response = serde_json::from_slice(&reply)
             .map_err(|e| unavailable(format!("unreadable reply from the session host: {e}")))?;

@@ -767,6 +767,154 @@ fn input_a_program_does_not_read_is_bounded() {
     env.ok(&["stop", &id]);
 }
 
+/// Connections are bounded: past the host's 1,024 at once a new one is told
+/// `host_unavailable` at once and closed, while those open keep being served; ten thousand
+/// attempts leave the host's descriptors bounded; a connection that sends no whole request
+/// before its deadline is closed, and then new clients are served again.
+#[test]
+fn connections_are_bounded_and_idle_ones_closed() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    // This test holds more connections than the usual 1,024 descriptors.
+    let mut limit = getrlimit(Resource::Nofile);
+    limit.current = limit.maximum.map(|max| max.min(4096));
+    let _ = setrlimit(Resource::Nofile, limit);
+
+    let mut env = Env::new();
+    env.extra_env
+        .push(("SHOTTY_HOST_REQUEST_MS".into(), "4000".into()));
+    env.ok(&["list"]);
+    let pid = env.connection().call("ping", json!({}))["pid"]
+        .as_u64()
+        .expect("the host's pid");
+    // The ping's connection closes as this one opens; give the host a moment to count it out.
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    let connect = || UnixStream::connect(env.socket()).expect("host socket");
+    // Whether the host refused `s` (asked once its answer has had time to come): its one
+    // line says so; a served connection has nothing to say yet.
+    let refused = |s: &UnixStream| {
+        s.set_nonblocking(true).expect("non-blocking");
+        let mut line = String::new();
+        let got = BufReader::new(s).read_line(&mut line);
+        s.set_nonblocking(false).expect("blocking");
+        match got {
+            Ok(0) => panic!("a connection was closed without a word"),
+            Ok(_) => {
+                let reply: Value = serde_json::from_str(&line).expect("JSON");
+                assert_eq!(
+                    reply["error"]["data"]["code"], "host_unavailable",
+                    "{reply}"
+                );
+                true
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => false,
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let held: Vec<UnixStream> = (0..1100).map(|_| connect()).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let turned_away = held.iter().filter(|s| refused(s)).count();
+    assert_eq!(turned_away, 1100 - 1024);
+    // A new client is turned away at once; one of the open connections is still served.
+    let (doc, code) = env.run(&["list"]);
+    assert_ne!(code, 0, "{doc}");
+    assert_eq!(doc["error"]["code"], "host_unavailable", "{doc}");
+    let served = held
+        .iter()
+        .find(|s| !refused(s))
+        .expect("a served connection");
+    let mut writer = served.try_clone().expect("clone");
+    writer
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n")
+        .expect("a request");
+    let mut line = String::new();
+    BufReader::new(served)
+        .read_line(&mut line)
+        .expect("a reply");
+    assert!(line.contains("\"pid\""), "{line}");
+    // Ten thousand more attempts cost the host nothing it keeps.
+    for _ in 0..10_000 {
+        let s = connect();
+        s.set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("timeout");
+        let mut line = String::new();
+        BufReader::new(&s)
+            .read_line(&mut line)
+            .expect("the refusal");
+        assert!(line.contains("host_unavailable"), "{line}");
+    }
+    let descriptors = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("the host's descriptors")
+        .count();
+    // Two a served connection (its reading and its writing side), none a refused one.
+    assert!(descriptors < 2 * 1024 + 64, "{descriptors} descriptors");
+    assert!(
+        started.elapsed() < Duration::from_millis(3500),
+        "the deadline must not have passed yet: {:?}",
+        started.elapsed()
+    );
+    // Past their deadline the idle connections are closed, and a new client is served.
+    std::thread::sleep(Duration::from_millis(4500).saturating_sub(started.elapsed()));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while env.run(&["list"]).1 != 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the host never took new clients again"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let closed = held
+        .iter()
+        .filter(|s| {
+            s.set_read_timeout(Some(Duration::from_secs(1)))
+                .expect("timeout");
+            let mut buf = [0u8; 1];
+            matches!(std::io::Read::read(&mut &**s, &mut buf), Ok(0))
+        })
+        .count();
+    assert!(
+        closed >= 1023,
+        "{closed} of the idle connections were closed"
+    );
+}
+
+/// The request deadline: a connection that asks nothing, or stops half-way through a line, is
+/// closed once it passes; one that waits between requests keeps its connection.
+#[test]
+fn a_request_must_come_whole_in_time() {
+    let mut env = Env::new();
+    env.extra_env
+        .push(("SHOTTY_HOST_REQUEST_MS".into(), "1000".into()));
+    env.ok(&["list"]);
+    let ping = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+    let open = || {
+        let s = UnixStream::connect(env.socket()).expect("host socket");
+        s.set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("timeout");
+        s
+    };
+    let asks = |s: &UnixStream| {
+        let mut w = s.try_clone().expect("clone");
+        w.write_all(ping).expect("a request");
+        let mut line = String::new();
+        BufReader::new(s).read_line(&mut line).expect("a reply");
+        assert!(line.contains("\"pid\""), "{line}");
+    };
+    let closed = |s: &UnixStream| {
+        let mut buf = [0u8; 1];
+        matches!(std::io::Read::read(&mut &*s, &mut buf), Ok(0))
+    };
+    let between = open();
+    asks(&between);
+    let silent = open();
+    let halfway = open();
+    (&halfway).write_all(&ping[..10]).expect("half a request");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(closed(&silent), "a connection that never asked");
+    assert!(closed(&halfway), "a request that stopped half-way");
+    asks(&between);
+}
+
 #[test]
 fn vim_less_and_python_are_drivable() {
     if ["vim", "less", "python3"]

@@ -5,10 +5,10 @@ use std::io::{BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -204,12 +204,110 @@ fn write_response(stream: &mut UnixStream, response: &Response) -> bool {
         .is_ok()
 }
 
-fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) {
+/// The bounds on the host's connections (`docs/host-protocol.md`, "Framing").
+#[derive(Clone, Copy, Debug)]
+pub struct ConnectionLimits {
+    /// Connections served at once; past it a new one is answered with `host_unavailable`
+    /// and closed, while those open keep being served.
+    pub max: usize,
+    /// How long a connection has to send a whole request line: its first from its opening,
+    /// each later one from its first byte. Past it the connection is closed, so a client that
+    /// never asks anything, or stops half-way through a request, holds a thread and two
+    /// descriptors no longer than this.
+    pub request_deadline: Duration,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> ConnectionLimits {
+        ConnectionLimits {
+            max: 1024,
+            request_deadline: Duration::from_secs(60),
+        }
+    }
+}
+
+/// One of the connections counted against [`ConnectionLimits::max`]: the count goes down
+/// when it is dropped, however its thread ends.
+struct ConnectionSlot(Arc<AtomicUsize>);
+
+impl Drop for ConnectionSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Answers a connection past [`ConnectionLimits::max`] with `host_unavailable`, without
+/// waiting for its request, and closes it.
+fn refuse(mut stream: UnixStream, max: usize) {
+    let e = SessionError::new(
+        ErrorCode::HostUnavailable,
+        format!(
+            "the host already serves {max} connections, the most it takes at once; try again \
+             once one closes"
+        ),
+    );
+    // Never block on a client that does not read: the reply fits the socket's buffer.
+    let _ = stream.set_nonblocking(true);
+    let _ = write_response(&mut stream, &Response::err(Value::Null, &e));
+}
+
+/// A connection's reading side, which gives up once the request being read is due: a
+/// deadline for the whole line, not for each read (a client sending a byte a minute would
+/// otherwise hold the connection for ever). A new connection's first request is due from its
+/// opening; later ones from their first byte, so a client between requests (`session attach`
+/// waiting for keys) may stay as long as it likes.
+struct DeadlineReader {
+    stream: UnixStream,
+    due: Option<Instant>,
+    deadline: Duration,
+}
+
+impl DeadlineReader {
+    /// Between requests: the next one is due once it starts.
+    fn answered(&mut self) {
+        self.due = None;
+    }
+}
+
+impl std::io::Read for DeadlineReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let timeout = match self.due {
+            Some(due) => {
+                let left = due.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "no whole request in time",
+                    ));
+                }
+                Some(left)
+            }
+            None => None,
+        };
+        self.stream.set_read_timeout(timeout)?;
+        let n = self.stream.read(buf)?;
+        if n > 0 && self.due.is_none() {
+            self.due = Some(Instant::now() + self.deadline);
+        }
+        Ok(n)
+    }
+}
+
+fn serve_connection(
+    host: Arc<Host>,
+    stream: UnixStream,
+    jobs: SyncSender<Job>,
+    request_deadline: Duration,
+) {
     let Ok(reader_stream) = stream.try_clone() else {
         return;
     };
     let mut writer = stream;
-    let mut reader = BufReader::new(reader_stream);
+    let mut reader = BufReader::new(DeadlineReader {
+        stream: reader_stream,
+        due: Some(Instant::now() + request_deadline),
+        deadline: request_deadline,
+    });
     let mut buf = Vec::new();
     loop {
         let line = match read_line(&mut reader, &mut buf, MAX_LINE) {
@@ -287,6 +385,7 @@ fn serve_connection(host: Arc<Host>, stream: UnixStream, jobs: SyncSender<Job>) 
         if !write_response(&mut writer, &response) {
             return;
         }
+        reader.get_mut().answered();
     }
 }
 
@@ -315,7 +414,12 @@ fn executor(host: Arc<Host>, jobs: Receiver<Job>, socket: &Path) {
 
 /// Runs the host until it has been idle (no live sessions, no requests) for its idle time.
 /// The caller holds the host lock; `socket` is bound here (0600) and removed on exit.
-pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(), SessionError> {
+pub fn run(
+    socket: &Path,
+    state_dir: PathBuf,
+    idle_exit: Duration,
+    limits: ConnectionLimits,
+) -> Result<(), SessionError> {
     raise_open_file_limit();
     let host = Arc::new(Host::new(socket, state_dir, idle_exit)?);
     let _ = std::fs::remove_file(socket);
@@ -362,6 +466,7 @@ pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(),
             std::process::exit(0);
         });
     }
+    let open = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
         let Ok(stream) = stream else {
             continue;
@@ -369,11 +474,23 @@ pub fn run(socket: &Path, state_dir: PathBuf, idle_exit: Duration) -> Result<(),
         if !peer_is_us(&stream) {
             continue;
         }
+        // Only this loop adds to the count, so it cannot pass the bound between the check
+        // and the increment.
+        if open.load(Ordering::SeqCst) >= limits.max {
+            refuse(stream, limits.max);
+            continue;
+        }
+        open.fetch_add(1, Ordering::SeqCst);
+        let slot = ConnectionSlot(Arc::clone(&open));
         let host = Arc::clone(&host);
         let jobs = jobs_tx.clone();
+        // A thread that cannot start drops its closure, and with it the slot and the stream.
         let _ = std::thread::Builder::new()
             .name("shotty-conn".into())
-            .spawn(move || serve_connection(host, stream, jobs));
+            .spawn(move || {
+                let _slot = slot;
+                serve_connection(host, stream, jobs, limits.request_deadline);
+            });
     }
     Ok(())
 }

@@ -32,7 +32,7 @@ use super::paths;
 mod connection;
 mod methods;
 
-pub use connection::run;
+pub use connection::{ConnectionLimits, run};
 
 /// Default retention of ended sessions.
 pub const DEFAULT_RETAIN: Duration = Duration::from_secs(24 * 3600);
