@@ -909,9 +909,23 @@ fn a_request_must_come_whole_in_time() {
     let silent = open();
     let halfway = open();
     (&halfway).write_all(&ping[..10]).expect("half a request");
+    // A whole request and the start of the next in one write: the second is due at once.
+    let pipelined = open();
+    asks(&pipelined);
+    let mut both = ping.to_vec();
+    both.extend_from_slice(&ping[..10]);
+    (&pipelined).write_all(&both).expect("a request and a half");
+    let mut line = String::new();
+    BufReader::new(&pipelined)
+        .read_line(&mut line)
+        .expect("the whole one's reply");
     std::thread::sleep(Duration::from_millis(1500));
     assert!(closed(&silent), "a connection that never asked");
     assert!(closed(&halfway), "a request that stopped half-way");
+    assert!(
+        closed(&pipelined),
+        "a request that stopped half-way after a whole one"
+    );
     asks(&between);
 }
 

@@ -263,9 +263,10 @@ struct DeadlineReader {
 }
 
 impl DeadlineReader {
-    /// Between requests: the next one is due once it starts.
-    fn answered(&mut self) {
-        self.due = None;
+    /// After a reply: the next request is due from its first byte, which may be here already
+    /// (`started`: read with the last one and still buffered).
+    fn answered(&mut self, started: bool) {
+        self.due = started.then(|| Instant::now() + self.deadline);
     }
 }
 
@@ -385,7 +386,8 @@ fn serve_connection(
         if !write_response(&mut writer, &response) {
             return;
         }
-        reader.get_mut().answered();
+        let started = !reader.buffer().is_empty();
+        reader.get_mut().answered(started);
     }
 }
 
