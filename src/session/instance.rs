@@ -674,18 +674,17 @@ impl Session {
                 format!("session {} has ended or is being stopped", self.id),
             )
         };
-        let is_ended = |live: &Live| live.state.is_ended() || live.state == State::Stopping;
-        if is_ended(&self.lock()) {
-            return Err(ended());
-        }
         let input = self.process.input();
-        let gone = |e: PtyError| SessionError::new(ErrorCode::SessionExited, e.to_string());
-        if !input.has_room(bytes.len(), SEND_ROOM_WAIT).map_err(gone)? {
+        // A terminal that is gone is a program that has ended.
+        if !input
+            .has_room(bytes.len(), SEND_ROOM_WAIT)
+            .map_err(|_| ended())?
+        {
             return Err(not_reading(&self.id, bytes.len()));
         }
         {
             let mut live = self.lock();
-            if is_ended(&live) {
+            if live.state.is_ended() || live.state == State::Stopping {
                 return Err(ended());
             }
             // Noted before the bytes can reach the program, so its reaction is always newer.
@@ -699,7 +698,10 @@ impl Session {
         // The room seen above is this writer's (the host writes one request at a time), so
         // this waits for nothing; another writer of the session could have taken it only
         // through the library.
-        match input.write_within(bytes, SEND_ROOM_WAIT).map_err(gone)? {
+        match input
+            .write_within(bytes, SEND_ROOM_WAIT)
+            .map_err(|_| ended())?
+        {
             true => Ok(bytes.len()),
             false => Err(not_reading(&self.id, bytes.len())),
         }
