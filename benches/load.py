@@ -13,6 +13,13 @@ that measures the clients' own scheduling more than the host). Reported per requ
 median, p90, p99 and max latency as the client sees it; the host's RSS, threads and open
 files with the sessions idle, the CPU it used over 5 s of idleness, and how long the N starts
 and one `stop --all` took. Everything runs in a private runtime directory.
+
+`--faults` measures the host's bounds instead (issue 40): input sent to a program that never
+reads (150 sends of 1 MB: replies, host RSS, another client's read latency meanwhile); 10,000
+idle connections (refused, threads, descriptors, RSS, a request's latency meanwhile); a flood
+of output (three `cat /dev/urandom` at 500×500 and `yes` for 10 s: peak RSS, RSS 1, 3 and 5 s
+after `stop --all`); `find` over 200,000 rows of history (time, RSS growth). `--shotty PATH`
+measures another build (e.g. the one before a change) the same way.
 """
 import json
 import multiprocessing
@@ -32,6 +39,10 @@ for i, arg in enumerate(sys.argv):
     if arg == "--sizes":
         SIZES = [int(n) for n in sys.argv[i + 1].split(",")]
 FLOOD = "--flood" in sys.argv
+FAULTS = "--faults" in sys.argv
+for i, arg in enumerate(sys.argv):
+    if arg == "--shotty":
+        SHOTTY = os.path.abspath(sys.argv[i + 1])
 CLIENTS = 20
 PAUSE = 0.05
 SECONDS = 3 if QUICK else 10
@@ -46,14 +57,21 @@ class Conn:
         self.next_id = 1
 
     def call(self, method, params):
+        reply = self.reply(method, params)
+        if "error" in reply:
+            raise RuntimeError(f"{method}: {reply['error']}")
+        return reply["result"]
+
+    def reply(self, method, params):
+        """The whole reply, an error included; a closed connection reads as an error."""
         self.file.write(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method,
                                     "params": params}).encode() + b"\n")
         self.file.flush()
         self.next_id += 1
-        reply = json.loads(self.file.readline())
-        if "error" in reply:
-            raise RuntimeError(f"{method}: {reply['error']}")
-        return reply["result"]
+        line = self.file.readline()
+        if not line:
+            return {"error": {"data": {"code": "connection closed"}}}
+        return json.loads(line)
 
 
 def client(path, ids, seconds, seed, out):
@@ -97,14 +115,19 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run(n):
+def private_host():
+    """A host of its own: its socket path, the connection that started it, its pid."""
     tmp = tempfile.mkdtemp(prefix="shotty-load-")
     env = dict(os.environ, SHOTTY_RUNTIME_DIR=os.path.join(tmp, "run"),
                SHOTTY_STATE_DIR=os.path.join(tmp, "state"), SHOTTY_HOST_IDLE_MS="60000")
     subprocess.run([SHOTTY, "session", "list"], env=env, check=True, capture_output=True)
     path = os.path.join(tmp, "run", "host.sock")
     conn = Conn(path)
-    pid = conn.call("ping", {})["pid"]
+    return path, conn, conn.call("ping", {})["pid"]
+
+
+def run(n):
+    path, conn, pid = private_host()
     base = proc_counts(pid)
     started = time.monotonic()
     ids = [conn.call("start", {"command": ["sh", "-c", "echo ready; exec cat"],
@@ -151,6 +174,148 @@ def run(n):
               f"{f(percentile(v, 99))} | {f(max(v))} |")
 
 
+def rss(pid):
+    return proc_counts(pid)[2]
+
+
+def timed_reads(path, sid, stop, out):
+    """Reads `sid` until `stop` is set; puts the latencies."""
+    conn = Conn(path)
+    latencies = []
+    while not stop.is_set():
+        started = time.monotonic()
+        conn.call("read", {"sessionId": sid})
+        latencies.append(time.monotonic() - started)
+        time.sleep(0.01)
+    out.put(latencies)
+
+
+def error_code(reply):
+    return reply.get("error", {}).get("data", {}).get("code", "?")
+
+
+def input_bound():
+    path, conn, pid = private_host()
+    sleeper = conn.call("start", {"command": ["sleep", "300"]})["sessionId"]
+    reader = conn.call("start", {"command": ["sh", "-c", "echo ready; exec cat"]})["sessionId"]
+    before = rss(pid)
+    stop = multiprocessing.Event()
+    out = multiprocessing.Queue()
+    worker = multiprocessing.Process(target=timed_reads, args=(path, reader, stop, out))
+    worker.start()
+    time.sleep(0.5)
+    chunk = "x" * 1_000_000
+    outcomes = {}
+    started = time.monotonic()
+    for _ in range(150):
+        reply = conn.reply("send", {"sessionId": sleeper, "steps": [{"text": chunk}]})
+        key = "ok" if "result" in reply else error_code(reply)
+        outcomes[key] = outcomes.get(key, 0) + 1
+    took = time.monotonic() - started
+    peak = rss(pid)
+    stop.set()
+    reads = out.get()
+    worker.join()
+    conn.call("stop", {"all": True})
+    time.sleep(1)
+    print("\nInput to a program that never reads: 150 sends of 1 MB")
+    print(f"  replies: {outcomes} in {took:.1f} s")
+    print(f"  host RSS: {before:.1f} MB before, {peak:.1f} MB after the sends, "
+          f"{rss(pid):.1f} MB 1 s after stop")
+    print(f"  another client's read meanwhile: {len(reads)} reads, median "
+          f"{percentile(reads, 50) * 1000:.2f} ms, p99 {percentile(reads, 99) * 1000:.2f} ms, "
+          f"max {max(reads) * 1000:.2f} ms")
+
+
+def idle_connections():
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 30_000), hard))
+    path, conn, pid = private_host()
+    before = proc_counts(pid)
+    held, refused = [], 0
+    for _ in range(10_000):
+        s = socket.socket(socket.AF_UNIX)
+        try:
+            s.connect(path)
+            held.append(s)
+        except OSError:
+            refused += 1
+            s.close()
+    time.sleep(1)
+    # Refused connections are answered and closed by the host: they read as closed at once.
+    closed = 0
+    for s in held:
+        s.setblocking(False)
+        try:
+            if s.recv(4096):
+                closed += 1
+        except BlockingIOError:
+            pass
+        except OSError:
+            closed += 1
+    during = proc_counts(pid)
+    started = time.monotonic()
+    Conn(path).call("list", {})
+    latency = time.monotonic() - started
+    for s in held:
+        s.close()
+    time.sleep(1)
+    after = proc_counts(pid)
+    print("\n10,000 idle connections")
+    print(f"  connect failed: {refused}; answered host_unavailable and closed: {closed}")
+    print(f"  host before: {before[0]} threads, {before[1]} fds, {before[2]:.1f} MB RSS")
+    print(f"  host with them open: {during[0]} threads, {during[1]} fds, {during[2]:.1f} MB RSS")
+    print(f"  a `list` meanwhile: {latency * 1000:.2f} ms")
+    print(f"  host after they closed: {after[0]} threads, {after[1]} fds, {after[2]:.1f} MB RSS")
+
+
+def flood():
+    path, conn, pid = private_host()
+    idle = rss(pid)
+    for _ in range(3):
+        conn.call("start", {"command": ["cat", "/dev/urandom"], "width": 500, "height": 500})
+    conn.call("start", {"command": ["yes"]})
+    peak = idle
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        peak = max(peak, rss(pid))
+        time.sleep(0.2)
+    conn.call("stop", {"all": True})
+    stopped = time.monotonic()
+    after = []
+    for at in [1, 3, 5]:
+        time.sleep(max(0, stopped + at - time.monotonic()))
+        after.append(rss(pid))
+    print("\nOutput flood: 3 × cat /dev/urandom at 500×500 and yes, 10 s")
+    print(f"  host RSS: {idle:.1f} MB idle, {peak:.1f} MB peak; after stop --all "
+          f"{after[0]:.1f} / {after[1]:.1f} / {after[2]:.1f} MB at 1 / 3 / 5 s")
+
+
+def find_in_history():
+    path, conn, pid = private_host()
+    sid = conn.call("start", {"command": ["sh", "-c", "yes | head -n 200000; echo done"],
+                              "scrollback": 200000})["sessionId"]
+    Conn(path).call("wait", {"sessionId": sid, "text": "done", "timeoutMs": 60000})
+    before = rss(pid)
+    started = time.monotonic()
+    reply = Conn(path).reply("find", {"sessionId": sid, "regex": "y", "history": True})
+    took = time.monotonic() - started
+    matches = len(reply.get("result", {}).get("matches", [])) if "result" in reply else None
+    print("\nfind --regex y --history over 200,000 rows")
+    print(f"  {took:.2f} s, {matches} matches returned "
+          f"({'ok' if 'result' in reply else error_code(reply)}); host RSS {before:.1f} → "
+          f"{rss(pid):.1f} MB")
+    conn.call("stop", {"all": True})
+
+
 if __name__ == "__main__":
-    for n in SIZES:
-        run(n)
+    if FAULTS:
+        print(f"binary: {SHOTTY}")
+        input_bound()
+        idle_connections()
+        flood()
+        find_in_history()
+    else:
+        for n in SIZES:
+            run(n)

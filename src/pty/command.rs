@@ -47,6 +47,8 @@ pub struct PtyCommand {
     env: Vec<EnvOp>,
     pub(super) width: u16,
     pub(super) height: u16,
+    /// The value of [`TREE_ENV`](super::TREE_ENV) for the child; a fresh one when unset.
+    pub(super) tree_tag: Option<String>,
 }
 
 impl PtyCommand {
@@ -60,6 +62,7 @@ impl PtyCommand {
             env: Vec::new(),
             width: 100,
             height: 24,
+            tree_tag: None,
         }
     }
 
@@ -107,6 +110,14 @@ impl PtyCommand {
     pub fn size(&mut self, width: u16, height: u16) -> &mut Self {
         self.width = width;
         self.height = height;
+        self
+    }
+
+    /// Tags the child's process tree with `tag` (from [`new_tree_tag`](super::new_tree_tag))
+    /// instead of a fresh value: for a caller that records the tag before the spawn, so that
+    /// whatever the spawn starts can be found even if the caller dies during it.
+    pub fn tree_tag(&mut self, tag: impl Into<String>) -> &mut Self {
+        self.tree_tag = Some(tag.into());
         self
     }
 

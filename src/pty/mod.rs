@@ -44,8 +44,8 @@ pub use status::{ExitStatus, signal_name};
 use procfs::ProcStat;
 pub use procfs::ProcessId;
 use reactor::Source;
-pub use tree::TREE_ENV;
 use tree::{ProcessTable, ProcessTree};
+pub use tree::{TREE_ENV, TreeId, end_leftover_trees, new_tree_tag};
 
 /// Largest chunk the reader hands over at once.
 pub const READ_CHUNK: usize = 64 * 1024;
@@ -111,6 +111,8 @@ pub struct PtyProcess {
     events: Mutex<fdio::EventState>,
     /// Everything the child started, for stopping it all.
     tree: Mutex<ProcessTree>,
+    /// What finds that tree again from another process.
+    tree_id: TreeId,
 }
 
 impl fmt::Debug for PtyProcess {
@@ -146,7 +148,7 @@ impl PtyProcess {
             .tty_name()
             .ok_or_else(|| pty_error("open", "the terminal has no name"))?;
         // Inherited by everything the child starts, so a double-forked daemon is still found.
-        let tag = tree::new_tag();
+        let tag = cmd.tree_tag.clone().unwrap_or_else(new_tree_tag);
         let mut env = env;
         env.insert(TREE_ENV.into(), tag.clone().into());
         let env: Vec<(OsString, OsString)> = env.into_iter().collect();
@@ -179,6 +181,8 @@ impl PtyProcess {
             }
         };
         let shared = Arc::new(shared);
+        // While unreaped, the child's pid is its own: its start time is read race-free.
+        let leader = procfs::proc_stat(pid.as_raw_nonzero().get()).map(|p| p.id);
         // From here on a failure drops the process, which kills the child.
         let process = PtyProcess {
             pid,
@@ -186,7 +190,8 @@ impl PtyProcess {
             shared: Arc::clone(&shared),
             size: Mutex::new((cmd.width, cmd.height)),
             events: Mutex::new(fdio::EventState::default()),
-            tree: Mutex::new(ProcessTree::new(pid.as_raw_nonzero().get(), &tag)),
+            tree: Mutex::new(ProcessTree::new(Some(pid.as_raw_nonzero().get()), &tag)),
+            tree_id: TreeId { tag, leader },
         };
         shared.start_reading()?;
         Ok(process)
@@ -195,6 +200,12 @@ impl PtyProcess {
     /// The child's pid — also its process group and session id.
     pub fn pid(&self) -> u32 {
         self.pid.as_raw_nonzero().get().unsigned_abs()
+    }
+
+    /// What finds the child's process tree from another process once this one is gone
+    /// ([`end_leftover_trees`]).
+    pub fn tree_id(&self) -> &TreeId {
+        &self.tree_id
     }
 
     /// The program as the caller named it.
@@ -317,39 +328,17 @@ impl PtyProcess {
         self.tree.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Sends `signal` to every member and to every process group of the child's session that
-    /// a member leads or belongs to (a group also catches a member forked since the scan).
-    fn signal_members(&self, members: &[ProcStat], signal: Signal) {
-        let sid = self.pid.as_raw_nonzero().get();
-        let mut groups: Vec<i32> = members
-            .iter()
-            .filter(|p| p.session == sid)
-            .map(|p| p.pgrp)
-            .collect();
+    /// Sends `signal` to `members` of the child's tree ([`ProcessTree::signal`]).
+    fn signal_members(&self, tree: &ProcessTree, members: &[ProcStat], signal: Signal) {
         // While the child is unreaped its pid cannot be reused, so its group is surely ours.
-        if self.try_wait().is_none() {
-            groups.push(sid);
-        }
-        groups.sort_unstable();
-        groups.dedup();
-        for group in groups.into_iter().filter_map(Pid::from_raw) {
-            // ESRCH: the group died meanwhile, which is what we want anyway.
-            let _ = rustix::process::kill_process_group(group, signal);
-        }
-        for member in members.iter().filter(|p| p.session != sid) {
-            if let Some(pid) = Pid::from_raw(member.id.pid) {
-                let _ = rustix::process::kill_process(pid, signal);
-            }
-        }
+        tree.signal(members, signal, self.try_wait().is_none());
     }
 
     /// Sends `signal` to the whole process tree.
     pub fn signal_tree(&self, signal: Signal) {
-        let members = {
-            let mut tree = self.tree();
-            self.tree_members(&mut tree, ProcessTable::read().as_ref())
-        };
-        self.signal_members(&members, signal);
+        let mut tree = self.tree();
+        let members = self.tree_members(&mut tree, ProcessTable::read().as_ref());
+        self.signal_members(&tree, &members, signal);
     }
 
     /// Ends the whole process tree: SIGHUP, SIGTERM (and SIGCONT, so stopped jobs act on them)
@@ -411,9 +400,9 @@ pub fn terminate_all(
             .collect()
     };
     let mut members = scan(&mut trees);
-    for ((i, _), m) in trees.iter().zip(&members) {
+    for ((i, tree), m) in trees.iter().zip(&members) {
         for signal in [Signal::HUP, Signal::TERM, Signal::CONT] {
-            processes[*i].signal_members(m, signal);
+            processes[*i].signal_members(tree, m, signal);
         }
     }
     // Children announce their exit (pidfds); other members have no exit event to wait on,
@@ -436,9 +425,9 @@ pub fn terminate_all(
     let mut killed = vec![BTreeSet::new(); trees.len()];
     let kill_deadline = Instant::now() + KILL_REAP_TIMEOUT;
     while members.iter().any(|m| !m.is_empty()) && Instant::now() < kill_deadline {
-        for (((i, _), m), k) in trees.iter().zip(&members).zip(&mut killed) {
+        for (((i, tree), m), k) in trees.iter().zip(&members).zip(&mut killed) {
             k.extend(m.iter().map(|p| p.id));
-            processes[*i].signal_members(m, Signal::KILL);
+            processes[*i].signal_members(tree, m, Signal::KILL);
         }
         thread::sleep(Duration::from_millis(2));
         members = scan(&mut trees);

@@ -2,7 +2,10 @@
 //! sleeps in. Everything here is best effort: a process can vanish between two reads.
 
 /// A process, identified so that pid reuse cannot fool a comparison.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "camelCase")]
 pub struct ProcessId {
     /// The pid.
     pub pid: i32,

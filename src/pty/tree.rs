@@ -16,7 +16,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rustix::process::{Pid, Signal};
+use serde::{Deserialize, Serialize};
 
 use super::procfs::{ProcStat, ProcessId, all_processes};
 
@@ -63,8 +66,10 @@ impl ProcessTable {
     }
 }
 
-/// A fresh tag value: unique among the spawns of this process, and across processes.
-pub(crate) fn new_tag() -> String {
+/// A fresh value for [`TREE_ENV`]: unique among the spawns of this process, and across
+/// processes. Give it to [`PtyCommand::tree_tag`](super::PtyCommand::tree_tag) to know the tag
+/// before the spawn.
+pub fn new_tree_tag() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -77,12 +82,39 @@ pub(crate) fn new_tag() -> String {
     )
 }
 
+/// What finds a process tree again from another process, after the one that spawned it is
+/// gone: its tag, and its leader (the PTY child, whose pid is the tree's session id) once
+/// spawned. See [`end_leftover_trees`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreeId {
+    /// The value of [`TREE_ENV`] its processes carry.
+    pub tag: String,
+    /// The PTY child; `None` when the spawn had not happened yet.
+    pub leader: Option<ProcessId>,
+}
+
+impl TreeId {
+    /// The session id that still means this tree in `table`: the leader's pid, unless a
+    /// process of that pid with another start time shows the pid was reused. (A session id is
+    /// not reused while any process of the session lives, so members are still found when
+    /// the leader itself is gone.)
+    fn session_in(&self, table: &ProcessTable) -> Option<i32> {
+        let leader = self.leader?;
+        let reused = table
+            .procs
+            .iter()
+            .any(|p| p.id.pid == leader.pid && p.id.start_time != leader.start_time);
+        (!reused).then_some(leader.pid)
+    }
+}
+
 /// The tree of one PTY child, remembered across scans so that members whose parents died
 /// are still found.
 #[derive(Debug)]
 pub(crate) struct ProcessTree {
-    /// The child's pid, also its session id.
-    sid: i32,
+    /// The child's pid, also its session id; `None` when only the tag can tell members.
+    sid: Option<i32>,
     /// The value of [`TREE_ENV`] its processes carry.
     tag: String,
     /// Every member seen so far.
@@ -90,7 +122,7 @@ pub(crate) struct ProcessTree {
 }
 
 impl ProcessTree {
-    pub fn new(sid: i32, tag: &str) -> ProcessTree {
+    pub fn new(sid: Option<i32>, tag: &str) -> ProcessTree {
         ProcessTree {
             sid,
             tag: tag.to_owned(),
@@ -104,7 +136,7 @@ impl ProcessTree {
         let mut rest = Vec::new();
         for p in &table.procs {
             let tagged = table.tags.get(&p.id).is_some_and(|t| *t == self.tag);
-            if p.session == self.sid || tagged || self.known.contains(&p.id) {
+            if Some(p.session) == self.sid || tagged || self.known.contains(&p.id) {
                 members.insert(p.id.pid, *p);
             } else {
                 rest.push(*p);
@@ -134,6 +166,84 @@ impl ProcessTree {
     pub fn seen(&self) -> impl Iterator<Item = ProcessId> + '_ {
         self.known.iter().copied()
     }
+
+    /// Sends `signal` to `members` (found by [`members`](Self::members)): to every process
+    /// group of the tree's session that a member belongs to, so a member forked since the
+    /// scan is caught too, and to each member outside the session. `leader_held`: the leader
+    /// is an unreaped child of ours, so its group is surely the tree's, member or not.
+    pub fn signal(&self, members: &[ProcStat], signal: Signal, leader_held: bool) {
+        let in_session = |p: &ProcStat| Some(p.session) == self.sid;
+        let mut groups: Vec<i32> = members
+            .iter()
+            .filter(|p| in_session(p))
+            .map(|p| p.pgrp)
+            .collect();
+        groups.extend(self.sid.filter(|_| leader_held));
+        groups.sort_unstable();
+        groups.dedup();
+        for group in groups.into_iter().filter_map(Pid::from_raw) {
+            // ESRCH: the group died meanwhile, which is what we want anyway.
+            let _ = rustix::process::kill_process_group(group, signal);
+        }
+        for member in members.iter().filter(|p| !in_session(p)) {
+            if let Some(pid) = Pid::from_raw(member.id.pid) {
+                let _ = rustix::process::kill_process(pid, signal);
+            }
+        }
+    }
+}
+
+/// How often [`end_leftover_trees`] looks at `/proc` while it waits: processes that are not
+/// our children give no exit event to wait on.
+const LEFTOVER_POLL: Duration = Duration::from_millis(10);
+
+/// How long [`end_leftover_trees`] goes on killing a tree that keeps forking.
+const LEFTOVER_KILL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Ends what is left of process trees whose spawner is gone (a host that was killed): every
+/// member gets SIGHUP, SIGTERM and SIGCONT, then SIGKILL after `grace` (all trees share the
+/// one grace period). Returns, per tree, the pids it found alive (ascending); empty where
+/// nothing was left or `/proc` cannot be read.
+pub fn end_leftover_trees(ids: &[TreeId], grace: Duration) -> Vec<Vec<u32>> {
+    let Some(table) = ProcessTable::read() else {
+        return vec![Vec::new(); ids.len()];
+    };
+    let mut trees: Vec<ProcessTree> = ids
+        .iter()
+        .map(|id| ProcessTree::new(id.session_in(&table), &id.tag))
+        .collect();
+    let scan = |trees: &mut [ProcessTree], table: Option<&ProcessTable>| -> Vec<Vec<ProcStat>> {
+        trees
+            .iter_mut()
+            .map(|tree| table.map_or_else(Vec::new, |t| tree.members(t)))
+            .collect()
+    };
+    let mut members = scan(&mut trees, Some(&table));
+    for (tree, m) in trees.iter().zip(&members) {
+        for signal in [Signal::HUP, Signal::TERM, Signal::CONT] {
+            tree.signal(m, signal, false);
+        }
+    }
+    let deadline = Instant::now() + grace;
+    let kill_deadline = deadline + LEFTOVER_KILL_TIMEOUT;
+    while members.iter().any(|m| !m.is_empty()) && Instant::now() < kill_deadline {
+        if Instant::now() >= deadline {
+            for (tree, m) in trees.iter().zip(&members) {
+                tree.signal(m, Signal::KILL, false);
+            }
+        }
+        std::thread::sleep(LEFTOVER_POLL);
+        members = scan(&mut trees, ProcessTable::read().as_ref());
+    }
+    trees
+        .iter()
+        .map(|tree| {
+            let mut pids: Vec<u32> = tree.seen().map(|p| p.pid.unsigned_abs()).collect();
+            pids.sort_unstable();
+            pids.dedup();
+            pids
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -142,6 +252,6 @@ mod tests {
 
     #[test]
     fn tags_are_unique() {
-        assert_ne!(new_tag(), new_tag());
+        assert_ne!(new_tree_tag(), new_tree_tag());
     }
 }

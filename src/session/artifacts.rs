@@ -145,8 +145,8 @@ pub fn export_format(path: &Path) -> Result<Option<AnimationFormat>, String> {
     })
 }
 
-/// Writes `bytes` to `path` via a temporary file in the same directory and a rename, so a
-/// failure never leaves half a file. A new file gets mode 0644; a replaced one keeps its mode.
+/// Writes `bytes` to `path` whole or not at all ([`whole_file`](super::whole_file)), so a
+/// failure, even a killed writer, never leaves half a file. A new file gets mode 0644; a replaced one keeps its mode.
 /// A symlink is followed (the file it points to is replaced, the link stays), and anything
 /// that is not a regular file — `/dev/null`, `/dev/stdout`, a FIFO — is written to in place,
 /// never replaced.
@@ -170,20 +170,9 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     } else {
         path
     };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(&e))?;
-    // Temporary files are private; the result should be an ordinary file (or keep the mode of
-    // the file it replaces).
+    // A new file is an ordinary one; a replaced one keeps its mode.
     let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o777);
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(mode))
-        .map_err(|e| fail(&e))?;
-    tmp.write_all(bytes).map_err(|e| fail(&e))?;
-    tmp.persist(path).map_err(|e| fail(&e.error))?;
-    Ok(())
+    super::whole_file::replace(path, bytes, mode, false).map_err(|e| fail(&e))
 }
 
 /// [`write_file`], creating the file's directory first if it does not exist: for files whose

@@ -1,10 +1,15 @@
 //! Talking to the session host: connect (starting the host on demand), send one request, read
 //! its response with a deadline.
 //!
-//! A connection is not probed before use. A host that is going away (idle exit, SIGKILL)
-//! closes connections it has not answered; when that happens to the first request of a
-//! connection, the request was never executed, so the client starts a new host and sends it
-//! again, once.
+//! A connection is not probed before use. When the host closes it without answering, what
+//! the client does depends on how the host went, which its socket file tells:
+//! - removed or replaced: the host left in order (its idle exit, a shutdown, a newer host took
+//!   over), which it does only with no request half done, or after ending every session and
+//!   keeping its record; the client sends the request again, once, to a new host, which
+//!   answers from those records.
+//! - still there: the host died (SIGKILL, a crash) and may have been executing the request.
+//!   Sending it again to a new host, which knows the sessions only as ended by that death,
+//!   would answer a different question: the client fails with `host_unavailable`.
 
 use std::io::{ErrorKind, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -76,11 +81,12 @@ impl From<SessionError> for Failure {
 pub struct Client {
     socket: PathBuf,
     stream: UnixStream,
+    /// The socket file the connection was made through, to tell a host that died from one
+    /// that left.
+    socket_file: FileId,
     /// Bytes read past the end of the last reply.
     pending: Vec<u8>,
     next_id: u64,
-    /// Whether the host has answered anything on this connection.
-    answered: bool,
     /// Becomes readable when a cancelling signal arrives (see [`Client::cancel_on_signals`]).
     cancel: Option<UnixStream>,
 }
@@ -92,13 +98,13 @@ impl Client {
         let runtime = paths::runtime_dir();
         paths::ensure_private_dir(&runtime)?;
         let socket = paths::socket_path();
-        let stream = open_or_start(&socket)?;
+        let (stream, socket_file) = open_or_start(&socket)?;
         Ok(Client {
             socket,
             stream,
+            socket_file,
             pending: Vec::new(),
             next_id: 1,
-            answered: false,
             cancel: None,
         })
     }
@@ -127,14 +133,22 @@ impl Client {
             .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
         match self.exchange(method, &params, timeout) {
             Ok(v) => Ok(v),
-            Err(Failure::Closed(_)) if !self.answered => {
-                // The host went away before reading this connection's first request.
-                self.stream = open_or_start(&self.socket)?;
+            Err(Failure::Closed(e)) if file_id(&self.socket) == Some(self.socket_file) => {
+                Err(unavailable(format!(
+                    "the session host died while handling this request ({}); the next command \
+                     starts a new host, which ends what its sessions left running and keeps \
+                     them as stopped with the reason host-died",
+                    e.message
+                )))
+            }
+            Err(Failure::Closed(_)) => {
+                // The host left in order: the request was not half done.
+                (self.stream, self.socket_file) = open_or_start(&self.socket)?;
                 self.pending.clear();
                 self.exchange(method, &params, timeout)
                     .map_err(|(Failure::Closed(e) | Failure::Other(e))| e)
             }
-            Err(Failure::Closed(e) | Failure::Other(e)) => Err(e),
+            Err(Failure::Other(e)) => Err(e),
         }
     }
 
@@ -158,7 +172,6 @@ impl Client {
                 Failure::Closed(unavailable(format!("the session host went away: {e}")))
             })?,
         };
-        self.answered = true;
         let response: Response = serde_json::from_slice(&reply)
             .map_err(|e| unavailable(format!("unreadable reply from the session host: {e}")))?;
         if let Some(e) = response.session_error() {
@@ -257,9 +270,19 @@ impl Client {
     }
 }
 
+/// What tells one file from another that took its path: device and inode.
+type FileId = (u64, u64);
+
+fn file_id(path: &Path) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
+}
+
 /// Connects to the host's socket, starting a host if none listens. If a dying host still
 /// holds the lock, a new one steps aside, so starting is repeated until one serves.
-fn open_or_start(socket: &Path) -> Result<UnixStream, SessionError> {
+fn open_or_start(socket: &Path) -> Result<(UnixStream, FileId), SessionError> {
     if let Some(stream) = open(socket)? {
         return Ok(stream);
     }
@@ -283,14 +306,19 @@ fn open_or_start(socket: &Path) -> Result<UnixStream, SessionError> {
     }
 }
 
-/// A connection to the socket, verified to be ours and private; `None` when nothing
-/// listens there.
-fn open(socket: &Path) -> Result<Option<UnixStream>, SessionError> {
+/// A connection to the socket, verified to be ours and private, with the socket file's
+/// identity; `None` when nothing listens there.
+fn open(socket: &Path) -> Result<Option<(UnixStream, FileId)>, SessionError> {
+    // Taken before the connect: a host replacing the file after it cannot be mistaken for
+    // the one connected to (at worst the client thinks a dying host left in order).
+    let Some(id) = file_id(socket) else {
+        return Ok(None);
+    };
     let Ok(stream) = UnixStream::connect(socket) else {
         return Ok(None);
     };
     match paths::check_private_file(socket) {
-        Ok(()) => Ok(Some(stream)),
+        Ok(()) => Ok(Some((stream, id))),
         // Removed since the connect: that host is exiting.
         Err(_) if std::fs::symlink_metadata(socket).is_err() => Ok(None),
         Err(e) => Err(e),

@@ -198,6 +198,9 @@ pub enum StopReason {
     Shutdown,
     /// `restart` replaced it with a new session of the same command.
     Restart,
+    /// Its host died (SIGKILL, a crash) while it ran; the next host ended what was left of it.
+    #[serde(rename = "host-died")]
+    HostDied,
 }
 
 /// The error of a send to a program that has not read its earlier input.
@@ -346,6 +349,16 @@ fn fingerprint(term: &Terminal) -> u64 {
 impl Session {
     /// Starts the program and the thread that feeds its output into the terminal.
     pub fn start(id: String, spec: SessionSpec) -> Result<Arc<Session>, SessionError> {
+        Session::start_in_tree(id, spec, None)
+    }
+
+    /// [`start`](Self::start) with the program's process tree tagged `tree_tag` (from
+    /// [`new_tree_tag`](crate::pty::new_tree_tag)), which the caller may record beforehand.
+    pub fn start_in_tree(
+        id: String,
+        spec: SessionSpec,
+        tree_tag: Option<&str>,
+    ) -> Result<Arc<Session>, SessionError> {
         let Some((program, args)) = spec.command.split_first() else {
             return Err(SessionError::invalid_request("no command to run"));
         };
@@ -358,6 +371,9 @@ impl Session {
         }
         if let Some(dir) = &spec.cwd {
             cmd.cwd(dir);
+        }
+        if let Some(tag) = tree_tag {
+            cmd.tree_tag(tag);
         }
         let process = PtyProcess::spawn(&cmd).map_err(|e| match e {
             // The program, or where it was to run, is not there: the caller's mistake.

@@ -17,6 +17,7 @@ pub mod run;
 pub mod send;
 pub mod shell_integration;
 pub mod wait;
+pub mod whole_file;
 
 pub use error::{ErrorCode, SessionError};
 pub use instance::{Outcome, Session, SessionSpec, State, StopReason};

@@ -43,18 +43,18 @@ pub fn socket_path() -> PathBuf {
     runtime_dir().join("host.sock")
 }
 
-/// Writes `bytes` to `path` as a private file (0600), whole or not at all: a temporary file
-/// beside it, synced, renamed over it.
+/// Writes `bytes` to `path` as a private file (0600), whole or not at all, synced
+/// ([`whole_file`](super::whole_file)).
 pub fn write_private_file(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
-    use std::io::Write;
-    let fail = |e| SessionError::io(&format!("cannot write {}", path.display()), e);
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(fail)?;
-    tmp.persist(path).map_err(|e| fail(e.error))?;
-    Ok(())
+    replace_private_file(path, bytes, true)
+}
+
+/// [`write_private_file`] without the sync (`durable: false`): for a file that must outlive
+/// a killed process, not a machine that loses power (everything it describes dies with the
+/// machine anyway).
+pub fn replace_private_file(path: &Path, bytes: &[u8], durable: bool) -> Result<(), SessionError> {
+    super::whole_file::replace(path, bytes, 0o600, durable)
+        .map_err(|e| SessionError::io(&format!("cannot write {}", path.display()), e))
 }
 
 /// Creates `dir` (and missing parents) with mode 0700, or checks an existing one: it must be

@@ -1161,7 +1161,7 @@ fn listed_ids(env: &Env, args: &[&str]) -> Vec<String> {
 
 /// Held by the tests that load the machine (dozens of sessions, CPU hogs) and by the one that
 /// measures how fresh reads are, so that they never run beside each other.
-fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn exclusive() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -1397,7 +1397,7 @@ fn a_signal_ending_a_session_is_reported() {
 }
 
 /// The entry of `list --all` for session `id`.
-fn listed_entry(env: &Env, id: &str) -> Value {
+pub(crate) fn listed_entry(env: &Env, id: &str) -> Value {
     env.ok(&["list", "--all"])["sessions"]
         .as_array()
         .expect("sessions")
@@ -1739,7 +1739,7 @@ fn keys_follow_the_modes_the_program_set() {
 }
 
 /// Threads and open files of a process.
-fn threads_and_fds(pid: u32) -> (usize, usize) {
+pub(crate) fn threads_and_fds(pid: u32) -> (usize, usize) {
     let count = |dir: String| std::fs::read_dir(dir).map_or(0, |d| d.count());
     (
         count(format!("/proc/{pid}/task")),

@@ -18,6 +18,7 @@ mod cli_scenario;
 mod cli_scenario_schema;
 mod cli_session;
 mod cli_test;
+mod host_faults;
 mod mcp;
 mod package;
 mod serve;

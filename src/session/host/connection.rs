@@ -517,12 +517,16 @@ fn raise_open_file_limit() {
 const OPEN_FILES_WANTED: u64 = 16_384;
 
 /// Ends the host process once it has been idle long enough (through the executor, see
-/// [`Job::ExitIfIdle`]), or when its socket was removed (a newer host took over). Checked once
-/// a second: this is housekeeping, not a reaction to anything a client waits for.
+/// [`Job::ExitIfIdle`]), or when its socket was removed (a newer host took over); drops
+/// expired sessions and writes records that could not be written before. Once a second: this
+/// is housekeeping, not a reaction to anything a client waits for.
 fn housekeeper(host: &Host, socket: &Path, jobs: &SyncSender<Job>) {
     loop {
         std::thread::sleep(Duration::from_secs(1).min(host.idle_exit));
         host.sweep();
+        // A record that could not be written when its session ended (a full or read-only
+        // state directory) is written once it can be.
+        host.record_ended();
         if std::fs::symlink_metadata(socket).is_err() {
             host.shutdown();
             std::process::exit(0);

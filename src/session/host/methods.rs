@@ -22,6 +22,7 @@ const MAX_FIND_MATCHES: usize = 1000;
 /// How long `output` with `screen` waits for the end of a string too long for a keyframe.
 const KEYFRAME_WAIT: Duration = Duration::from_secs(1);
 
+use crate::pty::{TreeId, new_tree_tag};
 use crate::session::error::{ErrorCode, SessionError};
 use crate::session::instance::{
     DEFAULT_RECORD_LIMIT, Live, STOP_GRACE, Session, SessionSpec, State, StopReason,
@@ -39,6 +40,7 @@ use crate::session::rows::{Rows, RowsError};
 use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
 
 use super::connection::Deferred;
+use super::leftovers::{LiveMark, remove_mark};
 use super::{
     DEFAULT_RETAIN, Derived, Entry, Host, LiveEntry, MAX_SCREEN_CHARS, Meta, READ_SETTLE_MAX,
     Record, RecordSlot, Start, cast_of, new_session_id, recording_file, remove_session_files,
@@ -263,18 +265,40 @@ impl Host {
             let hooks = crate::session::paths::runtime_dir().join("shell-integration");
             crate::session::shell_integration::apply(&mut spec, &hooks)?;
         }
-        let session = Session::start(id.clone(), spec)?;
-        let start = p.clone();
         let meta = Meta {
-            start: Some(start),
-            command: p.command,
+            start: Some(p.clone()),
+            command: p.command.clone(),
             name: p.name.clone(),
-            title: p.title,
-            group: p.group,
+            title: p.title.clone(),
+            group: p.group.clone(),
             cwd: cwd.display().to_string(),
             created_at: SystemTime::now(),
             retain: millis(p.retain_ms).unwrap_or(DEFAULT_RETAIN),
         };
+        // Marked before the spawn, so that a host killed during it leaves nothing unknown.
+        let mut mark = LiveMark {
+            session_id: id.clone(),
+            host: self.socket.clone(),
+            meta,
+            width,
+            height,
+            tree: TreeId {
+                tag: new_tree_tag(),
+                leader: None,
+            },
+        };
+        self.write_mark(&mark)?;
+        let session = match Session::start_in_tree(id.clone(), spec, Some(&mark.tree.tag)) {
+            Ok(session) => session,
+            Err(e) => {
+                let _ = remove_mark(&self.state_dir, &id);
+                return Err(e);
+            }
+        };
+        mark.tree = session.process().tree_id().clone();
+        // Without the leader's pid a later host still finds the tree by its tag.
+        let _ = self.write_mark(&mark);
+        let meta = mark.meta;
         let entry = Arc::new(LiveEntry {
             session: Arc::clone(&session),
             meta,
@@ -411,7 +435,7 @@ impl Host {
         for (id, entry) in entries {
             // An ended session is described by its record (written here if not yet).
             let entry = match entry {
-                Entry::Live(l) => match self.record_if_ended(&l)? {
+                Entry::Live(l) => match self.ended_record(&l) {
                     Some(record) => Entry::Ended(record),
                     None => Entry::Live(l),
                 },
@@ -460,7 +484,7 @@ impl Host {
         settle_output: bool,
         view: impl FnOnce(ScreenSource<'_>) -> T,
     ) -> Result<(T, Lifecycle), SessionError> {
-        if let Some(r) = self.record_if_ended(l)? {
+        if let Some(r) = self.ended_record(l) {
             return Ok((
                 view(ScreenSource::Ended(&r.snapshot, r.hash.as_deref())),
                 Self::status_fields(&r),
@@ -855,7 +879,7 @@ impl Host {
         let (cast, summary) = match self.lookup(&p.session_id)? {
             Entry::Live(l) => {
                 let timeline = l.session.lock().recording.clone();
-                (cast_of(&l.session, &l.meta, &timeline)?, timeline.summary())
+                (cast_of(&l.meta, &timeline)?, timeline.summary())
             }
             Entry::Ended(r) => {
                 let missing = || {
@@ -883,7 +907,7 @@ impl Host {
 
     pub(super) fn history(&self, p: HistoryParams) -> Result<HistoryReply, SessionError> {
         let (lines, dropped): (Vec<(u64, String)>, u64) = match self.lookup(&p.session_id)? {
-            Entry::Live(l) => match self.record_if_ended(&l)? {
+            Entry::Live(l) => match self.ended_record(&l) {
                 Some(r) => (r.history.clone(), r.dropped),
                 None => {
                     let live = l.session.lock();

@@ -30,6 +30,7 @@ use super::journal::Journal;
 use super::paths;
 
 mod connection;
+mod leftovers;
 mod methods;
 
 pub use connection::{ConnectionLimits, run};
@@ -197,29 +198,27 @@ fn recording_file(dir: &Path, id: &str) -> PathBuf {
     dir.join(format!("{id}.cast"))
 }
 
-/// Deletes everything of a session in the state directory: its record and its recording.
+/// Deletes everything of a session in the state directory: its mark, its record and its
+/// recording.
 fn remove_session_files(dir: &Path, id: &str) -> std::io::Result<()> {
     let gone = |r: std::io::Result<()>| match r {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
     };
+    leftovers::remove_mark(dir, id)?;
     gone(std::fs::remove_file(recording_file(dir, id)))?;
     gone(std::fs::remove_file(session_file(dir, id)))
 }
 
 /// A session's recording as asciicast v2, titled and timed from its metadata.
-fn cast_of(session: &Session, meta: &Meta, timeline: &Timeline) -> Result<Vec<u8>, SessionError> {
+fn cast_of(meta: &Meta, timeline: &Timeline) -> Result<Vec<u8>, SessionError> {
     let info = CastInfo {
         timestamp: meta
             .created_at
             .duration_since(SystemTime::UNIX_EPOCH)
             .ok()
             .map(|d| d.as_secs()),
-        title: Some(
-            meta.title
-                .clone()
-                .unwrap_or_else(|| session.spec().command.join(" ")),
-        ),
+        title: Some(meta.title.clone().unwrap_or_else(|| meta.command.join(" "))),
     };
     let mut cast = Vec::new();
     asciicast::write_v2(timeline, &info, &mut cast)
@@ -299,6 +298,7 @@ impl Host {
             closing: RwLock::new(false),
         };
         host.load_retained();
+        host.end_leftovers();
         Ok(host)
     }
 
@@ -522,9 +522,11 @@ impl Host {
         // The recording first: a record on disk always has its recording beside it.
         self.write_private(
             &recording_file(&self.state_dir, &record.session_id),
-            &cast_of(&entry.session, &record.meta, &timeline)?,
+            &cast_of(&record.meta, &timeline)?,
         )?;
         self.write_record(&record)?;
+        // Kept now: nothing is left for a later host to end.
+        let _ = leftovers::remove_mark(&self.state_dir, &record.session_id);
         let record = Arc::new(record);
         *slot = RecordSlot::Written(Arc::clone(&record));
         if let Some(e) = self.entries().get_mut(&record.session_id)
@@ -533,6 +535,14 @@ impl Host {
             *e = Entry::Ended(Arc::clone(&record));
         }
         Ok(Some(record))
+    }
+
+    /// [`record_if_ended`](Self::record_if_ended) for a request that reports on the session:
+    /// `None` while it runs, and also while its record cannot be written (a full or read-only
+    /// state directory), since the live entry still holds everything and the housekeeper
+    /// writes the record once it can.
+    fn ended_record(&self, entry: &LiveEntry) -> Option<Arc<Record>> {
+        self.record_if_ended(entry).ok().flatten()
     }
 
     fn write_record(&self, record: &Record) -> Result<(), SessionError> {
