@@ -18,7 +18,7 @@ and one `stop --all` took. Everything runs in a private runtime directory.
 reads (150 sends of 1 MB: replies, host RSS, another client's read latency meanwhile); 10,000
 idle connections (refused, threads, descriptors, RSS, a request's latency meanwhile); a flood
 of output (three `cat /dev/urandom` at 500×500 and `yes` for 10 s: peak RSS, RSS 1, 3 and 5 s
-after `stop --all`); `find` over 200,000 rows of history (time, RSS growth). `--shotty PATH`
+after `stop --all`); `find` and `history --grep` over 200,000 rows of history (time, RSS growth). `--shotty PATH`
 measures another build (e.g. the one before a change) the same way.
 """
 import json
@@ -178,6 +178,21 @@ def rss(pid):
     return proc_counts(pid)[2]
 
 
+def reset_peak(pid):
+    """Starts a new high-water mark of the host's RSS (`clear_refs` 5); False if not allowed."""
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_rss(pid):
+    return next(int(l.split()[1]) for l in open(f"/proc/{pid}/status")
+                if l.startswith("VmHWM")) / 1024
+
+
 def timed_reads(path, sid, stop, out):
     """Reads `sid` until `stop` is set; puts the latencies."""
     conn = Conn(path)
@@ -233,6 +248,7 @@ def idle_connections():
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 30_000), hard))
     path, conn, pid = private_host()
     before = proc_counts(pid)
+    waiting = Conn(path)  # a client connected before the others came
     held, refused = [], 0
     for _ in range(10_000):
         s = socket.socket(socket.AF_UNIX)
@@ -255,9 +271,16 @@ def idle_connections():
         except OSError:
             closed += 1
     during = proc_counts(pid)
-    started = time.monotonic()
-    Conn(path).call("list", {})
-    latency = time.monotonic() - started
+    def timed_list(conn_of):
+        started = time.monotonic()
+        try:
+            conn_of().call("list", {})
+            outcome = "answered"
+        except (OSError, RuntimeError) as e:
+            outcome = f"failed ({e})"
+        return f"{outcome} in {(time.monotonic() - started) * 1000:.2f} ms"
+    existing = timed_list(lambda: waiting)
+    new = timed_list(lambda: Conn(path))
     for s in held:
         s.close()
     time.sleep(1)
@@ -266,7 +289,7 @@ def idle_connections():
     print(f"  connect failed: {refused}; answered host_unavailable and closed: {closed}")
     print(f"  host before: {before[0]} threads, {before[1]} fds, {before[2]:.1f} MB RSS")
     print(f"  host with them open: {during[0]} threads, {during[1]} fds, {during[2]:.1f} MB RSS")
-    print(f"  a `list` meanwhile: {latency * 1000:.2f} ms")
+    print(f"  a `list` meanwhile, on a connection made before: {existing}; on a new one: {new}")
     print(f"  host after they closed: {after[0]} threads, {after[1]} fds, {after[2]:.1f} MB RSS")
 
 
@@ -294,18 +317,27 @@ def flood():
 
 def find_in_history():
     path, conn, pid = private_host()
-    sid = conn.call("start", {"command": ["sh", "-c", "yes | head -n 200000; echo done"],
+    # Rows of 99 y's: ~20 million matches in all, of which a reply holds 1,000.
+    sid = conn.call("start", {"command": ["sh", "-c", f"yes {'y' * 99} | head -n 200000; echo done"],
                               "scrollback": 200000})["sessionId"]
     Conn(path).call("wait", {"sessionId": sid, "text": "done", "timeoutMs": 60000})
-    before = rss(pid)
-    started = time.monotonic()
-    reply = Conn(path).reply("find", {"sessionId": sid, "regex": "y", "history": True})
-    took = time.monotonic() - started
-    matches = len(reply.get("result", {}).get("matches", [])) if "result" in reply else None
-    print("\nfind --regex y --history over 200,000 rows")
-    print(f"  {took:.2f} s, {matches} matches returned "
-          f"({'ok' if 'result' in reply else error_code(reply)}); host RSS {before:.1f} → "
-          f"{rss(pid):.1f} MB")
+    def measured(method, params):
+        before = rss(pid)
+        peak_known = reset_peak(pid)
+        started = time.monotonic()
+        reply = Conn(path).reply(method, params)
+        took = time.monotonic() - started
+        peak = f"peak {peak_rss(pid):.1f} MB" if peak_known else "peak unknown"
+        outcome = "ok" if "result" in reply else error_code(reply)
+        return reply, f"{took:.2f} s ({outcome}); host RSS {before:.1f} MB, {peak}"
+    found, find_figures = measured("find", {"sessionId": sid, "regex": "y", "history": True})
+    listed, history_figures = measured("history", {"sessionId": sid, "grep": "y",
+                                                   "limit": 10000})
+    print("\nQueries over 200,000 rows of history")
+    print(f"  find --regex y --history ({len(found.get('result', {}).get('matches', []))} "
+          f"matches returned): {find_figures}")
+    print(f"  history --grep y --limit 10000 ({len(listed.get('result', {}).get('lines', []))} "
+          f"lines returned): {history_figures}")
     conn.call("stop", {"all": True})
 
 

@@ -438,6 +438,35 @@ impl Terminal {
             .map(move |(i, row)| (first + i as u64, row))
     }
 
+    /// The global index of the last line of [`history`](Self::history) with any text (`None`
+    /// while there is none), looked for from the end: the blank rows below the output are
+    /// all it reads of an ordinary screen, however long the scrollback.
+    ///
+    /// ```
+    /// use shotty::term::Terminal;
+    ///
+    /// let mut term = Terminal::new(20, 3);
+    /// assert_eq!(term.last_written_line(), None);
+    /// // Five lines on a screen of three: lines 0 and 1 scrolled into the scrollback.
+    /// term.advance(b"one\r\ntwo\r\n\r\nfour\r\n");
+    /// assert_eq!(term.last_written_line(), Some(3));
+    /// ```
+    pub fn last_written_line(&self) -> Option<u64> {
+        let scrollback = self.screen.scrollback().rows();
+        let screen = self.screen.primary_grid().rows();
+        let mut text = String::new();
+        let mut has_text = |row: &Row| {
+            text.clear();
+            row.write_text(&mut text);
+            !text.is_empty()
+        };
+        let position = match screen.iter().rposition(&mut has_text) {
+            Some(i) => scrollback.len() + i,
+            None => scrollback.iter().rposition(has_text)?,
+        };
+        Some(self.screen.scrollback().dropped() + position as u64)
+    }
+
     /// Everything the primary screen holds — scrollback and screen — as one snapshot as tall
     /// as its content (blank lines at the end dropped; at most `max_lines`, the newest). This
     /// is what a finished command printed, for screenshots fitted to the output.

@@ -540,3 +540,58 @@ fn listed_ids_all(env: &Env) -> Vec<String> {
         .filter_map(|s| s["sessionId"].as_str().map(str::to_owned))
         .collect()
 }
+
+/// The host's resident memory in MB.
+fn rss_mb(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    let kb: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("VmRSS");
+    kb / 1024.0
+}
+
+#[test]
+fn memory_a_flood_took_is_given_back_after_stop() {
+    let _exclusive = exclusive();
+    // A host that does not exit idle while it is watched.
+    let env = Env::with_host_idle(60_000);
+    env.ok(&["list"]);
+    let host = host_pid(&env);
+    std::thread::sleep(Duration::from_millis(300));
+    let idle = rss_mb(host);
+    // Noise on large screens, and lines into the scrollback, for a few seconds: output,
+    // recordings and rows allocated side by side, as floods of real programs do.
+    for _ in 0..3 {
+        env.ok(&[
+            "start",
+            "--width",
+            "400",
+            "--height",
+            "300",
+            "--",
+            "cat",
+            "/dev/urandom",
+        ]);
+    }
+    env.ok(&["start", "--", "yes"]);
+    std::thread::sleep(Duration::from_secs(4));
+    let peak = rss_mb(host);
+    assert!(
+        peak > idle + 50.0,
+        "the flood took only {:.1} MB",
+        peak - idle
+    );
+    env.ok(&["stop", "--all", "--yes"]);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while rss_mb(host) > 2.0 * idle && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let after = rss_mb(host);
+    assert!(
+        after <= 2.0 * idle,
+        "idle {idle:.1} MB, flood {peak:.1} MB, 5 s after stop --all {after:.1} MB"
+    );
+}

@@ -518,15 +518,29 @@ const OPEN_FILES_WANTED: u64 = 16_384;
 
 /// Ends the host process once it has been idle long enough (through the executor, see
 /// [`Job::ExitIfIdle`]), or when its socket was removed (a newer host took over); drops
-/// expired sessions and writes records that could not be written before. Once a second: this
-/// is housekeeping, not a reaction to anything a client waits for.
+/// expired sessions, writes records that could not be written before, and gives the memory
+/// of ended sessions back. Once a second: this is housekeeping, not a reaction to anything a
+/// client waits for.
 fn housekeeper(host: &Host, socket: &Path, jobs: &SyncSender<Job>) {
+    let mut live_before = 0;
+    // Ticks left to give memory back: a session's memory is freed when the last holder of it
+    // lets go, which can be its own thread a moment after it left the registry.
+    let mut trims_due = 0u8;
     loop {
         std::thread::sleep(Duration::from_secs(1).min(host.idle_exit));
         host.sweep();
         // A record that could not be written when its session ended (a full or read-only
         // state directory) is written once it can be.
         host.record_ended();
+        let live = host.live_entries().len();
+        if live < live_before {
+            trims_due = 2;
+        }
+        live_before = live;
+        if trims_due > 0 {
+            trims_due -= 1;
+            super::memory::give_back_free_memory();
+        }
         if std::fs::symlink_metadata(socket).is_err() {
             host.shutdown();
             std::process::exit(0);

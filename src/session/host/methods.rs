@@ -1,5 +1,6 @@
 //! The host's methods: each request's params in, its typed reply out.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -29,17 +30,17 @@ use crate::session::instance::{
     check_record_limit, check_size, content_hash,
 };
 use crate::session::protocol::{
-    CommandsParams, CommandsReply, ExportParams, ExportReply, FindParams, FindReply, HistoryLine,
-    HistoryParams, HistoryReply, IdParams, JournalReply, Lifecycle, ListParams, ListReply,
-    MarkParams, MarkReply, PromptState, ReadAnswer, ReadParams, ReadReply, ResizeParams,
-    ResizeReply, ScreenReply, SendParams, SendReply, SessionSummary, SnapshotReply, StartParams,
-    StartReply, StopFailure, StopParams, StopReply, StoppedProcesses, UnchangedReply, WaitError,
-    WaitParams, WaitReply,
+    CommandsParams, CommandsReply, ExportParams, ExportReply, FindParams, FindReply, HistoryParams,
+    HistoryReply, IdParams, JournalReply, Lifecycle, ListParams, ListReply, MarkParams, MarkReply,
+    PromptState, ReadAnswer, ReadParams, ReadReply, ResizeParams, ResizeReply, ScreenReply,
+    SendParams, SendReply, SessionSummary, SnapshotReply, StartParams, StartReply, StopFailure,
+    StopParams, StopReply, StoppedProcesses, UnchangedReply, WaitError, WaitParams, WaitReply,
 };
 use crate::session::rows::{Rows, RowsError};
 use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
 
 use super::connection::Deferred;
+use super::history::{self, LineQuery};
 use super::leftovers::{LiveMark, remove_mark};
 use super::{
     DEFAULT_RETAIN, Derived, Entry, Host, LiveEntry, MAX_SCREEN_CHARS, Meta, READ_SETTLE_MAX,
@@ -186,23 +187,10 @@ fn localhost_form(url: &str) -> Option<String> {
     })
 }
 
-/// How many of `lines` were written: the blank rows below the last written line are screen,
-/// not output.
-fn written_lines(lines: &[(u64, String)]) -> usize {
-    lines
-        .iter()
-        .rposition(|(_, t)| !t.is_empty())
-        .map_or(0, |i| i + 1)
-}
-
-/// The lines written since the start, by the global index of the last written line of
-/// `lines`: those that scrolled out of the history count too.
-fn lines_written(lines: &[(u64, String)]) -> usize {
-    lines[..written_lines(lines)]
-        .last()
-        .map_or(0, |(index, _)| {
-            usize::try_from(index + 1).unwrap_or(usize::MAX)
-        })
+/// The lines written since the start, from the global index of the last line with text:
+/// those that scrolled out of the history count too, the blank rows below it do not.
+fn lines_written(last_written: Option<u64>) -> usize {
+    last_written.map_or(0, |index| usize::try_from(index + 1).unwrap_or(usize::MAX))
 }
 
 impl Host {
@@ -341,15 +329,10 @@ impl Host {
                 } = match derived.as_ref().filter(|d| d.version == live.version) {
                     Some(d) => d.clone(),
                     None => {
-                        let rows: Vec<(u64, String)> = live
-                            .term
-                            .history()
-                            .map(|(index, row)| (index, row.text()))
-                            .collect();
                         let d = Derived {
                             version: live.version,
                             urls: detect_urls(&live.term.text()),
-                            output_lines: lines_written(&rows),
+                            output_lines: lines_written(live.term.last_written_line()),
                         };
                         *derived = Some(d.clone());
                         d
@@ -391,7 +374,7 @@ impl Host {
                 height: r.snapshot.height as usize,
                 name: r.meta.name.clone(),
                 outcome: Some(r.outcome),
-                output_lines: lines_written(&r.history),
+                output_lines: lines_written(history::last_written(&r.history)),
                 process_id: r.process_id,
                 session_id: id.to_owned(),
                 signal: r.signal.clone(),
@@ -906,21 +889,6 @@ impl Host {
     }
 
     pub(super) fn history(&self, p: HistoryParams) -> Result<HistoryReply, SessionError> {
-        let (lines, dropped): (Vec<(u64, String)>, u64) = match self.lookup(&p.session_id)? {
-            Entry::Live(l) => match self.ended_record(&l) {
-                Some(r) => (r.history.clone(), r.dropped),
-                None => {
-                    let live = l.session.lock();
-                    let dropped = live.term.screen().scrollback().dropped();
-                    (
-                        live.term.history().map(|(i, r)| (i, r.text())).collect(),
-                        dropped,
-                    )
-                }
-            },
-            Entry::Ended(r) => (r.history.clone(), r.dropped),
-        };
-        let lines = &lines[..written_lines(&lines)];
         let grep = p
             .grep
             .as_deref()
@@ -934,32 +902,44 @@ impl Host {
                     })
             })
             .transpose()?;
-        let limit = p.limit.unwrap_or(200).clamp(1, 10_000);
-        let from = p.from.unwrap_or(0);
-        let mut selected: Vec<&(u64, String)> = lines
-            .iter()
-            .filter(|(i, t)| *i >= from && grep.as_ref().is_none_or(|g| g.is_match(t)))
-            .collect();
-        if let Some(n) = p.tail {
-            let skip = selected.len().saturating_sub(n);
-            selected.drain(..skip);
-        }
-        let truncated = selected.len() > limit;
-        let next = selected.get(limit).map(|(i, _)| *i);
-        let lines = selected
-            .iter()
-            .take(limit)
-            .map(|(index, text)| HistoryLine {
-                index: *index,
-                text: text.clone(),
-            })
-            .collect();
+        let query = LineQuery {
+            from: p.from.unwrap_or(0),
+            grep: grep.as_ref(),
+            tail: p.tail,
+            limit: p.limit.unwrap_or(200).clamp(1, 10_000),
+        };
+        let from_record = |r: &Record| {
+            let rows = r
+                .history
+                .iter()
+                .map(|(index, text)| (*index, text.as_str()));
+            (
+                query.pick(rows, history::last_written(&r.history), |t| {
+                    Cow::Borrowed(*t)
+                }),
+                r.dropped,
+            )
+        };
+        let (picked, dropped) = match self.lookup(&p.session_id)? {
+            Entry::Live(l) => match self.ended_record(&l) {
+                Some(r) => from_record(&r),
+                None => {
+                    let live = l.session.lock();
+                    let picked =
+                        query.pick(live.term.history(), live.term.last_written_line(), |row| {
+                            Cow::Owned(row.text())
+                        });
+                    (picked, live.term.screen().scrollback().dropped())
+                }
+            },
+            Entry::Ended(r) => from_record(&r),
+        };
         Ok(HistoryReply {
             dropped,
-            lines,
-            next,
+            lines: picked.lines,
+            next: picked.next,
             session_id: p.session_id,
-            truncated,
+            truncated: picked.truncated,
         })
     }
 

@@ -30,7 +30,9 @@ use super::journal::Journal;
 use super::paths;
 
 mod connection;
+mod history;
 mod leftovers;
+mod memory;
 mod methods;
 
 pub use connection::{ConnectionLimits, run};
