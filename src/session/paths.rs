@@ -46,14 +46,7 @@ pub fn socket_path() -> PathBuf {
 /// Writes `bytes` to `path` as a private file (0600), whole or not at all, synced
 /// ([`whole_file`](super::whole_file)).
 pub fn write_private_file(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
-    replace_private_file(path, bytes, true)
-}
-
-/// [`write_private_file`] without the sync (`durable: false`): for a file that must outlive
-/// a killed process, not a machine that loses power (everything it describes dies with the
-/// machine anyway).
-pub fn replace_private_file(path: &Path, bytes: &[u8], durable: bool) -> Result<(), SessionError> {
-    super::whole_file::replace(path, bytes, 0o600, durable)
+    super::whole_file::replace(path, bytes, 0o600, true)
         .map_err(|e| SessionError::io(&format!("cannot write {}", path.display()), e))
 }
 

@@ -104,8 +104,8 @@ fn assert_unavailable((doc, code): &(Value, i32), what: &str) {
     assert_ne!(*code, 0, "{what}");
 }
 
-/// Asserts that the state directory holds only whole files: records and recordings that parse,
-/// no temporary files, and no marks of running sessions unless `marks_allowed`.
+/// Asserts that the state directory holds only whole files: records, recordings (and marks of
+/// running sessions, with `marks_allowed`) whose lines parse, and nothing else.
 fn assert_state_whole(state: &Path, marks_allowed: bool) {
     for entry in std::fs::read_dir(state).expect("state dir").flatten() {
         let path = entry.path();
@@ -116,19 +116,19 @@ fn assert_state_whole(state: &Path, marks_allowed: bool) {
                 serde_json::from_slice::<Value>(&bytes)
                     .unwrap_or_else(|e| panic!("{name} is not whole JSON: {e}"));
             }
-            Some("cast") => {
-                let text = String::from_utf8(bytes).expect("UTF-8 cast");
-                for line in text.lines() {
-                    serde_json::from_str::<Value>(line)
-                        .unwrap_or_else(|e| panic!("{name}: a line is not JSON ({e}): {line}"));
-                }
-            }
-            Some("live") if marks_allowed => {
-                serde_json::from_slice::<Value>(&bytes)
-                    .unwrap_or_else(|e| panic!("{name} is not whole JSON: {e}"));
-            }
+            Some("cast") => assert_json_lines(name, &bytes),
+            Some("live") if marks_allowed => assert_json_lines(name, &bytes),
             _ => panic!("unexpected file in the state directory: {name}"),
         }
+    }
+}
+
+/// Asserts that every line of a file is JSON (a recording, a mark).
+fn assert_json_lines(name: &str, bytes: &[u8]) {
+    let text = std::str::from_utf8(bytes).unwrap_or_else(|e| panic!("{name}: not UTF-8 ({e})"));
+    for line in text.lines() {
+        serde_json::from_str::<Value>(line)
+            .unwrap_or_else(|e| panic!("{name}: a line is not JSON ({e}): {line}"));
     }
 }
 
@@ -350,10 +350,7 @@ fn kill_during(request: Request, delay: Duration) {
         .collect();
     match std::fs::read_to_string(&out) {
         Ok(cast) => {
-            for line in cast.lines() {
-                serde_json::from_str::<Value>(line)
-                    .unwrap_or_else(|e| panic!("{context}: a cast line is not JSON ({e})"));
-            }
+            assert_json_lines(&context, cast.as_bytes());
             assert_eq!(beside, vec!["export.cast"], "{context}");
         }
         Err(_) => {

@@ -23,7 +23,7 @@ const MAX_FIND_MATCHES: usize = 1000;
 /// How long `output` with `screen` waits for the end of a string too long for a keyframe.
 const KEYFRAME_WAIT: Duration = Duration::from_secs(1);
 
-use crate::pty::{TreeId, new_tree_tag};
+use crate::pty::new_tree_tag;
 use crate::session::error::{ErrorCode, SessionError};
 use crate::session::instance::{
     DEFAULT_RECORD_LIMIT, Live, STOP_GRACE, Session, SessionSpec, State, StopReason,
@@ -264,28 +264,26 @@ impl Host {
             retain: millis(p.retain_ms).unwrap_or(DEFAULT_RETAIN),
         };
         // Marked before the spawn, so that a host killed during it leaves nothing unknown.
-        let mut mark = LiveMark {
+        let mark = LiveMark {
             session_id: id.clone(),
             host: self.socket.clone(),
             meta,
             width,
             height,
-            tree: TreeId {
-                tag: new_tree_tag(),
-                leader: None,
-            },
+            tag: new_tree_tag(),
         };
-        self.write_mark(&mark)?;
-        let session = match Session::start_in_tree(id.clone(), spec, Some(&mark.tree.tag)) {
+        self.create_mark(&mark)?;
+        let session = match Session::start_in_tree(id.clone(), spec, Some(&mark.tag)) {
             Ok(session) => session,
             Err(e) => {
                 let _ = remove_mark(&self.state_dir, &id);
                 return Err(e);
             }
         };
-        mark.tree = session.process().tree_id().clone();
-        // Without the leader's pid a later host still finds the tree by its tag.
-        let _ = self.write_mark(&mark);
+        // Without it a later host still finds the tree by its tag.
+        if let Some(leader) = &session.process().tree_id().leader {
+            let _ = self.mark_spawned(&id, leader);
+        }
         let meta = mark.meta;
         let entry = Arc::new(LiveEntry {
             session: Arc::clone(&session),
