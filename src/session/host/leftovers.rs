@@ -5,10 +5,10 @@
 //! (its metadata and the tag its process tree will carry), and a second line appended once it
 //! is (the leader's pid and start time), so that a host killed at any moment leaves a first
 //! line that is whole. The mark goes when the session's record is written or the session is
-//! deleted. A host
-//! that starts and finds marks of its own socket belongs after a dead one: it ends what is left
-//! of each marked tree ([`end_leftover_trees`]) and keeps the session as `stopped` with the
-//! reason `host-died`, its screen and recording lost with the host that held them.
+//! deleted. A host that starts and finds marks of its own socket comes after a dead one: it
+//! ends what is left of each marked tree ([`end_leftover_trees`]) and keeps the session as
+//! `stopped` with the reason `host-died`, its screen and recording lost with the host that
+//! held them.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
