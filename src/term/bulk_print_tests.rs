@@ -124,7 +124,8 @@ fn random_streams() {
         b"\xb8",
         b"\xad",
         b"\xc3",
-        b"\x9b",
+        // No lone 0x80–0x9F: the ground state prints it as U+FFFD where the parser alone
+        // executes it (tests/term/xterm.rs has that case).
         b"\x7f",
         b"\x1b]0;",
         b"\x1b\\",

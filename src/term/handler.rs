@@ -266,6 +266,9 @@ pub trait Handler {
     fn scroll_down(&mut self, n: u16);
     /// REP.
     fn repeat_last(&mut self, n: u16);
+    /// A control character or a sequence other than REP came: as in xterm, REP repeats
+    /// nothing until a character is printed again.
+    fn forget_repeatable(&mut self);
     /// DECSTBM (1-based; `None` means the default margin).
     fn set_scroll_region(&mut self, top: Option<u16>, bottom: Option<u16>);
     /// SM / RM / DECSET / DECRST.

@@ -58,6 +58,7 @@ pub use style::{Attrs, Color, MAX_STYLES, Style, StyleId, StyleTable, Underline}
 pub use capability::TERM_NAME;
 
 use parser::Dispatcher;
+use vte::Perform as _;
 
 /// The unterminated-string guard looks at the input in blocks of this many bytes (counted
 /// from the start of the stream, so however the input is split into calls, the blocks, and
@@ -176,8 +177,8 @@ impl Terminal {
     /// While the parser is known to be in its ground state (after a CSI or ESC dispatch,
     /// which is where ordinary output resumes), everything up to the next ESC is text and
     /// controls: runs of printable ASCII go to the screen in one call each instead of one
-    /// call per character, the rest goes through the parser, which stays in the ground state
-    /// as long as it sees no ESC. A whole, plain control sequence at that ESC is read and
+    /// call per character, the rest is decoded here as the parser decodes it in its ground
+    /// state ([`dispatch_ground_piece`]). A whole, plain control sequence at that ESC is read and
     /// dispatched here too ([`parser::Csi::read`], exactly as vte reads it), and the ground
     /// state goes on after it; anything else at an ESC is the parser's.
     fn feed(&mut self, bytes: &[u8]) {
@@ -187,7 +188,7 @@ impl Terminal {
         while !rest.is_empty() {
             if self.ground {
                 let text = memchr::memchr(0x1b, rest).map_or(rest, |esc| &rest[..esc]);
-                let done = feed_ground_text(&mut self.parser, &mut dispatcher, text);
+                let done = feed_ground_text(&mut dispatcher, text);
                 rest = &rest[done..];
                 if rest.is_empty() {
                     break;
@@ -217,8 +218,14 @@ impl Terminal {
             }
             rest = &rest[done..];
         }
-        self.block_active |= dispatcher.active;
-        self.block_fill += bytes.len();
+        let active = dispatcher.active;
+        self.count_fed(bytes.len(), active);
+    }
+
+    /// Counts `len` bytes fed into the current block (`active`: they did something).
+    fn count_fed(&mut self, len: usize, active: bool) {
+        self.block_active |= active;
+        self.block_fill += len;
         if self.block_fill >= BLOCK {
             self.block_fill -= BLOCK;
             self.end_block();
@@ -478,11 +485,7 @@ impl Terminal {
 /// Feeds `text` (no ESC in it) to a parser in its ground state, printable ASCII runs straight
 /// to the handler. Returns how much it took: all of it, or all but an unfinished UTF-8
 /// sequence at its end, which is left to the parser's general path with what follows.
-fn feed_ground_text<H: Handler>(
-    parser: &mut vte::Parser,
-    dispatcher: &mut Dispatcher<'_, H>,
-    text: &[u8],
-) -> usize {
+fn feed_ground_text<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, text: &[u8]) -> usize {
     let is_ascii_text = |b: &u8| (0x20..0x7f).contains(b);
     let mut done = 0;
     while done < text.len() {
@@ -496,27 +499,50 @@ fn feed_ground_text<H: Handler>(
             done += run;
             continue;
         }
-        // Controls and other characters, up to the next ASCII text that starts after a whole
-        // character (a UTF-8 sequence cut short by ASCII is the parser's to replace).
-        let mut end = 1;
-        loop {
-            end += rest[end..]
-                .iter()
-                .position(is_ascii_text)
-                .unwrap_or(rest.len() - end);
-            if end == rest.len() || unfinished_utf8(&rest[..end]).0 == 0 {
-                break;
-            }
-            end += 1;
-        }
-        let piece = &rest[..end - unfinished_utf8(&rest[..end]).0];
-        if piece.is_empty() {
-            break;
-        }
-        parser.advance(dispatcher, piece);
-        done += piece.len();
+        // Controls and other characters, up to the next ASCII text. A UTF-8 sequence cut
+        // short there, by an ESC or by the end of `text` is invalid and replaced: the caller
+        // never ends `text` inside a sequence that can still be finished.
+        let end = rest.iter().position(is_ascii_text).unwrap_or(rest.len());
+        dispatch_ground_piece(dispatcher, &rest[..end]);
+        done += end;
     }
     done
+}
+
+/// Dispatches text without ESC and without an unfinished UTF-8 sequence at its end, in the
+/// ground state: what the parser does with it (control characters executed, the rest
+/// printed, each invalid sequence printed as U+FFFD), but a lone byte 0x80–0x9F is invalid
+/// UTF-8 like any other and printed as U+FFFD, as xterm does, where the parser would execute
+/// it as a C1 control (only a C1 control encoded in UTF-8 is one).
+fn dispatch_ground_piece<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, mut piece: &[u8]) {
+    while !piece.is_empty() {
+        match std::str::from_utf8(piece) {
+            Ok(text) => {
+                dispatch_ground_text(dispatcher, text);
+                return;
+            }
+            Err(e) => {
+                let valid = e.valid_up_to();
+                // The prefix was just checked.
+                let text = std::str::from_utf8(&piece[..valid]).unwrap_or_default();
+                dispatch_ground_text(dispatcher, text);
+                dispatcher.print(char::REPLACEMENT_CHARACTER);
+                // The caller cut off any unfinished sequence, so every error has a length.
+                piece = &piece[valid + e.error_len().unwrap_or(piece.len() - valid)..];
+            }
+        }
+    }
+}
+
+/// Dispatches valid text without ESC in the ground state: controls (C0, and C1 encoded in
+/// UTF-8) executed, everything else printed.
+fn dispatch_ground_text<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, text: &str) {
+    for c in text.chars() {
+        match c {
+            '\x00'..='\x1f' | '\u{80}'..='\u{9f}' => dispatcher.execute(c as u8),
+            _ => dispatcher.print(c),
+        }
+    }
 }
 
 /// The unfinished UTF-8 sequence `bytes` ends with, if any: how many of its bytes are there

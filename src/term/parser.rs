@@ -235,6 +235,7 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
 
     fn execute(&mut self, byte: u8) {
         self.active = true;
+        self.handler.forget_repeatable();
         match byte {
             0x07 if self.injecting => {}
             0x07 => self.handler.bell(),
@@ -244,13 +245,8 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
             0x0D => self.handler.carriage_return(),
             0x0E => self.handler.invoke_charset(CharsetSlot::G1),
             0x0F => self.handler.invoke_charset(CharsetSlot::G0),
-            // C1 controls arriving as UTF-8 code points.
-            0x84 => self.handler.index(),
-            0x85 => self.handler.next_line(),
-            0x88 => self.handler.set_tab_stop(),
-            0x8D => self.handler.reverse_index(),
-            0x8E => self.handler.single_shift(CharsetSlot::G2),
-            0x8F => self.handler.single_shift(CharsetSlot::G3),
+            // C1 controls arriving as UTF-8 code points do nothing in xterm (a lone byte
+            // 0x80–0x9F never gets here: it is invalid UTF-8, printed as U+FFFD).
             _ => {}
         }
     }
@@ -259,6 +255,7 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
         // vte passes a DCS string's bytes through `put` without buffering; the handler keeps
         // (a bounded amount of) those of the requests it answers and ignores the rest (sixel).
         self.active = true;
+        self.handler.forget_repeatable();
         let request = match (intermediates, action) {
             (b"$", 'q') if !ignore => Some(DcsRequest::Setting),
             (b"+", 'q') if !ignore => Some(DcsRequest::Capability),
@@ -283,6 +280,7 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
             self.osc_truncated = true;
             return;
         }
+        self.handler.forget_repeatable();
         // Ended by BEL, the parser is back in its ground state; by ST, its `\` is still to
         // come (an escape dispatch).
         self.ground = bell_terminated;
@@ -298,6 +296,7 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
         self.active = true;
         self.ground = true;
         if ignore {
+            self.handler.forget_repeatable();
             return;
         }
         dispatch_csi(self.handler, params, intermediates, action);
@@ -306,6 +305,7 @@ impl<H: Handler> Perform for Dispatcher<'_, H> {
     fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
         self.active = true;
         self.ground = true;
+        self.handler.forget_repeatable();
         if ignore {
             return;
         }
@@ -347,6 +347,9 @@ fn dispatch_csi<H: Handler>(
     action: char,
 ) {
     let p1 = |d| param(params, 0, d);
+    if (intermediates, action) != ([].as_slice(), 'b') {
+        h.forget_repeatable();
+    }
     match (intermediates, action) {
         ([], '@') => h.insert_blank(p1(1)),
         ([], 'A') => h.move_up(p1(1)),
@@ -555,13 +558,19 @@ fn extended_color_colon(sub: &[u16]) -> Option<Color> {
     }
 }
 
-/// `38;5;N` and `38;2;R;G;B`, consuming the parameters that follow 38.
+/// `38;5;N` and `38;2;R;G;B`, consuming the parameters that follow 38. Values missing at the
+/// end of the sequence are 0, as in xterm (`38;2;1;2` is #010200, `38;5` is index 0).
 fn extended_color_semicolon<'a>(iter: &mut impl Iterator<Item = &'a [u16]>) -> Option<Color> {
     let mut next = || iter.next().and_then(|g| g.first().copied());
     match next()? {
-        5 => Some(Color::Indexed(to_u8(next()?)?)),
+        5 => Some(Color::Indexed(to_u8(next().unwrap_or(0))?)),
         2 => {
-            let (r, g, b) = (next()?, next()?, next()?);
+            // All three are consumed, in range or not.
+            let (r, g, b) = (
+                next().unwrap_or(0),
+                next().unwrap_or(0),
+                next().unwrap_or(0),
+            );
             Some(Color::Rgb(to_u8(r)?, to_u8(g)?, to_u8(b)?))
         }
         _ => None,

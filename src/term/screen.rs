@@ -1448,6 +1448,14 @@ impl Handler for Screen {
             row.reset(fill);
         }
         self.cursor = Cursor::default();
+        // xterm clears the pen's attributes too, but keeps its colours.
+        self.pen = Style {
+            fg: self.pen.fg,
+            bg: self.pen.bg,
+            underline_color: self.pen.underline_color,
+            ..Style::default()
+        };
+        self.pen_dirty = true;
     }
 
     fn set_line_size(&mut self, size: LineSize) {
@@ -1695,6 +1703,10 @@ impl Handler for Screen {
 
     fn scroll_down(&mut self, n: u16) {
         self.scroll_region_down(n as usize);
+    }
+
+    fn forget_repeatable(&mut self) {
+        self.last_char = None;
     }
 
     fn repeat_last(&mut self, n: u16) {

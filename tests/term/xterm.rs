@@ -110,6 +110,10 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("insert mode (IRM)", "abcdef\x1b[1;3H\x1b[4hXY\x1b[4l"),
     ("REP", "x\x1b[5b\r\n\x1b[1;32my\x1b[3b"),
+    (
+        "REP after a control or a sequence repeats nothing",
+        "a\r\n\x1b[3bb\x1b[1m\x1b[3bc\x07\x1b[3bd\x1b]0;t\x07\x1b[3b",
+    ),
     // Scrolling regions.
     (
         "DECSTBM and LF at the bottom margin",
@@ -137,6 +141,14 @@ const CASES: &[(&str, &str)] = &[
     (
         "SGR attributes",
         "\x1b[1mB\x1b[22;2mD\x1b[22;3mI\x1b[23;4mU\x1b[24;5mK\x1b[25;7mR\x1b[27;9mS\x1b[0mN",
+    ),
+    (
+        "SGR colours with their values missing",
+        "\x1b[38;2;1;2mA\x1b[0m \x1b[38;5mB\x1b[0m \x1b[48;2;7mC\x1b[0m \x1b[38;2mD",
+    ),
+    (
+        "DECALN resets the pen",
+        "\x1b[1;4;9;31;44mA\x1b#8\x1b[5;5HB",
     ),
     (
         "SGR 16 colours",
@@ -384,6 +396,20 @@ const CASES: &[(&str, &str)] = &[
     ("EL on a double-width line", "\x1b#6abcdef\x1b[1;3H\x1b[K"),
     ("DECDHL double-height lines", "\x1b#3top\r\n\x1b#4top"),
 ];
+
+/// Cases whose bytes are not UTF-8, which [`CASES`] cannot hold.
+const BYTE_CASES: &[(&str, &[u8])] = &[(
+    "a lone byte 0x80-0x9F is U+FFFD, a C1 control in UTF-8 does nothing",
+    b"a\x80b\x9bc\x1b[2;1Hd\xc2\x85e\xc2\x84f\xc2\x8dg\xc2\x88\xc2\x8eqh\xc3(i",
+)];
+
+/// Every case, by name, with its bytes.
+fn all_cases() -> impl Iterator<Item = (&'static str, &'static [u8])> {
+    CASES
+        .iter()
+        .map(|(name, text)| (*name, text.as_bytes()))
+        .chain(BYTE_CASES.iter().copied())
+}
 
 /// Cases that differ: on purpose, or because shotty lacks the feature yet.
 const KNOWN: &[(&str, &str)] = &[
@@ -924,11 +950,10 @@ fn shotty_agrees_with_real_xterm() {
     let only = std::env::var("XTERM_CASE").ok();
     let display = Display::start();
     let dir = tempfile::tempdir().expect("temp dir");
-    let cases: Vec<(usize, &str, &str)> = CASES
-        .iter()
+    let cases: Vec<(usize, &str, &[u8])> = all_cases()
         .enumerate()
         .filter(|(_, (name, _))| only.as_deref().is_none_or(|o| o == *name))
-        .map(|(i, (name, bytes))| (i, *name, *bytes))
+        .map(|(i, (name, bytes))| (i, name, bytes))
         .collect();
     assert!(!cases.is_empty(), "no case named {only:?}");
     let failures = Mutex::new(Vec::new());
@@ -940,15 +965,14 @@ fn shotty_agrees_with_real_xterm() {
                     let Some(&(index, name, bytes)) = next.lock().expect("queue").next() else {
                         break;
                     };
-                    let xterm = xterm_screen(&display, dir.path(), index, bytes.as_bytes());
-                    let shotty = shotty_screen(bytes.as_bytes());
+                    let xterm = xterm_screen(&display, dir.path(), index, bytes);
+                    let shotty = shotty_screen(bytes);
                     let known = KNOWN.iter().find(|(n, _)| *n == name).map(|(_, why)| *why);
                     let failure = match (difference(&xterm, &shotty), known) {
                         (None, None) | (Some(_), Some(_)) => None,
-                        (Some(diff), None) => Some(format!(
-                            "{name}: {}\n  {diff}",
-                            escape_bytes(bytes.as_bytes())
-                        )),
+                        (Some(diff), None) => {
+                            Some(format!("{name}: {}\n  {diff}", escape_bytes(bytes)))
+                        }
                         (None, Some(why)) => Some(format!(
                             "{name}: now agrees with xterm; remove it from KNOWN ({why})"
                         )),
@@ -985,7 +1009,7 @@ fn every_known_difference_names_a_case() {
         .collect();
     for (name, _) in KNOWN {
         assert!(
-            CASES.iter().any(|(n, _)| n == name),
+            all_cases().any(|(n, _)| n == *name),
             "KNOWN names no case: {name}"
         );
         assert!(
