@@ -209,7 +209,8 @@ struct FindArgs {
     #[arg(long, allow_hyphen_values = true)]
     regex: Option<String>,
     /// Only where every cell has this style: bold, dim, italic, underline, inverse, …,
-    /// fg=C, bg=C (C: default, 0-255 or #rrggbb), comma-separated.
+    /// fg=C, bg=C (C: default, 0-255, a name such as red or bright-blue, or #rrggbb),
+    /// comma-separated.
     #[arg(long)]
     style: Option<String>,
     /// Search the scrollback too (rows are then history line indices, as `history` gives).

@@ -22,6 +22,7 @@ use serde_saphyr::Spanned;
 use crate::duration::parse_duration;
 use crate::session::send::SendStep;
 use crate::session::wait::{Target, Until, WaitCondition};
+use crate::term::{ANSI_COLOR_NAMES, Color};
 
 pub mod schema;
 
@@ -290,7 +291,9 @@ impl StepKind {
             StepKind::Assert => StepKeys {
                 keys: &["args"],
                 required: &["args"],
-                args: &["text", "regex", "row", "col", "style", "cursor", "timeout"],
+                args: &[
+                    "text", "regex", "nth", "last", "row", "col", "style", "cursor", "timeout",
+                ],
                 required_args: &[],
             },
             StepKind::Sleep => StepKeys {
@@ -370,6 +373,13 @@ pub struct StepArgs {
     pub output: Option<PathBuf>,
     /// The golden file (`snapshot`), relative to the scenario file.
     pub golden: Option<PathBuf>,
+    /// Which occurrence of the text or pattern, counted from 1 in screen order (`assert`;
+    /// the first by default).
+    #[schemars(range(min = 1))]
+    pub nth: Option<usize>,
+    /// The last occurrence of the text or pattern (`assert`): the program's answer rather
+    /// than the command line that asked for it.
+    pub last: Option<bool>,
     /// A 0-based row (`assert`).
     pub row: Option<u32>,
     /// A 0-based column (`assert`).
@@ -407,7 +417,8 @@ impl DurationValue {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct StyleExpectation {
-    /// Foreground: a palette index 0–255, `#rrggbb`, or `default`.
+    /// Foreground: a palette index 0–255, an ANSI colour name (`red`, `bright-blue`),
+    /// `#rrggbb`, or `default`.
     pub fg: Option<ColorExpectation>,
     /// Background, as `fg`.
     pub bg: Option<ColorExpectation>,
@@ -435,7 +446,7 @@ pub struct StyleExpectation {
 pub enum ColorExpectation {
     /// A palette index.
     Index(u8),
-    /// `#rrggbb` or `default`.
+    /// An ANSI colour name (`red`, `bright-blue`), `#rrggbb` or `default`.
     Named(#[schemars(regex(pattern = schema::COLOR_PATTERN))] String),
 }
 
@@ -502,11 +513,25 @@ pub enum Action {
     Mark(String),
 }
 
+/// Which occurrence of its text an `assert` looks at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Occurrence {
+    /// The first, in screen order.
+    #[default]
+    First,
+    /// The n-th, counted from 1.
+    Nth(usize),
+    /// The last.
+    Last,
+}
+
 /// What an `assert` checks.
 #[derive(Debug)]
 pub struct Check {
     /// Text or a pattern that must be on the screen (at `row`, starting at `col`, if given).
     pub content: Option<Content>,
+    /// Which of its occurrences.
+    pub occurrence: Occurrence,
     /// A 0-based row to look in.
     pub row: Option<u32>,
     /// A 0-based column the text must start at (with `row`) or the cell whose style is
@@ -716,9 +741,22 @@ impl Step {
                 if let Some(style) = &args.style {
                     style.check()?;
                 }
+                let occurrence = match (args.nth, args.last.unwrap_or(false)) {
+                    (Some(_), true) => {
+                        return Err("an `assert` takes `nth` or `last`, not both".into());
+                    }
+                    (Some(0), false) => return Err("`nth` counts from 1".into()),
+                    (Some(n), false) => Occurrence::Nth(n),
+                    (None, true) => Occurrence::Last,
+                    (None, false) => Occurrence::First,
+                };
+                if occurrence != Occurrence::First && content.is_none() {
+                    return Err("`nth` and `last` go with `text` or `regex`".into());
+                }
                 Ok(Action::Assert {
                     check: Check {
                         content,
+                        occurrence,
                         row: args.row,
                         col: args.col,
                         style: args.style.clone(),
@@ -790,22 +828,27 @@ impl StyleExpectation {
 }
 
 impl ColorExpectation {
-    fn check(&self) -> Result<(), String> {
+    /// The colour it names.
+    pub fn color(&self) -> Result<Color, String> {
         match self {
-            ColorExpectation::Index(_) => Ok(()),
-            ColorExpectation::Named(s) if s == "default" => Ok(()),
-            ColorExpectation::Named(s) => {
-                let hex = s.strip_prefix('#').unwrap_or("");
-                if hex.len() == 6 && hex.chars().all(|c| c.is_ascii_hexdigit()) {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "a colour is a palette index 0-255, #rrggbb or default, not {s:?}"
-                    ))
-                }
-            }
+            ColorExpectation::Index(i) => Ok(Color::Indexed(*i)),
+            ColorExpectation::Named(s) => Color::parse(s).filter(|_| !is_number(s)).ok_or_else(|| {
+                format!(
+                    "a colour is a palette index 0-255, a name ({}), #rrggbb or default, not {s:?}",
+                    ANSI_COLOR_NAMES.join(", ")
+                )
+            }),
         }
     }
+
+    fn check(&self) -> Result<(), String> {
+        self.color().map(drop)
+    }
+}
+
+/// Whether `text` is all digits: an index is written as a number, not a string.
+fn is_number(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn regex(pattern: &str) -> Result<Regex, String> {

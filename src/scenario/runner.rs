@@ -10,8 +10,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use super::document::{
-    Action, AppearanceOptions, Check, ColorExpectation, Content, DocumentError, Loaded, Phase,
-    PlannedStep, StyleExpectation,
+    Action, AppearanceOptions, Check, ColorExpectation, Content, DocumentError, Loaded, Occurrence,
+    Phase, PlannedStep, StyleExpectation,
 };
 use super::report::{self, Trace};
 use super::summary::{Artifact, ArtifactKind, RunStatus, StepResult, StepStatus, Summary};
@@ -23,8 +23,8 @@ use crate::session::host::READ_SETTLE_MAX;
 use crate::session::instance::local_session_id;
 use crate::session::wait::{until_passes, wait};
 use crate::session::{Session, SessionSpec, StopReason};
-use crate::term::ColorValue;
 use crate::term::Snapshot;
+use crate::term::{Color, ColorValue};
 
 /// The terminal size when neither the file nor the caller gives one (console2svg's).
 pub const DEFAULT_SIZE: (u16, u16) = (100, 24);
@@ -653,12 +653,23 @@ fn check_screen(check: &Check, snapshot: &Snapshot) -> Result<(), String> {
         .map(|(r, c)| (r as usize, c as usize));
     if let Some(content) = &check.content {
         let found = find(content, &rows, check.row, check.col);
-        match found {
-            Some(position) => at = Some(position),
+        let picked = match check.occurrence {
+            Occurrence::First => found.first(),
+            Occurrence::Nth(n) => found.get(n - 1),
+            Occurrence::Last => found.last(),
+        };
+        match picked {
+            Some(&position) => at = Some(position),
             None => {
                 let what = match content {
                     Content::Text(t) => format!("text {t:?}"),
                     Content::Regex(r) => format!("pattern /{}/", r.as_str()),
+                };
+                let what = match check.occurrence {
+                    Occurrence::Nth(n) if !found.is_empty() => {
+                        format!("occurrence {n} of {what} (there are {})", found.len())
+                    }
+                    _ => what,
                 };
                 let place = match (check.row, check.col) {
                     (Some(r), Some(c)) => format!(" at row {r}, column {c}"),
@@ -705,20 +716,24 @@ fn cell_at(snapshot: &Snapshot, row: usize, col: usize) -> Option<&crate::term::
     snapshot.rows.get(row)?.cells.get(col)
 }
 
-/// Where `content` is: (row, column) of its first character, within `row` (and at `col`)
-/// when given. Columns count cells, so a match after a wide character is where it is drawn.
+/// Where `content` is, in screen order: (row, column) of the first character of each
+/// occurrence, within `row` (and at `col`) when given. Columns count cells, so a match after a
+/// wide character is where it is drawn.
 fn find(
     content: &Content,
     rows: &[String],
     row: Option<u32>,
     col: Option<u32>,
-) -> Option<(usize, usize)> {
-    let candidates: Vec<usize> = match row {
-        Some(r) => vec![r as usize],
-        None => (0..rows.len()).collect(),
+) -> Vec<(usize, usize)> {
+    let candidates = match row {
+        Some(r) => r as usize..r as usize + 1,
+        None => 0..rows.len(),
     };
+    let mut found = Vec::new();
     for r in candidates {
-        let line = rows.get(r)?;
+        let Some(line) = rows.get(r) else {
+            break;
+        };
         let starts: Vec<usize> = match content {
             Content::Text(t) => line.match_indices(t.as_str()).map(|(i, _)| i).collect(),
             Content::Regex(re) => re.find_iter(line).map(|m| m.start()).collect(),
@@ -726,11 +741,11 @@ fn find(
         for byte in starts {
             let column = unicode_width::UnicodeWidthStr::width(&line[..byte]);
             if col.is_none_or(|c| c as usize == column) {
-                return Some((r, column));
+                found.push((r, column));
             }
         }
     }
-    None
+    found
 }
 
 fn check_style(want: &StyleExpectation, got: &crate::term::StyleSnapshot) -> Result<(), String> {
@@ -740,10 +755,12 @@ fn check_style(want: &StyleExpectation, got: &crate::term::StyleSnapshot) -> Res
                   got: &Option<ColorValue>,
                   wrong: &mut Vec<String>| {
         let Some(want) = want else { return };
-        let matches = match (want, got) {
-            (ColorExpectation::Named(n), None) => n == "default",
-            (ColorExpectation::Index(i), Some(ColorValue::Index(g))) => i == g,
-            (ColorExpectation::Named(n), Some(ColorValue::Rgb(g))) => n.eq_ignore_ascii_case(g),
+        let matches = match (want.color(), got) {
+            (Ok(Color::Default), None) => true,
+            (Ok(Color::Indexed(i)), Some(ColorValue::Index(g))) => i == *g,
+            (Ok(Color::Rgb(r, g, b)), Some(ColorValue::Rgb(got))) => {
+                format!("#{r:02x}{g:02x}{b:02x}").eq_ignore_ascii_case(got)
+            }
             _ => false,
         };
         if !matches {

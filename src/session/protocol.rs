@@ -473,7 +473,8 @@ pub struct FindParams {
     pub regex: Option<String>,
     /// Only where every cell of the match has this style: comma-separated `bold`, `dim`,
     /// `italic`, `underline`, `blink`, `inverse`, `hidden`, `strikethrough`, `overline`,
-    /// `fg=C`, `bg=C` (C: `default`, a palette index 0–255 or `#rrggbb`).
+    /// `fg=C`, `bg=C` (C: `default`, a palette index 0–255, an ANSI colour name such as `red`
+    /// or `bright-blue`, or `#rrggbb`).
     #[serde(default)]
     pub style: Option<String>,
     /// Search the scrollback and the primary screen (rows are then global line indices, as

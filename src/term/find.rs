@@ -71,34 +71,21 @@ const ATTRIBUTES: &[(&str, Attrs)] = &[
     ("overline", Attrs::OVERLINE),
 ];
 
-/// `default`, a palette index (`1`, `196`) or `#rrggbb`.
-fn color(value: &str) -> Option<Color> {
-    if value == "default" {
-        return Some(Color::Default);
-    }
-    if let Some(hex) = value.strip_prefix('#') {
-        if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
-        }
-        let channel = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
-        return Some(Color::Rgb(channel(0)?, channel(2)?, channel(4)?));
-    }
-    value.parse().ok().map(Color::Indexed)
-}
-
 impl FromStr for StyleFilter {
     type Err = StyleFilterError;
 
     /// Comma-separated conditions: attribute names (`bold`, `dim`, `italic`, `underline`,
     /// `blink`, `inverse`, `hidden`, `strikethrough`, `overline`) and colours `fg=C`, `bg=C`
-    /// where C is `default`, a palette index 0–255 or `#rrggbb`.
+    /// where C is what [`Color::parse`] reads: `default`, a palette index 0–255, an ANSI
+    /// colour name (`red`, `bright-blue`) or `#rrggbb`.
     fn from_str(spec: &str) -> Result<StyleFilter, StyleFilterError> {
         let mut filter = StyleFilter::default();
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             if let Some((key, value)) = part.split_once('=') {
-                let c = color(value.trim()).ok_or_else(|| {
+                let c = Color::parse(value.trim()).ok_or_else(|| {
                     StyleFilterError(format!(
-                        "{value:?} is not a colour (default, 0-255 or #rrggbb)"
+                        "{value:?} is not a colour (default, 0-255, a name such as red or \
+                         bright-blue, or #rrggbb)"
                     ))
                 })?;
                 match key.trim() {

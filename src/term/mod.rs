@@ -53,7 +53,9 @@ pub use snapshot::{
     CellSnapshot, ColorValue, CursorSnapshot, LinkSnapshot, RowSnapshot, SCHEMA_VERSION, Snapshot,
     StyleSnapshot,
 };
-pub use style::{Attrs, Color, MAX_STYLES, Style, StyleId, StyleTable, Underline};
+pub use style::{
+    ANSI_COLOR_NAMES, Attrs, Color, MAX_STYLES, Style, StyleId, StyleTable, Underline,
+};
 
 pub use capability::TERM_NAME;
 

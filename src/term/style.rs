@@ -21,6 +21,56 @@ pub enum Color {
     Rgb(u8, u8, u8),
 }
 
+/// The names of the 16 ANSI colours, by palette index: `black` … `white` (0–7), then
+/// `bright-black` … `bright-white` (8–15).
+pub const ANSI_COLOR_NAMES: [&str; 16] = [
+    "black",
+    "red",
+    "green",
+    "yellow",
+    "blue",
+    "magenta",
+    "cyan",
+    "white",
+    "bright-black",
+    "bright-red",
+    "bright-green",
+    "bright-yellow",
+    "bright-blue",
+    "bright-magenta",
+    "bright-cyan",
+    "bright-white",
+];
+
+impl Color {
+    /// A colour as people write it: `default`, a palette index (`1`, `196`), one of the
+    /// [`ANSI_COLOR_NAMES`] (`red`, `bright-blue`) or `#rrggbb`; `None` for anything else.
+    ///
+    /// ```
+    /// use shotty::term::Color;
+    ///
+    /// assert_eq!(Color::parse("bright-blue"), Some(Color::Indexed(12)));
+    /// assert_eq!(Color::parse("#ff8000"), Some(Color::Rgb(255, 128, 0)));
+    /// assert_eq!(Color::parse("orange"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Color> {
+        if text == "default" {
+            return Some(Color::Default);
+        }
+        if let Some(hex) = text.strip_prefix('#') {
+            if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            let channel = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
+            return Some(Color::Rgb(channel(0)?, channel(2)?, channel(4)?));
+        }
+        if let Some(index) = ANSI_COLOR_NAMES.iter().position(|n| *n == text) {
+            return u8::try_from(index).ok().map(Color::Indexed);
+        }
+        text.parse().ok().map(Color::Indexed)
+    }
+}
+
 /// The underline styles of `SGR 4:N`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Underline {

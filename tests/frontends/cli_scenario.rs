@@ -358,19 +358,10 @@ scenario:
     }
 }
 
-#[test]
-fn an_assert_explains_what_is_on_the_screen() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let yaml = r#"
-$version: 1
-scenario:
-  launch: {executable: sh, args: [-c, "printf 'plain \\033[1;31mred\\033[0m\\n'; sleep 5"]}
-  execute:
-    - {type: wait, args: {text: red}}
-    - {type: assert, args: {text: red, style: {fg: 1, bold: true}}}
-    - {type: assert, args: {text: plain, style: {fg: 1}, timeout: 200ms}}
-"#;
-    let (out, summary) = run_scenario(dir.path(), "a.scenario.yaml", yaml, &[], false);
+/// Runs a scenario of a launch, a wait and four asserts of which only the last is to fail;
+/// returns that failure's message.
+fn three_asserts_pass_then_one_fails(dir: &Path, yaml: &str) -> String {
+    let (out, summary) = run_scenario(dir, "a.scenario.yaml", yaml, &[], false);
     assert_eq!(out.status.code(), Some(1), "{summary:#}");
     assert_eq!(
         statuses(&summary),
@@ -378,12 +369,53 @@ scenario:
             "launch:passed",
             "wait:passed",
             "assert:passed",
+            "assert:passed",
+            "assert:passed",
             "assert:failed"
         ]
     );
-    let message = failed_message(&summary);
+    failed_message(&summary)
+}
+
+#[test]
+fn an_assert_explains_what_is_on_the_screen() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let yaml = r##"
+$version: 1
+scenario:
+  launch: {executable: sh, args: [-c, "printf 'plain \\033[1;31mred\\033[0m \\033[94;48;2;1;2;3mblue\\033[0m\\n'; sleep 5"]}
+  execute:
+    - {type: wait, args: {text: blue}}
+    - {type: assert, args: {text: red, style: {fg: 1, bold: true}}}
+    - {type: assert, args: {text: red, style: {fg: red, bg: default}}}
+    - {type: assert, args: {text: blue, style: {fg: bright-blue, bg: "#010203"}}}
+    - {type: assert, args: {text: plain, style: {fg: red}, timeout: 200ms}}
+"##;
+    let message = three_asserts_pass_then_one_fails(dir.path(), yaml);
     assert!(
-        message.contains("row 0, column 0") && message.contains("fg is default, not 1"),
+        message.contains("row 0, column 0") && message.contains("fg is default, not red"),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_assert_can_check_the_nth_or_last_occurrence() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The first "hi" is the echoed command line, as a shell shows it; the answer comes last.
+    let yaml = r#"
+$version: 1
+scenario:
+  launch: {executable: sh, args: [-c, "printf '$ echo hi\\nhi\\n\\033[32mhi\\033[0m\\n'; sleep 5"]}
+  execute:
+    - {type: wait, args: {regex: "^hi"}}
+    - {type: assert, args: {text: hi, last: true, style: {fg: green}}}
+    - {type: assert, args: {text: hi, nth: 2, style: {fg: default}}}
+    - {type: assert, args: {text: hi, row: 0, col: 7}}
+    - {type: assert, args: {text: hi, nth: 4, timeout: 200ms}}
+"#;
+    let message = three_asserts_pass_then_one_fails(dir.path(), yaml);
+    assert!(
+        message.contains("occurrence 4 of text \"hi\" (there are 3)"),
         "{message}"
     );
 }
@@ -405,6 +437,21 @@ fn a_bad_file_is_refused_before_anything_runs() {
         ),
         ("type: send, inputs: [{keys: Ctrl+Nope}]", "Ctrl+Nope", 6),
         ("type: wait, args: {regex: \"((\"}", "bad regex", 6),
+        (
+            "type: assert, args: {text: x, style: {fg: orange}}",
+            "a name (black, red,",
+            6,
+        ),
+        (
+            "type: assert, args: {text: x, nth: 2, last: true}",
+            "`nth` or `last`, not both",
+            6,
+        ),
+        (
+            "type: assert, args: {cursor: {row: 0, col: 0}, last: true}",
+            "go with `text`",
+            6,
+        ),
         (
             "type: resize, args: {width: 0, height: 10}",
             "outside 1–500",

@@ -420,8 +420,8 @@ fn invalid() -> Vec<(String, (&'static str, &'static str))> {
             ("$.scenario.execute[0].args.exit", "'maybe' is not of type 'boolean', 'null'"),
         ),
         (
-            with_step(r#"{"type": "assert", "args": {"text": "x", "style": {"fg": "red"}}}"#),
-            ("$.scenario.execute[0].args.style.fg", "'red' does not match"),
+            with_step(r#"{"type": "assert", "args": {"text": "x", "style": {"fg": "orange"}}}"#),
+            ("$.scenario.execute[0].args.style.fg", "'orange' does not match"),
         ),
         (
             with_step(r#"{"type": "assert", "args": {"text": "x", "style": {"fg": 256}}}"#),

@@ -25,8 +25,12 @@ pub const TITLE: &str = "shotty scenario (console2svg ScenarioDocument v1)";
 /// none).
 pub const DURATION_PATTERN: &str = r"^\s*\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(ms|s|m|h)?\s*$";
 
-/// A colour an `assert` names: `#rrggbb` or `default` (an index is a number).
-pub const COLOR_PATTERN: &str = "^(default|#[0-9A-Fa-f]{6})$";
+/// A colour an `assert` names: `default`, an ANSI colour name ([`ANSI_COLOR_NAMES`]) or
+/// `#rrggbb` (an index is a number).
+///
+/// [`ANSI_COLOR_NAMES`]: crate::term::ANSI_COLOR_NAMES
+pub const COLOR_PATTERN: &str =
+    "^(default|(bright-)?(black|red|green|yellow|blue|magenta|cyan|white)|#[0-9A-Fa-f]{6})$";
 
 /// The schema of scenario files.
 pub fn schema() -> Schema {
@@ -644,9 +648,12 @@ mod tests {
     #[test]
     fn the_colour_pattern_is_what_an_assert_checks() {
         let pattern = regex::Regex::new(COLOR_PATTERN).expect("a pattern");
-        for text in [
-            "default", "#00ff00", "#ABCDEF", "#abc", "red", "Default", "00ff00", "#00ff001", "",
-        ] {
+        let names = crate::term::ANSI_COLOR_NAMES;
+        let others = [
+            "default", "#00ff00", "#ABCDEF", "#abc", "Red", "bright-", "orange", "Default",
+            "00ff00", "#00ff001", "",
+        ];
+        for text in names.into_iter().chain(others) {
             let colour = super::super::ColorExpectation::Named(text.into());
             assert_eq!(pattern.is_match(text), colour.check().is_ok(), "{text:?}");
         }
