@@ -793,6 +793,8 @@ impl StepArgs {
             ("height", self.height.is_some()),
             ("output", self.output.is_some()),
             ("golden", self.golden.is_some()),
+            ("nth", self.nth.is_some()),
+            ("last", self.last.is_some()),
             ("row", self.row.is_some()),
             ("col", self.col.is_some()),
             ("style", self.style.is_some()),

@@ -446,8 +446,8 @@ mod tests {
         match arg {
             "until" => json!("present"),
             "stableFor" | "timeout" | "idle" | "duration" => json!("1s"),
-            "exit" => json!(true),
-            "width" | "height" => json!(10),
+            "exit" | "last" => json!(true),
+            "width" | "height" | "nth" => json!(10),
             "output" => json!("a.svg"),
             "golden" => json!("g.svg"),
             "row" | "col" => json!(0),
