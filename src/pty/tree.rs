@@ -19,7 +19,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rustix::process::{Pid, Signal};
-use serde::{Deserialize, Serialize};
 
 use super::procfs::{ProcStat, ProcessId, all_processes};
 
@@ -85,8 +84,7 @@ pub fn new_tree_tag() -> String {
 /// What finds a process tree again from another process, after the one that spawned it is
 /// gone: its tag, and its leader (the PTY child, whose pid is the tree's session id) once
 /// spawned. See [`end_leftover_trees`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TreeId {
     /// The value of [`TREE_ENV`] its processes carry.
     pub tag: String,
@@ -202,11 +200,10 @@ const LEFTOVER_KILL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Ends what is left of process trees whose spawner is gone (a host that was killed): every
 /// member gets SIGHUP, SIGTERM and SIGCONT, then SIGKILL after `grace` (all trees share the
-/// one grace period). Returns, per tree, the pids it found alive (ascending); empty where
-/// nothing was left or `/proc` cannot be read.
-pub fn end_leftover_trees(ids: &[TreeId], grace: Duration) -> Vec<Vec<u32>> {
+/// one grace period). Without `/proc` nothing can be found, and nothing is done.
+pub fn end_leftover_trees(ids: &[TreeId], grace: Duration) {
     let Some(table) = ProcessTable::read() else {
-        return vec![Vec::new(); ids.len()];
+        return;
     };
     let mut trees: Vec<ProcessTree> = ids
         .iter()
@@ -235,15 +232,6 @@ pub fn end_leftover_trees(ids: &[TreeId], grace: Duration) -> Vec<Vec<u32>> {
         std::thread::sleep(LEFTOVER_POLL);
         members = scan(&mut trees, ProcessTable::read().as_ref());
     }
-    trees
-        .iter()
-        .map(|tree| {
-            let mut pids: Vec<u32> = tree.seen().map(|p| p.pid.unsigned_abs()).collect();
-            pids.sort_unstable();
-            pids.dedup();
-            pids
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -146,7 +146,8 @@ pub fn export_format(path: &Path) -> Result<Option<AnimationFormat>, String> {
 }
 
 /// Writes `bytes` to `path` whole or not at all ([`whole_file`](super::whole_file)), so a
-/// failure, even a killed writer, never leaves half a file. A new file gets mode 0644; a replaced one keeps its mode.
+/// failure, even a killed writer, never leaves half a file. A new file gets mode 0644; a
+/// replaced one keeps its mode.
 /// A symlink is followed (the file it points to is replaced, the link stays), and anything
 /// that is not a regular file — `/dev/null`, `/dev/stdout`, a FIFO — is written to in place,
 /// never replaced.

@@ -119,6 +119,15 @@ impl Env {
         id
     }
 
+    /// The pid of the environment's host (which must be running), from `ping`.
+    pub(crate) fn host_pid(&self) -> u32 {
+        let pid =
+            self.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"]
+                .as_u64()
+                .expect("host pid");
+        u32::try_from(pid).expect("a pid")
+    }
+
     pub(crate) fn socket(&self) -> PathBuf {
         self.runtime.join("host.sock")
     }
@@ -282,10 +291,8 @@ fn an_agent_workflow_on_bash() {
 }
 
 /// Kills the environment's host outright (SIGKILL); returns its pid.
-fn kill_host(env: &Env) -> i64 {
-    let pid = env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"]
-        .as_i64()
-        .expect("host pid");
+fn kill_host(env: &Env) -> u32 {
+    let pid = env.host_pid();
     Command::new("kill")
         .args(["-9", &pid.to_string()])
         .status()
@@ -320,10 +327,7 @@ fn ended_sessions_are_retained_and_survive_a_host_kill() {
             .contains("finished-output")
     );
     assert_eq!(read["exitCode"], 3);
-    let new_pid = env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"]
-        .as_i64()
-        .expect("new host pid");
-    assert_ne!(pid, new_pid);
+    assert_ne!(pid, env.host_pid());
     let history = env.ok(&["history", &id]);
     assert_eq!(history["lines"][0]["text"], "finished-output");
 }

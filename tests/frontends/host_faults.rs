@@ -45,13 +45,6 @@ fn assert_none_carry(token: &str, context: &str) {
     assert_eq!(carrying(token), Vec::new(), "processes left: {context}");
 }
 
-/// The host's pid, from `ping`.
-fn host_pid(env: &Env) -> u32 {
-    env.raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")["result"]["pid"]
-        .as_u64()
-        .expect("host pid") as u32
-}
-
 fn sigkill(pid: u32) {
     Command::new("kill")
         .args(["-KILL", &pid.to_string()])
@@ -191,7 +184,7 @@ fn a_killed_hosts_programs_are_ended_and_every_session_reported() {
         assert!(Instant::now() < deadline, "the stop did not begin");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let host = procs::Seen::now(host_pid(&env));
+    let host = procs::Seen::now(env.host_pid());
     sigkill(host.pid);
     procs::assert_all_gone(&[host]);
     assert_unavailable(&waiting.finish(Duration::from_secs(5)), "wait");
@@ -290,7 +283,7 @@ fn kill_during(request: Request, delay: Duration) {
         Request::StopAll => vec!["stop", "--all", "--yes"],
         Request::Export => vec!["export", &long_id, "-o", &out_text],
     };
-    let host = procs::Seen::now(host_pid(&env));
+    let host = procs::Seen::now(env.host_pid());
     let client = Pending::spawn(&env, &args);
     // Until the host is seen at work on the request (an export is too quick to see).
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -449,7 +442,7 @@ fn a_state_dir_that_cannot_be_written_refuses_starts_and_loses_no_session() {
         assert!(Instant::now() < deadline, "the record was never written");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let host = procs::Seen::now(host_pid(&env));
+    let host = procs::Seen::now(env.host_pid());
     sigkill(host.pid);
     procs::assert_all_gone(&[host]);
     let entry = listed_entry(&env, &id);
@@ -473,7 +466,7 @@ fn clients_killed_mid_request_cost_the_host_nothing() {
     // counting.
     let warm = env.start(&["--", "true"]);
     env.ok(&["stop", &warm]);
-    let host = host_pid(&env);
+    let host = env.host_pid();
     std::thread::sleep(Duration::from_millis(200));
     let before = threads_and_fds(host);
     let stubborn = env.start(&[
@@ -556,7 +549,7 @@ fn memory_a_flood_took_is_given_back_after_stop() {
     // A host that does not exit idle while it is watched.
     let env = Env::with_host_idle(60_000);
     env.ok(&["list"]);
-    let host = host_pid(&env);
+    let host = env.host_pid();
     std::thread::sleep(Duration::from_millis(300));
     let idle = rss_mb(host);
     // Noise on large screens, and lines into the scrollback, for a few seconds: output,
