@@ -4,9 +4,11 @@
 //! `shotty scenario schema` prints the format's JSON Schema.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+use shotty::duration::parse_duration;
 use shotty::pty::ColorEnvFlags;
 use shotty::render::Appearance;
 use shotty::scenario::document::{self, AppearanceOptions};
@@ -55,13 +57,25 @@ pub struct RunArgs {
     /// Do not remove CI/TF_BUILD from the environment.
     #[arg(long)]
     no_delete_envs: bool,
-    /// Rewrite golden files that differ (and write missing ones even when CI is set).
-    #[arg(long)]
-    update: bool,
+    #[command(flatten)]
+    run: RunFlags,
     /// Where a failed run writes its report (failure.md, trace.html, recording.cast, the
     /// screens); default shotty-report/NAME/.
     #[arg(long, value_name = "DIR")]
     report: Option<PathBuf>,
+}
+
+/// What `shotty scenario run` and `shotty test` share.
+#[derive(Debug, Args)]
+pub struct RunFlags {
+    /// Rewrite golden files that differ (and write missing ones even when CI is set).
+    #[arg(long)]
+    update: bool,
+    /// How long the program may take to exit after the last execute step; one still running
+    /// then is stopped and the run fails (default 10s; overrides the file's
+    /// options.exitTimeout).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    exit_timeout: Option<Duration>,
 }
 
 /// Runs `shotty scenario …`.
@@ -167,7 +181,7 @@ fn run_file(args: &RunArgs) -> i32 {
             args.height,
             args.no_colorenv,
             args.no_delete_envs,
-            args.update,
+            &args.run,
         )
     };
     let summary = runner::run(&loaded, &options, &resolve_appearance);
@@ -192,7 +206,7 @@ pub fn run_options(
     height: Option<u16>,
     no_colorenv: bool,
     no_delete_envs: bool,
-    update: bool,
+    flags: &RunFlags,
 ) -> RunOptions {
     RunOptions {
         width,
@@ -201,7 +215,8 @@ pub fn run_options(
             no_colorenv,
             no_delete_envs,
         },
-        update,
+        update: flags.update,
+        exit_timeout: flags.exit_timeout,
         ci: std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false"),
         report: None,
     }

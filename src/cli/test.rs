@@ -10,7 +10,7 @@ use shotty::scenario::report;
 use shotty::scenario::runner::RunOptions;
 use shotty::scenario::suite::{self, Outcome};
 
-use super::scenario::{resolve_appearance, run_options};
+use super::scenario::{RunFlags, resolve_appearance, run_options};
 
 /// Arguments of `shotty test`.
 #[derive(Debug, Args)]
@@ -24,9 +24,8 @@ pub struct TestArgs {
     /// Scenarios run at once (default: the number of CPUs).
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     jobs: Option<u16>,
-    /// Rewrite golden files that differ (and write missing ones even when CI is set).
-    #[arg(long)]
-    update: bool,
+    #[command(flatten)]
+    run: RunFlags,
     /// Also write the results as JUnit XML.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
@@ -69,7 +68,7 @@ pub fn run(args: TestArgs) -> Result<i32, String> {
     );
     let options = RunOptions {
         report: Some(args.report.clone()),
-        ..run_options(None, None, false, false, args.update)
+        ..run_options(None, None, false, false, &args.run)
     };
     println!(
         "running {} scenario(s), {} at a time",

@@ -281,6 +281,20 @@ impl PtyProcess {
         Some(process_activity(leader, 0))
     }
 
+    /// Whether the program's whole process tree waits with no time limit: every thread of
+    /// every live process asleep in a read, or in `poll`, `select` or `epoll` without a
+    /// timeout, or waiting for a child or a signal. Then it writes nothing more until an event
+    /// from outside comes: input, most often. A program with a timer (a clock, a spinner,
+    /// `htop`'s refresh, `sleep`) does not wait so. False when it cannot be told.
+    pub fn waits_without_timeout(&self) -> bool {
+        let Some(table) = ProcessTable::read() else {
+            return false;
+        };
+        let members = self.tree_members(&mut self.tree(), Some(&table));
+        let mut live = members.iter().filter(|m| !m.is_dead()).peekable();
+        live.peek().is_some() && live.all(|m| procfs::waits_without_timeout(m.id.pid))
+    }
+
     /// How many bytes of output have been read from the terminal so far: with what the
     /// consumer has processed, it tells output that has arrived but is not on screen yet.
     pub fn output_read(&self) -> u64 {

@@ -84,6 +84,82 @@ pub(crate) fn wchan(pid: i32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default()
 }
 
+/// Whether every thread of `pid` is asleep in a system call that waits with no time limit:
+/// reading, `poll`/`select`/`epoll` without a timeout, waiting for a child or a signal, a
+/// futex wait without a timeout. Then only an event from outside (input, a child ending, a
+/// signal, data on a socket) wakes it. False when it cannot be told (the process is gone, or
+/// `/proc` does not show its system calls).
+pub(crate) fn waits_without_timeout(pid: i32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    let mut threads = 0;
+    for task in tasks.flatten() {
+        let asleep = std::fs::read_to_string(task.path().join("stat"))
+            .ok()
+            .and_then(|stat| {
+                let (_, rest) = stat.rsplit_once(')')?;
+                rest.split_whitespace().next().map(|state| state == "S")
+            })
+            .unwrap_or(false);
+        let waits = std::fs::read_to_string(task.path().join("syscall"))
+            .is_ok_and(|line| syscall_waits_without_timeout(&line));
+        if !(asleep && waits) {
+            return false;
+        }
+        threads += 1;
+    }
+    threads > 0
+}
+
+/// Whether a `/proc/<pid>/task/<tid>/syscall` line (`NR arg1 … arg6 sp pc`, the arguments in
+/// hex; `running`, or `-1 sp pc` outside a system call) is a wait with no time limit.
+fn syscall_waits_without_timeout(line: &str) -> bool {
+    let mut fields = line.split_whitespace();
+    let Some(number) = fields.next().and_then(|n| n.parse::<libc::c_long>().ok()) else {
+        return false;
+    };
+    let args: Option<Vec<u64>> = fields
+        .take(6)
+        .map(|a| u64::from_str_radix(a.trim_start_matches("0x"), 16).ok())
+        .collect();
+    let Some(args) = args.filter(|a| a.len() == 6) else {
+        return false;
+    };
+    // A timeout given as an `int` of milliseconds: negative waits for ever.
+    let forever_ms = |arg: u64| (arg as u32 as i32) < 0;
+    // A timeout given as a pointer: none (null) waits for ever.
+    let no_limit = |arg: u64| arg == 0;
+    let futex_cmd =
+        args[1] as libc::c_int & !(libc::FUTEX_PRIVATE_FLAG | libc::FUTEX_CLOCK_REALTIME);
+    match number {
+        libc::SYS_read
+        | libc::SYS_readv
+        | libc::SYS_recvfrom
+        | libc::SYS_recvmsg
+        | libc::SYS_accept4
+        | libc::SYS_wait4
+        | libc::SYS_waitid
+        | libc::SYS_rt_sigsuspend => true,
+        libc::SYS_ppoll | libc::SYS_rt_sigtimedwait => no_limit(args[2]),
+        libc::SYS_pselect6 => no_limit(args[4]),
+        libc::SYS_epoll_pwait => forever_ms(args[3]),
+        libc::SYS_epoll_pwait2 => no_limit(args[3]),
+        libc::SYS_futex => {
+            matches!(futex_cmd, libc::FUTEX_WAIT | libc::FUTEX_WAIT_BITSET) && no_limit(args[3])
+        }
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_poll => forever_ms(args[2]),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_select => no_limit(args[4]),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_epoll_wait => forever_ms(args[3]),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_pause | libc::SYS_accept => true,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,5 +173,76 @@ mod tests {
             me.ppid,
             rustix::process::getppid().map_or(0, |p| p.as_raw_nonzero().get())
         );
+    }
+
+    /// The lines are as this machine's kernel wrote them for bash, fish, htop, vim and cat.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn waits_without_a_time_limit_are_told_from_timed_ones() {
+        let line =
+            |nr: i64, args: [&str; 6]| format!("{nr} {} 0x7ffc5b68de50 0x7f0b", args.join(" "));
+        let pselect = |timeout| line(270, ["0x1", "0x5605", "0x5605", "0x5605", timeout, "0x0"]);
+        assert!(
+            syscall_waits_without_timeout(&pselect("0x0")),
+            "bash, vim idle"
+        );
+        assert!(
+            !syscall_waits_without_timeout(&pselect("0x7ffc5b68de50")),
+            "vim's updatetime"
+        );
+        let poll = |timeout| line(7, ["0x55a2", "0x3", timeout, "0x0", "0x0", "0x0"]);
+        assert!(syscall_waits_without_timeout(&poll("0xffffffff")), "fish");
+        assert!(
+            !syscall_waits_without_timeout(&poll("0x5dc")),
+            "htop's 1.5 s refresh"
+        );
+        let read = line(
+            0,
+            ["0x0", "0x7f4c", "0x20000", "0x7f4c", "0xffffffff", "0x0"],
+        );
+        assert!(syscall_waits_without_timeout(&read), "cat");
+        let sleep = line(230, ["0x0", "0x0", "0x7ffd", "0x7ffd", "0x0", "0x0"]);
+        assert!(!syscall_waits_without_timeout(&sleep), "clock_nanosleep");
+        let futex = |op, timeout| line(202, ["0x7f00", op, "0x2", timeout, "0x0", "0xffffffff"]);
+        assert!(syscall_waits_without_timeout(&futex("0x80", "0x0")));
+        assert!(!syscall_waits_without_timeout(&futex("0x80", "0x7f01")));
+        assert!(
+            !syscall_waits_without_timeout(&futex("0x81", "0x0")),
+            "a wake"
+        );
+        for other in [
+            "running",
+            "-1 0x7ffc 0x7f0b",
+            "",
+            "0 0x1",
+            "x 0 0 0 0 0 0 0 0",
+        ] {
+            assert!(!syscall_waits_without_timeout(other), "{other:?}");
+        }
+    }
+
+    /// A real child reading its standard input waits for ever; one sleeping does not.
+    #[test]
+    fn a_reading_child_waits_without_timeout_and_a_sleeping_one_does_not() {
+        use std::process::{Command, Stdio};
+        let mut reading = Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("cat runs");
+        let mut sleeping = Command::new("sleep").arg("30").spawn().expect("sleep runs");
+        let settled = |pid: u32, want: bool, tries| {
+            (0..tries).any(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                waits_without_timeout(pid as i32) == want
+            })
+        };
+        assert!(settled(reading.id(), true, 200));
+        assert!(!settled(sleeping.id(), true, 20));
+        let _ = reading.kill();
+        let _ = sleeping.kill();
+        let _ = reading.wait();
+        let _ = sleeping.wait();
+        assert!(!waits_without_timeout(reading.id() as i32), "gone");
     }
 }

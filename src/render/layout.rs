@@ -457,6 +457,9 @@ struct OpenRun {
     extendable: bool,
 }
 
+/// The variation selector asking for a character's emoji (colour) presentation.
+const EMOJI_PRESENTATION: char = '\u{fe0f}';
+
 struct Builder<'a> {
     snapshot: &'a Snapshot,
     /// `snapshot.styles`, each resolved once.
@@ -465,6 +468,10 @@ struct Builder<'a> {
     default_style: &'a StyleSnapshot,
     themes: Themes<'a>,
     bold_is_bright: bool,
+    /// Leave out emoji presentation selectors (U+FE0F): the text is drawn in embedded faces
+    /// without colour glyphs, and the selector would send a browser to its colour emoji font
+    /// for that one character.
+    text_presentation: bool,
     m: CellMetrics,
     stroke: Stroke,
     classes: Vec<TextClass>,
@@ -754,7 +761,13 @@ impl Builder<'_> {
             }
             self.decorations(style, colors.fg, x, y, w);
 
-            let text = &*cell.t;
+            let presented;
+            let text = if self.text_presentation && cell.t.contains(EMOJI_PRESENTATION) {
+                presented = cell.t.replace(EMOJI_PRESENTATION, "");
+                &presented
+            } else {
+                &*cell.t
+            };
             if text == " " || text.is_empty() || style.hidden {
                 spaces += width;
                 continue;
@@ -937,6 +950,7 @@ impl Layout {
             default_style: &default_style,
             themes,
             bold_is_bright: a.bold_is_bright,
+            text_presentation: a.embed_font,
             m,
             stroke: Stroke::for_font_size(a.font_size),
             classes: Vec::new(),
@@ -1127,6 +1141,42 @@ impl Layout {
         self.runs
             .iter()
             .chain(self.scaled_rows.iter().flat_map(|r| &r.runs))
+    }
+
+    /// Leaves the characters of `blank` out of the text, their cells blank: what a raster
+    /// draws of characters no font has, rather than a missing-glyph box. Only centred runs
+    /// ([`RunX::Centers`]) can hold them; the others are of the primary face.
+    #[cfg(feature = "png")]
+    pub(crate) fn blank_out(&mut self, blank: &[char]) {
+        let runs = self
+            .runs
+            .iter_mut()
+            .chain(self.scaled_rows.iter_mut().flat_map(|r| &mut r.runs));
+        for run in runs {
+            let RunX::Centers(xs) = &mut run.x else {
+                continue;
+            };
+            if !run.text.chars().any(|c| blank.contains(&c)) {
+                continue;
+            }
+            // One centre a character, or one cluster (a base and its marks) at one centre.
+            if xs.len() == run.text.chars().count() {
+                let (text, centres): (String, Vec<f64>) = run
+                    .text
+                    .chars()
+                    .zip(xs.iter())
+                    .filter(|(c, _)| !blank.contains(c))
+                    .unzip();
+                run.text = text;
+                *xs = centres;
+            } else {
+                run.text.retain(|c| !blank.contains(&c));
+            }
+        }
+        self.runs.retain(|r| !r.text.is_empty());
+        for row in &mut self.scaled_rows {
+            row.runs.retain(|r| !r.text.is_empty());
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use resvg::usvg;
 
 use super::font::{self, PRIMARY_FAMILY};
 use super::glyphs;
-use super::layout::Layout;
+use super::layout::{Layout, RunX};
 use super::shades::Shades;
 use super::{Appearance, PngCompression, RasterKind, RenderError, svg};
 
@@ -27,6 +27,14 @@ pub fn render_layout(
     a: &Appearance,
     shades: Option<&mut Shades>,
 ) -> Result<tiny_skia::Pixmap, RenderError> {
+    let blanked;
+    let layout = match blank(layout, a)? {
+        Some(without) => {
+            blanked = without;
+            &blanked
+        }
+        None => layout,
+    };
     let mut pixmap = match glyphs::cached_runs(layout, a) {
         Some(drawn) => {
             let (under, over) = svg::write_for_raster_around_text(layout, a, &drawn)?;
@@ -46,6 +54,22 @@ pub fn render_layout(
         shades.apply(layout, pixmap.data_mut());
     }
     Ok(pixmap)
+}
+
+/// The layout without the characters no font has ([`font::uncovered`], the characters
+/// `missing_glyphs` names), if it has any: resvg would draw them as the primary face's
+/// missing-glyph box.
+fn blank(layout: &Layout, a: &Appearance) -> Result<Option<Layout>, RenderError> {
+    let centred = layout
+        .all_runs()
+        .filter(|r| matches!(r.x, RunX::Centers(_)))
+        .flat_map(|r| r.text.chars());
+    let missing = font::uncovered(&*font::database(&a.font_files)?, centred);
+    Ok((!missing.is_empty()).then(|| {
+        let mut without = layout.clone();
+        without.blank_out(&missing);
+        without
+    }))
 }
 
 /// Forgets every cached glyph ([`render_layout`]), so the next image rasterises its glyphs

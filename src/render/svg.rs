@@ -6,7 +6,7 @@
 //! are numbered in order of first use — the same snapshot and options always give the same
 //! bytes.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt::Write;
 
 use crate::term::{Rgb, Snapshot};
@@ -795,9 +795,48 @@ fn frame(out: &mut String, frame: &Frame, layout: &Layout, defs: &mut String) {
     out.push_str("\n</g>");
 }
 
-/// The cell backgrounds, one `<rect>` each.
-pub(crate) fn backgrounds(out: &mut String, backgrounds: &[(Rect, Paint)]) {
+/// The cell backgrounds, one `<rect>` each. For a raster of `pixels_per_unit`, a top or
+/// bottom edge that meets a rectangle of the same colour (the rows of one colour above each
+/// other, of other widths so not merged) is moved to the nearest pixel boundary: where a row
+/// boundary falls inside a pixel, each would cover that pixel in part, and their antialiased
+/// edges together would leave a seam of the colour below. Other edges are blended as a
+/// browser blends them.
+pub(crate) fn backgrounds(
+    out: &mut String,
+    backgrounds: &[(Rect, Paint)],
+    pixels_per_unit: Option<f64>,
+) {
+    let Some(scale) = pixels_per_unit else {
+        for &(r, c) in backgrounds {
+            fill_rect(out, r, c);
+        }
+        return;
+    };
+    // Edges compared in 1/1024 units: a rectangle's bottom is summed row by row.
+    let edge = |v: f64| (v * 1024.0).round() as i64;
+    let tops: HashSet<(Paint, i64)> = backgrounds.iter().map(|(r, c)| (*c, edge(r.y))).collect();
+    let bottoms: HashSet<(Paint, i64)> = backgrounds
+        .iter()
+        .map(|(r, c)| (*c, edge(r.y + r.h)))
+        .collect();
+    let snap = |v: f64| (v * scale).round() / scale;
     for &(r, c) in backgrounds {
+        let (top, bottom) = (r.y, r.y + r.h);
+        let top = if bottoms.contains(&(c, edge(top))) {
+            snap(top)
+        } else {
+            top
+        };
+        let bottom = if tops.contains(&(c, edge(bottom))) {
+            snap(bottom)
+        } else {
+            bottom
+        };
+        let r = Rect {
+            y: top,
+            h: bottom - top,
+            ..r
+        };
         fill_rect(out, r, c);
     }
 }
@@ -1093,7 +1132,9 @@ fn document(
 
     body.push_str("\n<g>");
     if content.under_text {
-        backgrounds(&mut body, &layout.backgrounds);
+        // The raster is drawn at the appearance's scale from the document's origin.
+        let pixels_per_unit = inline_styles.then_some(a.scale);
+        backgrounds(&mut body, &layout.backgrounds, pixels_per_unit);
         scaled_rows(&mut body, layout, &mut defs, "row", grid, text_style);
         cursor(&mut body, layout);
         shapes_and_strokes(&mut body, &layout.shapes, &layout.strokes);
@@ -1260,7 +1301,7 @@ pub(crate) fn scaled_rows(
             push_f(body, n);
         }
         body.push_str(")\">");
-        backgrounds(body, &row.backgrounds);
+        backgrounds(body, &row.backgrounds, None);
         drawing(
             body,
             layout,

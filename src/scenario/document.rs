@@ -67,13 +67,33 @@ pub struct Document {
     pub name: Option<String>,
     /// Options for the whole run.
     #[serde(default)]
-    pub options: Options,
+    pub options: DocumentOptions,
     /// The phases.
     #[schemars(with = "Scenario")]
     pub scenario: Spanned<Scenario>,
 }
 
-/// Terminal and appearance options (of the document, the launch or a capture).
+/// The options of the whole run: the screen's ([`Options`]) and how long the program may take
+/// to exit once the execute steps are done.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DocumentOptions {
+    /// The terminal's size.
+    #[serde(default)]
+    #[schemars(with = "Option<TerminalOptions>")]
+    pub terminal: Option<Spanned<TerminalOptions>>,
+    /// Appearance options by the command line's long option names, as in [`Options`].
+    #[serde(default)]
+    #[schemars(schema_with = "schema::appearance")]
+    pub appearance: Option<Spanned<AppearanceOptions>>,
+    /// How long the program may take to exit after the last execute step (default 10 s); one
+    /// still running then is stopped and the run fails. `--exit-timeout` overrides it.
+    #[serde(default, alias = "exit-timeout")]
+    #[schemars(with = "Option<DurationValue>")]
+    pub exit_timeout: Option<Spanned<DurationValue>>,
+}
+
+/// Terminal and appearance options (of the launch or a capture).
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
@@ -221,11 +241,13 @@ pub enum StepKind {
     Sleep,
     /// Add a marker to the recording.
     Mark,
+    /// Stop the program as `session stop` does (it has then ended as the scenario meant).
+    Stop,
 }
 
 impl StepKind {
     /// Every step type.
-    pub const ALL: [StepKind; 9] = [
+    pub const ALL: [StepKind; 10] = [
         StepKind::Wait,
         StepKind::Send,
         StepKind::Resize,
@@ -235,6 +257,7 @@ impl StepKind {
         StepKind::Assert,
         StepKind::Sleep,
         StepKind::Mark,
+        StepKind::Stop,
     ];
 
     /// What a step of this type takes besides `type` and `name`. [`Step::action`] refuses any
@@ -308,6 +331,12 @@ impl StepKind {
                 args: &["label"],
                 required_args: &[],
             },
+            StepKind::Stop => StepKeys {
+                keys: &[],
+                required: &[],
+                args: &[],
+                required_args: &[],
+            },
         }
     }
 
@@ -323,6 +352,7 @@ impl StepKind {
             StepKind::Assert => "assert",
             StepKind::Sleep => "sleep",
             StepKind::Mark => "mark",
+            StepKind::Stop => "stop",
         }
     }
 }
@@ -511,6 +541,8 @@ pub enum Action {
     Sleep(Duration),
     /// A marker.
     Mark(String),
+    /// Stop the program.
+    Stop,
 }
 
 /// Which occurrence of its text an `assert` looks at.
@@ -773,6 +805,7 @@ impl Step {
                 Ok(Action::Sleep(duration.to_duration()?))
             }
             StepKind::Mark => Ok(Action::Mark(args.label.clone().unwrap_or_default())),
+            StepKind::Stop => Ok(Action::Stop),
         }
     }
 }
@@ -967,6 +1000,9 @@ pub struct Loaded {
     pub document: Document,
     /// The steps of each phase, checked, with their line.
     pub phases: Vec<(Phase, Vec<PlannedStep>)>,
+    /// How long the program may take to exit after the execute steps (`options.exitTimeout`),
+    /// when the file says.
+    pub exit_timeout: Option<Duration>,
 }
 
 /// A checked step with where it was written.
@@ -1029,7 +1065,15 @@ pub fn parse(text: &str, path: &Path, base: &Path) -> Result<Loaded, DocumentErr
             ),
         ));
     }
-    check_options(&document.options).map_err(|(loc, m)| error(at(loc), m))?;
+    check_terminal(document.options.terminal.as_ref()).map_err(|(loc, m)| error(at(loc), m))?;
+    let exit_timeout = match &document.options.exit_timeout {
+        Some(t) => Some(
+            t.value
+                .to_duration()
+                .map_err(|m| error(at(t.referenced), format!("`exitTimeout`: {m}")))?,
+        ),
+        None => None,
+    };
     let scenario = &document.scenario.value;
     let launch = &scenario.launch;
     if launch.value.executable.trim().is_empty() {
@@ -1038,7 +1082,7 @@ pub fn parse(text: &str, path: &Path, base: &Path) -> Result<Loaded, DocumentErr
             "`launch` needs an `executable`".into(),
         ));
     }
-    check_options(&launch.value.options).map_err(|(loc, m)| error(at(loc), m))?;
+    check_terminal(launch.value.options.terminal.as_ref()).map_err(|(loc, m)| error(at(loc), m))?;
     if let Some(si) = &launch.value.shell_integration
         && si.value
         && crate::session::shell_integration::Shell::of(&launch.value.executable).is_none()
@@ -1071,7 +1115,7 @@ pub fn parse(text: &str, path: &Path, base: &Path) -> Result<Loaded, DocumentErr
         for step in steps {
             let line = at(step.referenced).unwrap_or(0);
             if let Some(options) = &step.value.options {
-                check_options(options).map_err(|(loc, m)| error(at(loc), m))?;
+                check_terminal(options.terminal.as_ref()).map_err(|(loc, m)| error(at(loc), m))?;
             }
             let action = step
                 .value
@@ -1093,6 +1137,7 @@ pub fn parse(text: &str, path: &Path, base: &Path) -> Result<Loaded, DocumentErr
         name,
         document,
         phases,
+        exit_timeout,
     })
 }
 
@@ -1129,8 +1174,10 @@ pub fn scenario_name(path: &Path) -> String {
     }
 }
 
-fn check_options(options: &Options) -> Result<(), (serde_saphyr::Location, String)> {
-    if let Some(terminal) = &options.terminal {
+fn check_terminal(
+    terminal: Option<&Spanned<TerminalOptions>>,
+) -> Result<(), (serde_saphyr::Location, String)> {
+    if let Some(terminal) = terminal {
         let t = terminal.value;
         crate::session::instance::check_size(t.width.unwrap_or(1), t.height.unwrap_or(1))
             .map_err(|e| (terminal.referenced, e.message))?;

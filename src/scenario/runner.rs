@@ -22,7 +22,7 @@ use crate::session::artifacts::write_file_creating_dir;
 use crate::session::host::READ_SETTLE_MAX;
 use crate::session::instance::local_session_id;
 use crate::session::wait::{until_passes, wait};
-use crate::session::{Session, SessionSpec, StopReason};
+use crate::session::{Session, SessionSpec, State, StopReason};
 use crate::term::Snapshot;
 use crate::term::{Color, ColorValue};
 
@@ -30,6 +30,9 @@ use crate::term::{Color, ColorValue};
 pub const DEFAULT_SIZE: (u16, u16) = (100, 24);
 /// How long a `command` step may run.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long the program may take to exit after the last execute step, unless the file or the
+/// caller says (SPEC §10).
+pub const DEFAULT_EXIT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How much of a failing command's output a report keeps (its end).
 const COMMAND_OUTPUT_KEPT: usize = 4096;
 
@@ -50,6 +53,9 @@ pub struct RunOptions {
     pub color_env: ColorEnvFlags,
     /// Rewrite goldens that differ (`--update`).
     pub update: bool,
+    /// How long the program may take to exit after the execute steps (`--exit-timeout`),
+    /// overriding the file's `options.exitTimeout`.
+    pub exit_timeout: Option<Duration>,
     /// A missing golden fails instead of being written (set when `CI` is).
     pub ci: bool,
     /// Where a failed run leaves its report (`failure.md`, `trace.html`, …); `None` writes
@@ -181,7 +187,7 @@ pub fn run(loaded: &Loaded, options: &RunOptions, resolve: AppearanceResolver) -
             }
         }
         if *phase == Phase::Execute {
-            run.stop_program();
+            run.await_exit();
         }
     }
     let (session_id, exit_code) = match &run.session {
@@ -352,11 +358,38 @@ impl Run<'_> {
         self.keep_screen();
     }
 
-    /// Stops the program if the execute steps left it running (as `session stop` does).
-    fn stop_program(&mut self) {
-        if let Some(session) = &self.session {
-            let _ = session.stop(StopReason::User, DEFAULT_GRACE);
-        }
+    /// The end of the execute phase (SPEC §10, as console2svg runs verify "after application
+    /// exits"): the program must end by itself within the exit timeout, with status 0, or have
+    /// been ended by a `stop` step. One still running then is stopped and the run fails; after
+    /// a failed step it is stopped at once. Recorded as an `exit` step.
+    fn await_exit(&mut self) {
+        let line = self.loaded.document.scenario.value.launch.referenced.line();
+        let session = match &self.session {
+            Some(session) if !self.failed() => Arc::clone(session),
+            session => {
+                if let Some(session) = session {
+                    let _ = session.stop(StopReason::User, DEFAULT_GRACE);
+                }
+                self.skip(Phase::Execute, "exit", None, line);
+                return;
+            }
+        };
+        let started = Instant::now();
+        let limit = self
+            .options
+            .exit_timeout
+            .or(self.loaded.exit_timeout)
+            .unwrap_or(DEFAULT_EXIT_TIMEOUT);
+        let result = exit_status(&session, limit);
+        self.record(
+            Phase::Execute,
+            "exit",
+            None,
+            line,
+            started.elapsed(),
+            result,
+        );
+        self.keep_screen();
     }
 
     fn step(&mut self, phase: Phase, step: &PlannedStep) {
@@ -455,6 +488,13 @@ impl Run<'_> {
                     .map(|_| StepStatus::Passed)
                     .map_err(|e| e.message)
             }
+            Action::Stop => {
+                let session = self.session()?;
+                session
+                    .stop(StopReason::User, DEFAULT_GRACE)
+                    .map(|_| StepStatus::Passed)
+                    .map_err(|e| e.message)
+            }
             Action::Capture { output, .. } => {
                 let snapshot = self.screen(Duration::from_secs(1))?;
                 let appearance = self.appearance(step)?;
@@ -549,6 +589,36 @@ impl Run<'_> {
                 }
                 Err(failure.message)
             }
+        }
+    }
+}
+
+/// Waits (at most `limit`) for the program to end and judges how it ended: status 0 or a
+/// `stop` step passes; another status, a signal, or still running (then stopped) fails.
+fn exit_status(session: &Session, limit: Duration) -> Result<StepStatus, String> {
+    let deadline = Instant::now() + limit;
+    let mut live = session.lock();
+    while !live.state.is_ended() && Instant::now() < deadline {
+        live = session.wait_lifecycle(live, Some(deadline));
+    }
+    match (live.state, live.exit_code, &live.signal) {
+        (State::Exited, Some(0), _) | (State::Stopped, ..) => Ok(StepStatus::Passed),
+        (State::Exited, Some(code), _) => Err(format!(
+            "the program exited with code {code}; a scenario's program must exit with 0"
+        )),
+        (State::Exited, None, Some(signal)) => Err(format!("the program was killed by {signal}")),
+        (State::Exited | State::Unavailable, ..) => {
+            Err("the program ended, and how is not known".into())
+        }
+        (State::Starting | State::Running | State::Stopping, ..) => {
+            drop(live);
+            let _ = session.stop(StopReason::User, DEFAULT_GRACE);
+            Err(format!(
+                "the program was still running {:.1} s after the last execute step, so it was \
+                 stopped: end it in the scenario (`:wq`, `exit`, Ctrl+D, a `stop` step) or give \
+                 it longer (--exit-timeout, options.exitTimeout)",
+                limit.as_secs_f64()
+            ))
         }
     }
 }

@@ -598,6 +598,21 @@ impl Session {
         live
     }
 
+    /// Whether the screen is at rest: all the program's output is on it (as `live` shows it)
+    /// and its whole process tree waits with no time limit
+    /// ([`PtyProcess::waits_without_timeout`]), so nothing but input or another event from
+    /// outside will change it. A check of the screen that fails now keeps failing until then.
+    pub fn is_at_rest(&self, live: &Live) -> bool {
+        // Asked after the tree: a program seen waiting has had all it wrote seen.
+        let input_answered = live
+            .input_at
+            .is_none_or(|input| input + SETTLE_INPUT_REACTION <= Instant::now());
+        !live.state.is_ended()
+            && input_answered
+            && self.process.waits_without_timeout()
+            && !self.process.output_pending(live.fed)
+    }
+
     /// Waits (at most `timeout`) until the program waits for input: with `prompt`, until a
     /// shell shows its prompt (shell integration); else until its output has settled with the
     /// terminal's foreground process asleep reading input. False if the time ran out or the

@@ -576,6 +576,10 @@ pub struct JournalReply {
     pub height: u16,
     /// The steps, in the scenario file's form.
     pub journal: super::journal::Journal,
+    /// Its state when asked (absent from a host older than this field): how the export
+    /// ends the replay.
+    #[serde(default)]
+    pub state: Option<super::instance::State>,
 }
 
 /// The `export` reply.

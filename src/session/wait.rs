@@ -13,6 +13,12 @@ use super::error::{ErrorCode, SessionError};
 use super::instance::{Live, Session};
 use crate::term::{FindScope, Terminal};
 
+/// How long output must have paused before [`until_passes`] asks whether the program is at
+/// rest (a program that has just written is still at work).
+const REST_QUIET: Duration = Duration::from_millis(5);
+/// How often [`until_passes`] asks again whether a program that was busy has come to rest.
+const REST_RECHECK: Duration = Duration::from_millis(100);
+
 /// The longest regex source accepted.
 pub const MAX_PATTERN_LEN: usize = 4096;
 
@@ -279,8 +285,9 @@ fn places<'a>(
 }
 
 /// Checks the screen with `check` once it has settled (see [`Session::settle`]), then again
-/// after every change, until it passes, `timeout` passes or the program ends; the error is the
-/// last check's. For conditions a [`WaitCondition`] cannot express (a whole screen against a
+/// after every change, until it passes, `timeout` passes, or the screen can no longer change
+/// by itself: the program has ended or waits for input with no timer running
+/// ([`Session::is_at_rest`]); the error is the last check's. For conditions a [`WaitCondition`] cannot express (a whole screen against a
 /// golden, a cell's style): the screen is taken settled, so a check does not judge a screen
 /// the program is still drawing.
 pub fn until_passes<E>(
@@ -293,12 +300,27 @@ pub fn until_passes<E>(
     loop {
         let version = live.version;
         let result = check(&live.term);
-        let now = Instant::now();
-        if result.is_ok() || now >= deadline || live.state.is_ended() {
-            return result;
-        }
-        while live.version == version && !live.state.is_ended() && Instant::now() < deadline {
-            live = session.wait_change(live, Some(deadline));
+        // Until the screen changes: is the failure final? A program that has just written
+        // is asked again once its output paused, and one still busy every REST_RECHECK.
+        loop {
+            let now = Instant::now();
+            let quiet = now.duration_since(live.output_at) >= REST_QUIET;
+            if result.is_ok()
+                || now >= deadline
+                || live.state.is_ended()
+                || (quiet && session.is_at_rest(&live))
+            {
+                return result;
+            }
+            let wake = if quiet {
+                now + REST_RECHECK
+            } else {
+                live.output_at + REST_QUIET
+            };
+            live = session.wait_change(live, Some(wake.min(deadline)));
+            if live.version != version {
+                break;
+            }
         }
     }
 }

@@ -121,6 +121,7 @@ fn vim_edits_saves_and_the_file_is_checked() {
             "snapshot:new",
             "send:passed",
             "wait:passed",
+            "exit:passed",
             "command:passed",
             "command:passed",
         ]
@@ -173,6 +174,7 @@ fn a_changed_screen_fails_its_snapshot_with_the_actual_screen_and_a_diff() {
         [
             "send:skipped",
             "wait:skipped",
+            "exit:skipped",
             "command:skipped",
             "command:passed"
         ]
@@ -248,8 +250,10 @@ fn with_ci_set_a_missing_golden_fails_instead_of_being_written() {
     assert!(dir.path().join("golden/vim.actual.svg").exists());
 }
 
+/// The REPL takes a pasted function; the exit code it is then given fails the run, as
+/// console2svg fails a run whose program exits with one.
 #[test]
-fn python_takes_a_pasted_function() {
+fn python_takes_a_pasted_function_and_its_exit_code_counts() {
     if needs::program("python3").is_none() {
         return;
     }
@@ -268,8 +272,16 @@ scenario:
     - {type: wait, args: {exit: true}}
 "#;
     let (out, summary) = run_scenario(dir.path(), "py.scenario.yaml", yaml, &[], false);
-    assert_eq!(out.status.code(), Some(0), "{summary:#}");
+    assert_eq!(out.status.code(), Some(1), "{summary:#}");
     assert_eq!(summary["exitCode"], 3, "the program's own exit code");
+    assert_eq!(
+        statuses(&summary).last().map(String::as_str),
+        Some("exit:failed")
+    );
+    assert!(
+        failed_message(&summary).contains("exited with code 3"),
+        "{summary:#}"
+    );
 }
 
 #[test]
@@ -296,6 +308,7 @@ scenario:
             "wait:passed",
             "wait:failed",
             "command:skipped",
+            "exit:skipped",
             "command:skipped",
             "command:passed"
         ]
@@ -342,13 +355,18 @@ scenario:
     assert_eq!(out.status.code(), Some(1), "{summary:#}");
     assert_eq!(
         statuses(&summary),
-        ["launch:passed", "command:failed", "assert:skipped"]
+        [
+            "launch:passed",
+            "exit:passed",
+            "command:failed",
+            "assert:skipped"
+        ]
     );
     assert!(failed_message(&summary).contains("exit code 1"));
     // Each failure left its report, naming the step that failed.
     for (name, step) in [
         ("c", "Step 2 (`command`, execute phase, line 7)"),
-        ("v", "Step 1 (`command`, verify phase, line 5)"),
+        ("v", "Step 2 (`command`, verify phase, line 5)"),
     ] {
         let md =
             std::fs::read_to_string(dir.path().join(format!("shotty-report/{name}/failure.md")))
@@ -371,7 +389,8 @@ fn three_asserts_pass_then_one_fails(dir: &Path, yaml: &str) -> String {
             "assert:passed",
             "assert:passed",
             "assert:passed",
-            "assert:failed"
+            "assert:failed",
+            "exit:skipped"
         ]
     );
     failed_message(&summary)
@@ -538,10 +557,10 @@ fn json_and_kebab_or_camel_keys_read_the_same() {
   "options": {"terminal": {"width": 30, "height": 5}},
   "scenario": {
     "workingDir": {"temporary": true},
-    "launch": {"executable": "sh", "args": ["-c", "echo one; sleep 0.3; echo two; sleep 5"]},
+    "launch": {"executable": "sh", "args": ["-c", "echo one; sleep 0.3; echo two; read x"]},
     "execute": [
       {"type": "wait", "args": {"text": "two", "stableFor": "100ms"}},
-      {"type": "send", "inputs": [{"rawHex": "03"}]},
+      {"type": "send", "inputs": [{"rawHex": "0d"}]},
       {"type": "wait", "args": {"exit": true, "timeout": 5}},
       {"type": "sleep", "args": {"duration": 0.05}}
     ]
@@ -555,7 +574,7 @@ fn json_and_kebab_or_camel_keys_read_the_same() {
         false,
     );
     assert_eq!(out.status.code(), Some(0), "{summary:#}");
-    let yaml = "$version: 1\nscenario:\n  working-dir: {temporary: true}\n  launch: {executable: sh, args: [-c, 'echo two; sleep 5']}\n  execute:\n    - {type: wait, args: {text: two, stable-for: 100ms}}\n    - {type: send, inputs: [{raw-hex: '03'}]}\n";
+    let yaml = "$version: 1\noptions: {exit-timeout: 5s}\nscenario:\n  working-dir: {temporary: true}\n  launch: {executable: sh, args: [-c, 'echo two; read x']}\n  execute:\n    - {type: wait, args: {text: two, stable-for: 100ms}}\n    - {type: send, inputs: [{raw-hex: '0d'}]}\n";
     let (out, summary) = run_scenario(dir.path(), "s.scenario.yaml", yaml, &[], false);
     assert_eq!(out.status.code(), Some(0), "{summary:#}");
 }
@@ -603,6 +622,7 @@ scenario:
             "resize:passed",
             "capture:passed",
             "command:failed",
+            "exit:skipped",
             "command:skipped",
             "command:passed",
         ]
@@ -638,7 +658,8 @@ scenario:
             "send:passed",
             "wait:passed",
             "send:passed",
-            "wait:failed"
+            "wait:failed",
+            "exit:skipped"
         ],
         "{summary:#}"
     );
@@ -647,4 +668,165 @@ scenario:
         message.contains("exited with 1, not 0") && message.contains("about to fail"),
         "{message}"
     );
+}
+
+/// console2svg runs verify "after application exits": a scenario whose last step is the `:wq`
+/// that ends vim gets the file vim wrote, with no wait for the exit written (shotty used to
+/// stop vim at once, which lost the write: "Caught deadly signal TERM").
+#[test]
+fn the_program_ends_by_itself_before_verify_runs() {
+    if needs::program("vim").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let yaml = r#"
+$version: 1
+scenario:
+  working-dir: {path: .}
+  prepare: [{type: command, command: "printf 'first\n' > notes.txt"}]
+  launch: {executable: vim, args: [-u, NONE, -i, NONE, -N, -n, notes.txt]}
+  execute:
+    - {type: wait, args: {text: "notes.txt", timeout: 10s}}
+    - {type: send, inputs: [{keys: G}, {text: "osecond"}, {keys: Escape}, {text: ":wq"}, {keys: Enter}]}
+  verify: [{type: command, command: "grep -x second notes.txt"}]
+"#;
+    let (out, summary) = run_scenario(dir.path(), "wq.scenario.yaml", yaml, &[], false);
+    assert_eq!(out.status.code(), Some(0), "{summary:#}");
+    assert_eq!(
+        statuses(&summary),
+        [
+            "command:passed",
+            "launch:passed",
+            "wait:passed",
+            "send:passed",
+            "exit:passed",
+            "command:passed"
+        ]
+    );
+    assert_eq!(summary["exitCode"], 0);
+    let notes = std::fs::read_to_string(dir.path().join("notes.txt")).expect("notes");
+    assert_eq!(notes, "first\nsecond\n");
+}
+
+/// The exit rule's failures: a non-zero status, a signal, and a program still running when
+/// the exit timeout (`--exit-timeout`, else `options.exitTimeout`, else 10 s) runs out, which
+/// is then stopped. A `stop` step ends the program as the scenario means to.
+#[test]
+fn a_program_that_fails_or_keeps_running_fails_the_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = |script: &str, extra: &str| {
+        format!(
+            "$version: 1\n{extra}scenario:\n  working-dir: {{path: .}}\n  launch: {{executable: sh, args: [-c, \"{script}\"]}}\n  execute:\n    - {{type: wait, args: {{text: ready}}}}\n"
+        )
+    };
+    let exit_failure = |yaml: &str, extra: &[&str]| {
+        let (out, summary) = run_scenario(dir.path(), "x.scenario.yaml", yaml, extra, false);
+        assert_eq!(out.status.code(), Some(1), "{summary:#}");
+        assert_eq!(
+            statuses(&summary),
+            ["launch:passed", "wait:passed", "exit:failed"],
+            "{summary:#}"
+        );
+        (failed_message(&summary), summary)
+    };
+
+    let (message, summary) = exit_failure(&scenario("echo ready; exit 4", ""), &[]);
+    assert!(message.contains("exited with code 4"), "{message}");
+    assert_eq!(summary["exitCode"], 4);
+
+    let (message, _) = exit_failure(&scenario("echo ready; kill -TERM $$", ""), &[]);
+    assert!(message.contains("killed by SIGTERM"), "{message}");
+
+    // Still running: stopped after the file's exit timeout, or the command line's.
+    let running = "echo ready; echo $$ > pid; sleep 60";
+    for (extra, args, limit) in [
+        ("options: {exitTimeout: 400ms}\n", &[][..], "0.4 s"),
+        (
+            "options: {exitTimeout: 30s}\n",
+            &["--exit-timeout", "300ms"][..],
+            "0.3 s",
+        ),
+    ] {
+        let started = std::time::Instant::now();
+        let (message, summary) = exit_failure(&scenario(running, extra), args);
+        assert!(
+            message.contains(&format!(
+                "still running {limit} after the last execute step"
+            )) && message.contains("stopped"),
+            "{message}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(8),
+            "{summary:#}"
+        );
+        assert_eq!(summary["exitCode"], Value::Null);
+        let pid = std::fs::read_to_string(dir.path().join("pid")).expect("pid");
+        assert!(
+            !Path::new(&format!("/proc/{}", pid.trim())).exists(),
+            "the shell was stopped"
+        );
+    }
+
+    // Without either, 10 s: a program ending in 2 s is waited for.
+    let slow = scenario("echo ready; sleep 2", "");
+    let (out, summary) = run_scenario(dir.path(), "x.scenario.yaml", &slow, &[], false);
+    assert_eq!(out.status.code(), Some(0), "{summary:#}");
+
+    let stopped = format!("{}    - {{type: stop}}\n", scenario(running, ""));
+    let (out, summary) = run_scenario(dir.path(), "x.scenario.yaml", &stopped, &[], false);
+    assert_eq!(out.status.code(), Some(0), "{summary:#}");
+    assert_eq!(
+        statuses(&summary),
+        ["launch:passed", "wait:passed", "stop:passed", "exit:passed"]
+    );
+    assert!(summary["durationMs"].as_u64().expect("duration") < 5_000);
+}
+
+/// A `snapshot` or `assert` whose screen cannot change any more fails at once instead of
+/// after its 5 s: the program has ended, or it waits for input with no timer running. A
+/// program with a timer (a `sleep`, a `select` with a timeout) is given the time.
+#[test]
+fn a_check_that_cannot_pass_fails_at_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |script: &str, check: &str| {
+        let yaml = format!(
+            "$version: 1\noptions: {{terminal: {{width: 30, height: 4}}}}\nscenario:\n  launch: {{executable: sh, args: [-c, \"{script}\"]}}\n  execute:\n    - {{type: wait, args: {{text: ready}}}}\n    - {check}\n    - {{type: send, inputs: [{{keys: Enter}}]}}\n"
+        );
+        let (_, summary) = run_scenario(dir.path(), "c.scenario.yaml", &yaml, &[], false);
+        let step = summary["steps"][2].clone();
+        (
+            step["status"].as_str().unwrap_or("").to_owned(),
+            step["durationMs"].as_u64().expect("duration"),
+            summary,
+        )
+    };
+    let golden = "{type: snapshot, args: {golden: g.json}}";
+    let (status, _, summary) = run("echo ready; echo alpha; read x", golden);
+    assert_eq!(status, "new", "{summary:#}");
+
+    for (script, check) in [
+        // The shell reads its input: nothing else will come.
+        ("echo ready; echo bravo; read x", golden),
+        ("echo ready; read x", "{type: assert, args: {text: never}}"),
+        // Ended.
+        ("echo ready", "{type: assert, args: {text: never}}"),
+    ] {
+        let (status, ms, summary) = run(script, check);
+        assert_eq!(status, "failed", "{script}: {summary:#}");
+        assert!(
+            ms < 2_000,
+            "{script}: failed after {ms} ms, not at once: {summary:#}"
+        );
+    }
+
+    // A timer runs: the screen is given the time to come right.
+    for script in [
+        "echo ready; sleep 1.5; echo alpha; read x",
+        "echo ready; python3 -c 'import select, sys; select.select([sys.stdin], [], [], 1.5)'; echo alpha; read x",
+    ] {
+        let check = "{type: assert, args: {text: alpha}}";
+        let (status, ms, summary) = run(script, check);
+        assert_eq!(status, "passed", "{script}: {summary:#}");
+        assert!(ms >= 1_000, "{script}: {ms} ms");
+    }
 }

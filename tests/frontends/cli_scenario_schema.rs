@@ -219,10 +219,10 @@ const VALID: &[(&str, &str)] = &[
   "options": {"terminal": {"width": 30, "height": 5}},
   "scenario": {
     "workingDir": {"temporary": true},
-    "launch": {"executable": "sh", "args": ["-c", "echo one; sleep 0.3; echo two; sleep 5"]},
+    "launch": {"executable": "sh", "args": ["-c", "echo one; sleep 0.3; echo two; read x"]},
     "execute": [
       {"type": "wait", "args": {"text": "two", "stableFor": "100ms"}},
-      {"type": "send", "inputs": [{"rawHex": "03"}]},
+      {"type": "send", "inputs": [{"rawHex": "0d"}]},
       {"type": "wait", "args": {"exit": true, "timeout": 5}},
       {"type": "sleep", "args": {"duration": 0.05}}
     ]
@@ -233,12 +233,13 @@ const VALID: &[(&str, &str)] = &[
         "kebab-case YAML",
         r#"{
   "$version": 1,
+  "options": {"exit-timeout": "5s"},
   "scenario": {
     "working-dir": {"temporary": true},
-    "launch": {"executable": "sh", "args": ["-c", "echo two; sleep 5"]},
+    "launch": {"executable": "sh", "args": ["-c", "echo two; read x"]},
     "execute": [
       {"type": "wait", "args": {"text": "two", "stable-for": "100ms"}},
-      {"type": "send", "inputs": [{"raw-hex": "03"}]}
+      {"type": "send", "inputs": [{"raw-hex": "0d"}]}
     ]
   }
 }"#,
@@ -275,7 +276,7 @@ const VALID: &[(&str, &str)] = &[
         r##"{
   "$version": 1,
   "name": "everything",
-  "options": {"terminal": {"width": 1, "height": 500}, "appearance": {"fontsize": 16, "lineHeight": 1.2, "embed-font": true, "noCursor": false, "theme": ["nord"], "background": ["#000000", "#202020"], "padding": 4}},
+  "options": {"exitTimeout": 2.5, "terminal": {"width": 1, "height": 500}, "appearance": {"fontsize": 16, "lineHeight": 1.2, "embed-font": true, "noCursor": false, "theme": ["nord"], "background": ["#000000", "#202020"], "padding": 4}},
   "scenario": {
     "workingDir": {"path": "work", "temporary": false},
     "launch": {"executable": "sh", "args": [], "env": {}, "cwd": "sub", "shell-integration": false, "options": {"terminal": {"width": 80}}},
@@ -294,6 +295,7 @@ const VALID: &[(&str, &str)] = &[
       {"type": "mark"},
       {"type": "mark", "args": null},
       {"type": "mark", "args": {"label": "done"}},
+      {"type": "stop"},
       {"type": "wait", "args": {"exit": true}}
     ],
     "verify": [
@@ -369,6 +371,18 @@ fn invalid() -> Vec<(String, (&'static str, &'static str))> {
         (
             with_scenario(r#""prepare": [{"type": "send", "inputs": [{"text": "a"}]}]"#),
             ("$.scenario.prepare[0]", "('inputs' was unexpected)"),
+        ),
+        (
+            with_step(r#"{"type": "stop", "args": {}}"#),
+            ("$.scenario.execute[0]", "Additional properties are not allowed ('args' was unexpected)"),
+        ),
+        (
+            with_scenario(r#""verify": [{"type": "stop"}]"#),
+            ("$.scenario.verify[0].type", "'stop' is not one of ['capture', 'command', 'snapshot', 'assert']"),
+        ),
+        (
+            r#"{"$version": 1, "options": {"exitTimeout": "soon"}, "scenario": {"launch": {"executable": "sh"}}}"#.into(),
+            ("$.options.exitTimeout", "'soon' does not match"),
         ),
         (
             with_scenario(r#""verify": [{"type": "wait", "args": {"exit": true}}]"#),
@@ -622,6 +636,7 @@ fn an_exported_session_validates() {
         width: 80,
         height: 24,
         journal,
+        state: Some(shotty::session::State::Exited),
     };
     let yaml = shotty::scenario::export::document(&reply);
     let document = yaml_to_json(&yaml);

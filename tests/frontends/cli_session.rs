@@ -2619,12 +2619,30 @@ fn a_session_exported_as_a_scenario_replays_to_the_same_screen() {
     );
     env.ok(&["stop", &id]);
 
-    // The replay, checked against the session's own final screen.
+    // The replay, checked against the session's own final screen before the program is
+    // stopped, as the session was once exported.
+    let (steps, ending) = yaml.trim_end().rsplit_once('\n').expect("lines");
+    assert!(
+        ending.contains("\"stop\""),
+        "the running session ends by a stop: {yaml}"
+    );
     let replay = format!(
-        "{yaml}    - {{type: snapshot, args: {{golden: {}}}}}\n",
+        "{steps}\n    - {{type: snapshot, args: {{golden: {}}}}}\n{ending}\n",
         golden.display()
     );
     std::fs::write(&scenario, replay).expect("scenario written");
+    let summary = replay_passes(&env, &scenario);
+    assert_eq!(
+        step_kinds(&summary),
+        [
+            "launch", "wait", "send", "wait", "send", "wait", "resize", "wait", "mark", "send",
+            "wait", "snapshot", "stop", "exit"
+        ]
+    );
+}
+
+/// Runs an exported scenario and checks that it passed; returns its summary.
+fn replay_passes(env: &Env, scenario: &Path) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_shotty"))
         .args(["scenario", "run", scenario.to_str().expect("UTF-8")])
         .current_dir(&env.home)
@@ -2635,18 +2653,115 @@ fn a_session_exported_as_a_scenario_replays_to_the_same_screen() {
         .output()
         .expect("shotty runs");
     let summary: Value = serde_json::from_slice(&out.stdout).expect("summary");
-    assert_eq!(out.status.code(), Some(0), "{summary:#}");
-    let kinds: Vec<&str> = summary["steps"]
+    let yaml = std::fs::read_to_string(scenario).unwrap_or_default();
+    assert_eq!(out.status.code(), Some(0), "{summary:#}\n{yaml}");
+    summary
+}
+
+/// The type of every step of a scenario run's summary.
+fn step_kinds(summary: &Value) -> Vec<&str> {
+    summary["steps"]
         .as_array()
         .expect("steps")
         .iter()
         .map(|s| s["type"].as_str().unwrap_or(""))
-        .collect();
-    assert_eq!(
-        kinds,
-        [
-            "launch", "wait", "send", "wait", "send", "wait", "resize", "wait", "mark", "send",
-            "wait", "snapshot"
-        ]
+        .collect()
+}
+
+/// Sessions ending every way a program ends — `exit` in a shell (waited for, and not),
+/// vim's `:wq`, Ctrl+D, still running — export scenarios that replay: the input that ended a
+/// program is followed by a wait for its exit, not for its screen (which fails on an ended
+/// program); one still running is stopped by the replay instead of failing its exit rule.
+#[test]
+fn exports_replay_however_the_session_ended() {
+    let env = Env::new();
+    let work = env.home.join("work");
+    std::fs::create_dir(&work).expect("work dir");
+    let work_arg = work.to_str().expect("UTF-8");
+    let export = |id: &str, name: &str| {
+        let path = env.home.join(format!("{name}.scenario.yaml"));
+        env.ok(&["export", id, "-o", path.to_str().expect("UTF-8")]);
+        let yaml = std::fs::read_to_string(&path).expect("the scenario");
+        (path, yaml)
+    };
+    let ended = |id: &str| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while listed_entry(&env, id)["state"] != "exited" {
+            assert!(Instant::now() < deadline, "{id} did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let sh = |waits: bool| {
+        let id = env.start(&["--cwd", work_arg, "--env", "PS1=$ ", "--", "sh"]);
+        env.ok(&["wait", &id, "--text", "$", "--timeout", "10s"]);
+        env.ok(&["send", &id, "--text", "echo bye; exit", "--keys", "Enter"]);
+        if waits {
+            env.ok(&["wait", &id, "--exit", "--timeout", "10s"]);
+        } else {
+            ended(&id);
+        }
+        id
+    };
+
+    let (path, yaml) = export(&sh(true), "exit-waited");
+    assert!(
+        !yaml.contains("idle"),
+        "no wait for the screen after `exit`: {yaml}"
     );
+    // The agent's own wait for the exit, or (when it matched after the session's record was
+    // kept) one added in its place: one either way.
+    let exit_waits = yaml.lines().filter(|l| l.contains("\"exit\"")).count();
+    assert_eq!(exit_waits, 1, "{yaml}");
+    let summary = replay_passes(&env, &path);
+    assert_eq!(summary["exitCode"], 0);
+    assert_eq!(
+        step_kinds(&summary),
+        ["launch", "wait", "send", "wait", "exit"]
+    );
+
+    let (path, yaml) = export(&sh(false), "exit");
+    assert!(yaml.contains("# added: the program ended here"), "{yaml}");
+    assert_eq!(
+        step_kinds(&replay_passes(&env, &path)),
+        ["launch", "wait", "send", "wait", "exit"]
+    );
+
+    let id = env.start(&["--cwd", work_arg, "--", "cat"]);
+    env.ok(&["send", &id, "--text", "typed", "--keys", "Enter"]);
+    env.ok(&["wait", &id, "--regex", "typed\ntyped", "--timeout", "10s"]);
+    env.ok(&["send", &id, "--keys", "Ctrl+D"]);
+    ended(&id);
+    let (path, _) = export(&id, "ctrl-d");
+    assert_eq!(
+        step_kinds(&replay_passes(&env, &path)),
+        ["launch", "send", "wait", "send", "wait", "exit"]
+    );
+
+    let id = env.start(&["--cwd", work_arg, "--", "cat"]);
+    env.ok(&["send", &id, "--text", "still here", "--keys", "Enter"]);
+    let (path, yaml) = export(&id, "running");
+    assert!(yaml.contains("still running when exported"), "{yaml}");
+    let summary = replay_passes(&env, &path);
+    assert_eq!(
+        step_kinds(&summary),
+        ["launch", "send", "wait", "stop", "exit"]
+    );
+    assert_eq!(summary["exitCode"], Value::Null, "stopped");
+    env.ok(&["stop", &id]);
+
+    if crate::needs::program("vim").is_none() {
+        return;
+    }
+    let vim = ["vim", "-u", "NONE", "-i", "NONE", "-N", "-n", "notes.txt"];
+    let id = env.start(&[&["--cwd", work_arg, "--"][..], &vim].concat());
+    env.ok(&["wait", &id, "--text", "~", "--timeout", "10s"]);
+    env.ok(&[
+        "send", &id, "--text", "isaved", "--keys", "Escape", "--text", ":wq", "--keys", "Enter",
+    ]);
+    ended(&id);
+    let (path, _) = export(&id, "vim");
+    std::fs::remove_file(work.join("notes.txt")).expect("vim wrote notes.txt");
+    replay_passes(&env, &path);
+    let notes = std::fs::read_to_string(work.join("notes.txt")).expect("the replay wrote it");
+    assert_eq!(notes, "saved\n");
 }

@@ -296,7 +296,7 @@ fn a_passing_run_removes_what_its_failure_left() {
         std::fs::write(
             dir.path().join("pin.scenario.yaml"),
             format!(
-                "$version: 1\noptions: {{terminal: {{width: 20, height: 2}}}}\nscenario:\n  launch: {{executable: sh, args: [-c, \"echo {word}; sleep 5\"]}}\n  execute:\n    - {{type: wait, args: {{text: {word}, timeout: 5s}}}}\n    - {{type: snapshot, args: {{golden: pin.svg, timeout: 200ms}}}}\n"
+                "$version: 1\noptions: {{terminal: {{width: 20, height: 2}}}}\nscenario:\n  launch: {{executable: sh, args: [-c, \"echo {word}; read x\"]}}\n  execute:\n    - {{type: wait, args: {{text: {word}, timeout: 5s}}}}\n    - {{type: snapshot, args: {{golden: pin.svg, timeout: 200ms}}}}\n    - {{type: send, inputs: [{{keys: Enter}}]}}\n"
             ),
         )
         .expect("scenario");

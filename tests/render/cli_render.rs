@@ -1183,3 +1183,88 @@ fn at_marker_renders_the_screen_at_a_marker_by_label_or_number() {
         );
     }
 }
+
+/// The pixels of a PNG as RGBA rows, and its width.
+fn rgba(png: &[u8]) -> (Vec<u8>, usize) {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(png));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
+    let mut reader = decoder.read_info().expect("PNG header");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut pixels).expect("PNG frame");
+    pixels.truncate(info.buffer_size());
+    (pixels, info.width as usize)
+}
+
+/// A dialog's screen: one background colour around a box and its shadow. The blue left of
+/// the box is several rectangles (the rows through the box split theirs), which meet at row
+/// boundaries that fall inside pixels at fractional scales and cell heights: every pixel of
+/// that blue must be the blue, at every scale, with no lighter seam between the rows.
+#[test]
+fn one_background_colour_has_no_seams_at_any_scale() {
+    let mut screen = String::from("\x1b[44m\x1b[2J");
+    for row in 3..8 {
+        screen.push_str(&format!(
+            "\x1b[{row};11H\x1b[47m{:20}\x1b[40m  \x1b[44m",
+            ""
+        ));
+    }
+    for scale in ["1", "2", "3", "1.5"] {
+        let out = shotty(
+            &[
+                "render",
+                "--format",
+                "png",
+                "--width",
+                "40",
+                "--height",
+                "10",
+                "--padding",
+                "0",
+                "--margin",
+                "0",
+                "--fontsize",
+                "14",
+                "--line-height",
+                "1.2",
+                "--scale",
+                scale,
+            ],
+            screen.as_bytes(),
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let (pixels, width) = rgba(&out.stdout);
+        let height = pixels.len() / 4 / width;
+        let at = |x: usize, y: usize| &pixels[(y * width + x) * 4..][..4];
+        let blue = at(2, 2).to_vec();
+        // Left of the box (column 10 starts at a quarter of the width), top to bottom.
+        let strip = width / 4 - 2;
+        let seams: Vec<usize> = (0..height)
+            .filter(|&y| (0..strip).any(|x| at(x, y) != blue.as_slice()))
+            .collect();
+        assert!(
+            seams.is_empty(),
+            "×{scale}: rows of other pixels in the blue: {seams:?}"
+        );
+    }
+}
+
+/// Characters no font has (nerd-font icons in the private use area) are drawn as blank cells
+/// in a PNG, as stderr says, not as a missing-glyph box.
+#[test]
+fn characters_no_font_has_are_blank_cells_in_a_png() {
+    let png = |text: &str| {
+        let out = shotty(
+            &["render", "--format", "png", "--width", "12"],
+            text.as_bytes(),
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        (rgba(&out.stdout).0, stderr(&out))
+    };
+    let (icons, said) = png("x \u{f07b} \u{f115} y");
+    assert!(
+        said.contains("U+F07B") && said.contains("U+F115") && said.contains("drawn as blank cells"),
+        "{said}"
+    );
+    let (blank, _) = png("x     y");
+    assert!(icons == blank, "the icons' cells are not blank");
+}

@@ -438,6 +438,7 @@ mod tests {
             StepKind::Assert => json!({ "type": "assert", "args": { "text": "a" } }),
             StepKind::Sleep => json!({ "type": "sleep", "args": { "duration": "1ms" } }),
             StepKind::Mark => json!({ "type": "mark" }),
+            StepKind::Stop => json!({ "type": "stop" }),
         }
     }
 
@@ -611,12 +612,14 @@ mod tests {
             "^key-release$",
             "^key-repeat$",
             "^exit-code$",
+            "^exit-timeout$",
         ]
         .map(String::from)
         .into();
         assert_eq!(found, expected);
         let document = json!({
             "$version": 1,
+            "options": { "exit-timeout": "2s" },
             "scenario": {
                 "working-dir": { "temporary": true },
                 "launch": { "executable": "sh", "shell-integration": false },

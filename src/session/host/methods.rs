@@ -820,10 +820,11 @@ impl Host {
 
     /// How a session the host still holds was started and the steps that drove it.
     pub(super) fn journal(&self, p: IdParams) -> Result<JournalReply, SessionError> {
-        let (meta, start) = match self.lookup(&p.session_id)? {
+        let (meta, start, state) = match self.lookup(&p.session_id)? {
             Entry::Live(l) => {
-                let journal = l.session.lock().journal.clone();
-                (l.meta.clone(), Start::of(&l.session, journal))
+                let live = l.session.lock();
+                let start = Start::of(&l.session, live.journal.clone());
+                (l.meta.clone(), start, live.state)
             }
             Entry::Ended(r) => {
                 let start = r.start.clone().ok_or_else(|| {
@@ -835,7 +836,7 @@ impl Host {
                         ),
                     )
                 })?;
-                (r.meta.clone(), start)
+                (r.meta.clone(), start, r.state)
             }
         };
         Ok(JournalReply {
@@ -846,6 +847,7 @@ impl Host {
             width: start.width,
             height: start.height,
             journal: start.journal,
+            state: Some(state),
         })
     }
 

@@ -41,7 +41,7 @@ fn the_failure_trace_shows_the_failed_step_its_screens_and_cells_in_chromium() {
     );
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).expect("summary");
     let steps = summary["steps"].as_array().expect("steps").len();
-    assert_eq!(steps, 5, "launch, wait, mark, wait, send");
+    assert_eq!(steps, 6, "launch, wait, mark, wait, send, exit");
     let report = dir.join("report");
     for file in [
         "failure.md",
@@ -100,7 +100,7 @@ fn the_failure_trace_shows_the_failed_step_its_screens_and_cells_in_chromium() {
     assert_eq!(seen["frames"], steps, "one frame per step: {seen:#}");
     assert_eq!(
         seen["steps"],
-        serde_json::json!([0, 1, 2, 3, 4]),
+        serde_json::json!([0, 1, 2, 3, 4, 5]),
         "{seen:#}"
     );
     assert_eq!(seen["failedFrames"], 1, "{seen:#}");
