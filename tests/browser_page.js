@@ -20,7 +20,9 @@
 //     double-height line, its first cell's corner on the row's own (the bottom half's on the
 //     row above); every other row's text is drawn untransformed. Together with the glyph
 //     checks above (in the text's own coordinates) this puts every glyph of a scaled row on
-//     its double cell on the page.
+//     its double cell on the page. A fallback glyph wider than its cells may be narrowed about
+//     its centre (a <text> of its own with that transform), as terminals keep glyphs to their
+//     cells.
 const GLYPH_LIMIT = 0.06;
 const SPACE_LIMIT = 0.01;
 const SPACE_STRETCH = 4;
@@ -126,7 +128,20 @@ window.shottyMeasure = async () => {
     const rootInverse = svg.getScreenCTM().inverse();
     const SCALE = { doubleWidth: [2, 1, 0], doubleHeightTop: [2, 2, 0], doubleHeightBottom: [2, 2, 1] };
     const checkScale = (t, row, shown) => {
-      const m = rootInverse.multiply(t.getScreenCTM());
+      let m = rootInverse.multiply(t.getScreenCTM());
+      // A fallback glyph wider than its cells is a <text> of its own, narrowed about its
+      // centre: taken out, what is left is the row's transform.
+      const own = t.tagName === 'tspan' && t.parentElement.transform.baseVal.consolidate();
+      if (own) {
+        const n = own.matrix;
+        const centre = Number(t.getAttribute('x'));
+        const single = t.classList.contains('m') && [...t.textContent].length === 1;
+        if (!single || n.b || n.c || n.d !== 1 || !(n.a > 0.3 && n.a < 1)
+          || Math.abs(n.a * centre + n.e - centre) > 0.01) {
+          problem({ kind: 'narrowed', text: shown, row, matrix: [n.a, n.b, n.c, n.d, n.e, n.f] });
+        }
+        m = m.multiply(n.inverse());
+      }
       const [sx, sy, up] = SCALE[meta.rows[row] && meta.rows[row].size] || [1, 1, 0];
       const top = origin[1] + row * ch;
       // Where the row's first cell's corner lands, and where it should.

@@ -71,17 +71,21 @@ fn primary_face() -> Option<&'static ttf_parser::Face<'static>> {
     monospace_face(false, false)
 }
 
+/// Bundled face `index` of [`BUNDLED`], parsed once.
+fn bundled_face(index: usize) -> Option<&'static ttf_parser::Face<'static>> {
+    static FACES: OnceLock<[Option<ttf_parser::Face<'static>>; 8]> = OnceLock::new();
+    FACES
+        .get_or_init(|| std::array::from_fn(|i| ttf_parser::Face::parse(BUNDLED[i].data, 0).ok()))
+        .get(index)?
+        .as_ref()
+}
+
 /// The bundled monospace face of this weight and slant, parsed once.
 pub(crate) fn monospace_face(
     bold: bool,
     italic: bool,
 ) -> Option<&'static ttf_parser::Face<'static>> {
-    static FACES: OnceLock<[Option<ttf_parser::Face<'static>>; 4]> = OnceLock::new();
-    let faces = FACES.get_or_init(|| {
-        // BUNDLED's first four, in the order of `monospace_index`.
-        std::array::from_fn(|i| ttf_parser::Face::parse(BUNDLED[i].data, 0).ok())
-    });
-    faces[monospace_index(bold, italic)].as_ref()
+    bundled_face(monospace_index(bold, italic))
 }
 
 /// Where the monospace face of this weight and slant is in [`BUNDLED`].
@@ -274,7 +278,6 @@ pub fn uncovered(db: &fontdb::Database, chars: impl IntoIterator<Item = char>) -
         .collect()
 }
 
-#[cfg(feature = "embed-font")]
 /// The bundled face a browser will draw `c` with in a run of the given style: the matching
 /// monospace face if it has the glyph, else the first fallback face that does (the same
 /// order resvg uses).
@@ -282,12 +285,31 @@ pub(crate) fn face_for(c: char, bold: bool, italic: bool) -> Option<usize> {
     if primary_covers(c) {
         return Some(monospace_index(bold, italic));
     }
-    BUNDLED.iter().enumerate().skip(4).find_map(|(i, font)| {
-        ttf_parser::Face::parse(font.data, 0)
-            .ok()
-            .and_then(|f| f.glyph_index(c))
-            .map(|_| i)
-    })
+    (4..BUNDLED.len()).find(|&i| bundled_face(i).is_some_and(|f| f.glyph_index(c).is_some()))
+}
+
+/// How much narrower `c`, drawn centred on `cells` cells in a run of the given style, must be
+/// for its ink to stay inside them: a fallback face's glyphs are of its own proportions (★ in
+/// DejaVu Sans is 1.5 cells wide), and a terminal keeps every glyph to its cells. 1 when the
+/// ink fits, and for the monospace faces' own glyphs, which are drawn as designed.
+pub(crate) fn ink_fit(c: char, bold: bool, italic: bool, cells: usize) -> f64 {
+    let fit = || -> Option<f64> {
+        let index = face_for(c, bold, italic).filter(|&i| i >= 4)?;
+        let (face, cell) = (bundled_face(index)?, primary_face()?);
+        let glyph = face.glyph_index(c)?;
+        let ink = face.glyph_bounding_box(glyph)?;
+        let centre = f64::from(face.glyph_hor_advance(glyph)?) / 2.0;
+        let half_ink = (centre - f64::from(ink.x_min)).max(f64::from(ink.x_max) - centre);
+        // Both in ems: the cells' half width, and the ink's half width about the centre.
+        let cell_em = f64::from(cell.glyph_hor_advance(cell.glyph_index('0')?)?)
+            / f64::from(cell.units_per_em());
+        let room = cells as f64 * cell_em / 2.0;
+        let needed = half_ink / f64::from(face.units_per_em());
+        // In the hundredths a document writes numbers in, rounded down to stay inside.
+        let scale = ((room / needed).min(1.0) * 100.0).floor() / 100.0;
+        Some(scale).filter(|s| s.is_finite() && *s > 0.0)
+    };
+    fit().unwrap_or(1.0)
 }
 
 #[cfg(feature = "embed-font")]

@@ -122,6 +122,16 @@ pub enum RunX {
     /// One centre per character (`text-anchor: middle`): fallback-font and wide characters,
     /// each centred on its cells so its own advance never shifts anything else.
     Centers(Vec<f64>),
+    /// One character centred on its cells, that the bundled face drawing it draws wider than
+    /// them: where the bundled faces draw the text (a raster, embedded fonts) it is narrowed
+    /// by `scale` about its centre, as a terminal keeps every glyph to its cells
+    /// (its ink within them); elsewhere it is centred like [`RunX::Centers`].
+    Narrowed {
+        /// The centre of its cells.
+        centre: f64,
+        /// Its width, as a share of its face's (below 1).
+        scale: f64,
+    },
 }
 
 /// A run of text in one class.
@@ -472,6 +482,8 @@ struct Builder<'a> {
     /// without colour glyphs, and the selector would send a browser to its colour emoji font
     /// for that one character.
     text_presentation: bool,
+    /// [`font::ink_fit`] of each (character, bold, italic, cells) met so far.
+    ink_fits: FxHashMap<(char, bool, bool, usize), f64>,
     m: CellMetrics,
     stroke: Stroke,
     classes: Vec<TextClass>,
@@ -800,6 +812,31 @@ impl Builder<'_> {
             // A primary-font base with combining marks starts at its cell like any primary
             // glyph (the font positions the marks); centring would count the marks' advances.
             let starts = simple || (cell.w == 1 && font::primary_covers(first));
+            // A glyph wider than its cells is a run of its own, to be narrowed where it is drawn.
+            let scale = if single && !starts {
+                *self
+                    .ink_fits
+                    .entry((first, style.bold, style.italic, width))
+                    .or_insert_with(|| font::ink_fit(first, style.bold, style.italic, width))
+            } else {
+                1.0
+            };
+            if scale < 1.0 {
+                self.flush(&mut open);
+                self.runs.push(Run {
+                    x: RunX::Narrowed {
+                        centre: x + w / 2.0,
+                        scale,
+                    },
+                    y: baseline,
+                    text: text.to_owned(),
+                    cells: width,
+                    class,
+                    link,
+                });
+                spaces = 0;
+                continue;
+            }
             let joins = open.as_ref().is_some_and(|o| {
                 o.run.class == class
                     && o.run.link == link
@@ -951,6 +988,7 @@ impl Layout {
             themes,
             bold_is_bright: a.bold_is_bright,
             text_presentation: a.embed_font,
+            ink_fits: FxHashMap::default(),
             m,
             stroke: Stroke::for_font_size(a.font_size),
             classes: Vec::new(),
@@ -1133,7 +1171,8 @@ impl Layout {
 
     /// Whether any run is centred on its cells ([`RunX::Centers`]).
     pub fn has_centred_runs(&self) -> bool {
-        self.all_runs().any(|r| matches!(r.x, RunX::Centers(_)))
+        self.all_runs()
+            .any(|r| matches!(r.x, RunX::Centers(_) | RunX::Narrowed { .. }))
     }
 
     /// Every text run, those of the scaled rows included.

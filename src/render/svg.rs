@@ -364,6 +364,10 @@ fn run_tspans(out: &mut String, style: TextStyle, x: &RunX, y: Option<f64>, text
     // Only runs of one character a cell are longer than a cell (see `Run::cells`).
     let (x, cells, width) = match (x, fit) {
         (RunX::Centers(xs), _) => return tspan(out, style, Place::Centers(xs), y, text),
+        (RunX::Narrowed { centre, .. }, _) => {
+            let place = Place::Centers(std::slice::from_ref(centre));
+            return tspan(out, style, place, y, text);
+        }
         (RunX::Start(x), Fit::Cells { cells, width })
             if cells > 1 && text.chars().count() == cells =>
         {
@@ -848,11 +852,11 @@ fn drawing(
     shapes: &[Shape],
     strokes: &[Stroke1],
     runs: &[Run],
-    grid: Option<f64>,
+    fit: TextFit,
     text_style: impl Fn(usize) -> TextStyle,
 ) {
     shapes_and_strokes(out, shapes, strokes);
-    text(out, layout, runs, Baseline::PerRun, grid, text_style);
+    text(out, layout, runs, Baseline::PerRun, fit, text_style);
 }
 
 /// ` d="…"`: the layout's path data, relative ([`path_data::push_relative`]) unless it holds
@@ -901,17 +905,27 @@ pub(crate) enum Baseline {
 /// Text runs: one `<text>` for the runs without a link, with nothing between its
 /// `<tspan>`s (see the title in [`frame`]); one `<a><text>` per linked run. `xml:space` on the
 /// `<text>`, once, rather than on every tspan: there is no other character data for it to
-/// apply to. `grid` is the cell width the runs are fitted to ([`Fit::Cells`]), if they are.
+/// apply to. `fit` is how the runs keep to their cells; in the bundled faces, a glyph wider
+/// than its cells ([`RunX::Narrowed`]) is a `<text>` of its own after them, narrowed.
 pub(crate) fn text(
     out: &mut String,
     layout: &Layout,
     runs: &[Run],
     baseline: Baseline,
-    grid: Option<f64>,
+    fit: TextFit,
     text_style: impl Fn(usize) -> TextStyle,
 ) {
-    let open = |out: &mut String| {
+    let grid = fit.grid();
+    let open = |out: &mut String, transform: Option<(f64, f64)>| {
         out.push_str("\n<text xml:space=\"preserve\"");
+        if let Some((scale, centre)) = transform {
+            // Narrower by `scale` about the glyph's centre, which stays where it is.
+            out.push_str(" transform=\"matrix(");
+            push_f(out, scale);
+            out.push_str(" 0 0 1 ");
+            push_f(out, centre * (1.0 - scale));
+            out.push_str(" 0)\"");
+        }
         if let Baseline::Row(y) = baseline {
             num(out, "y", y);
         }
@@ -921,7 +935,7 @@ pub(crate) fn text(
         Baseline::PerRun => Some(run.y),
         Baseline::Row(_) => None,
     };
-    let fit = |run: &Run| match grid {
+    let cells = |run: &Run| match grid {
         Some(width) => Fit::Cells {
             cells: run.cells,
             width,
@@ -935,8 +949,18 @@ pub(crate) fn text(
             &run.x,
             y(run),
             &run.text,
-            fit(run),
+            cells(run),
         );
+    };
+    // A run drawn narrowed: a <text> of its own.
+    let narrowed = |run: &Run| match (fit, &run.x) {
+        (TextFit::Bundled, &RunX::Narrowed { centre, scale }) => Some((scale, centre)),
+        _ => None,
+    };
+    let apart = |out: &mut String, run: &Run| {
+        open(out, narrowed(run));
+        tspans(out, run);
+        out.push_str("</text>");
     };
     // Fitted to the grid, the runs of a row that can be are one stretched text.
     let in_row_text = |run: &Run| grid.is_some() && row_text_start(run).is_some();
@@ -950,25 +974,28 @@ pub(crate) fn text(
             row_text(out, &joined, baseline, width, &layout.classes, &text_style);
         }
     }
-    let mut unlinked = runs
+    let unlinked = |r: &&Run| r.link.is_none() && !in_row_text(r);
+    let mut shared = runs
         .iter()
-        .filter(|r| r.link.is_none() && !in_row_text(r))
+        .filter(|r| unlinked(r) && narrowed(r).is_none())
         .peekable();
-    if unlinked.peek().is_some() {
-        open(out);
-        for run in unlinked {
+    if shared.peek().is_some() {
+        open(out, None);
+        for run in shared {
             tspans(out, run);
         }
         out.push_str("</text>");
+    }
+    for run in runs.iter().filter(|r| unlinked(r) && narrowed(r).is_some()) {
+        apart(out, run);
     }
     for run in runs {
         let Some(l) = run.link else { continue };
         out.push_str("\n<a href=\"");
         push_escaped(out, &layout.links[l], Escape::Uri);
         out.push_str("\">");
-        open(out);
-        tspans(out, run);
-        out.push_str("</text>\n</a>");
+        apart(out, run);
+        out.push_str("\n</a>");
     }
 }
 
@@ -1049,10 +1076,39 @@ impl Content<'_> {
     }
 }
 
-/// The cell width the text of a document for viewers is fitted to ([`Fit::Cells`]): none when
-/// the fonts it is measured in are embedded.
-pub(crate) fn grid_fit(layout: &Layout, a: &Appearance) -> Option<f64> {
-    (!a.embed_font).then_some(layout.metrics.width)
+/// How a document's text keeps to the cell grid, by the faces that draw it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum TextFit {
+    /// The viewer's fonts: runs stretched to cells this wide ([`Fit::Cells`]).
+    Grid(f64),
+    /// The bundled faces (embedded, or the raster's): runs placed by their starts, and a
+    /// fallback glyph wider than its cells narrowed into them ([`font::ink_fit`]).
+    Bundled,
+    /// Faces of the user's besides the bundled ones (a raster's font family or files):
+    /// runs placed by their starts, glyphs as those faces draw them.
+    Placed,
+}
+
+impl TextFit {
+    /// The cell width runs are stretched to, if they are.
+    fn grid(self) -> Option<f64> {
+        match self {
+            TextFit::Grid(width) => Some(width),
+            TextFit::Bundled | TextFit::Placed => None,
+        }
+    }
+}
+
+/// How the text of a document is fitted to its cells: to a grid for viewers, unless the
+/// faces it is measured in are embedded; `raster` for the document resvg draws.
+pub(crate) fn text_fit(layout: &Layout, a: &Appearance, raster: bool) -> TextFit {
+    if raster && (a.font_family.is_some() || !a.font_files.is_empty()) {
+        TextFit::Placed
+    } else if raster || a.embed_font {
+        TextFit::Bundled
+    } else {
+        TextFit::Grid(layout.metrics.width)
+    }
 }
 
 fn document(
@@ -1097,12 +1153,7 @@ fn document(
         Some(c) if !in_sheet(class) => TextStyle::Inline(*c),
         _ => TextStyle::Class(class),
     };
-    // The raster's text is drawn by resvg in the bundled faces.
-    let grid = if inline_styles {
-        None
-    } else {
-        grid_fit(layout, a)
-    };
+    let fit = text_fit(layout, a, inline_styles);
     let text_bytes: usize = layout.all_runs().map(|r| r.text.len() + 64).sum();
     let shape_bytes: usize = layout.shapes.iter().map(|s| s.path.len() + 40).sum();
     let mut out = String::with_capacity(
@@ -1135,7 +1186,7 @@ fn document(
         // The raster is drawn at the appearance's scale from the document's origin.
         let pixels_per_unit = inline_styles.then_some(a.scale);
         backgrounds(&mut body, &layout.backgrounds, pixels_per_unit);
-        scaled_rows(&mut body, layout, &mut defs, "row", grid, text_style);
+        scaled_rows(&mut body, layout, &mut defs, "row", fit, text_style);
         cursor(&mut body, layout);
         shapes_and_strokes(&mut body, &layout.shapes, &layout.strokes);
     }
@@ -1144,7 +1195,7 @@ fn document(
         layout,
         content.runs,
         Baseline::PerRun,
-        grid,
+        fit,
         text_style,
     );
     if !content.over_text {
@@ -1281,7 +1332,7 @@ pub(crate) fn scaled_rows(
     layout: &Layout,
     defs: &mut String,
     clip_id: &str,
-    grid: Option<f64>,
+    fit: TextFit,
     text_style: impl Fn(usize) -> TextStyle + Copy,
 ) {
     for (i, row) in layout.scaled_rows.iter().enumerate() {
@@ -1308,7 +1359,7 @@ pub(crate) fn scaled_rows(
             &row.shapes,
             &row.strokes,
             &row.runs,
-            grid,
+            fit,
             text_style,
         );
         body.push_str("\n</g>\n</g>");

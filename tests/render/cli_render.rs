@@ -1268,3 +1268,57 @@ fn characters_no_font_has_are_blank_cells_in_a_png() {
     let (blank, _) = png("x     y");
     assert!(icons == blank, "the icons' cells are not blank");
 }
+
+/// A fallback face's glyph wider than its cells (★ in DejaVu Sans is 1.5 cells, ☂ in Symbola
+/// 1.75) is narrowed into them, as a terminal keeps every glyph to its cells: in the PNG, no
+/// ink of it reaches the neighbouring cells (but a pixel of antialiasing).
+#[test]
+fn fallback_glyphs_keep_their_ink_in_their_cells() {
+    for (style, sample) in [("", "○★☆♥☂⏎✗"), ("\x1b[1m", "○★☂")] {
+        for c in sample.chars() {
+            let out = shotty(
+                &[
+                    "render",
+                    "--format",
+                    "png",
+                    "--width",
+                    "3",
+                    "--height",
+                    "1",
+                    "--padding",
+                    "0",
+                    "--margin",
+                    "0",
+                    "--no-cursor",
+                    "--scale",
+                    "2",
+                ],
+                format!("{style} {c} ").as_bytes(),
+            );
+            assert!(out.status.success(), "{}", stderr(&out));
+            let (pixels, width) = rgba(&out.stdout);
+            let height = pixels.len() / 4 / width;
+            let at = |x: usize, y: usize| &pixels[(y * width + x) * 4..][..3];
+            let background = at(0, 0).to_vec();
+            let inked = |x: usize| {
+                (0..height).any(|y| {
+                    at(x, y)
+                        .iter()
+                        .zip(&background)
+                        .any(|(p, b)| p.abs_diff(*b) > 24)
+                })
+            };
+            // The middle cell's pixels, and the one each side that its edges may share.
+            let cell = width as f64 / 3.0;
+            let (first, last) = (cell.floor() as usize - 1, (2.0 * cell).ceil() as usize);
+            let outside: Vec<usize> = (0..width)
+                .filter(|&x| x < first || x > last)
+                .filter(|&x| inked(x))
+                .collect();
+            assert!(
+                outside.is_empty(),
+                "{style:?}{c}: ink in columns {outside:?}, its cell is {first}..={last}"
+            );
+        }
+    }
+}

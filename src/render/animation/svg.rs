@@ -275,15 +275,8 @@ impl SvgAnimation {
         }
         let clip_id = format!("z{}-", self.clips);
         self.clips += usize::from(!layout.scaled_rows.is_empty());
-        let grid = still::grid_fit(layout, &self.appearance);
-        still::scaled_rows(
-            &mut body,
-            layout,
-            &mut self.defs,
-            &clip_id,
-            grid,
-            text_style,
-        );
+        let fit = still::text_fit(layout, &self.appearance, false);
+        still::scaled_rows(&mut body, layout, &mut self.defs, &clip_id, fit, text_style);
         if let Some((r, colour)) = layout.cursor {
             self.place_rect(&mut body, r, colour);
         }
@@ -305,7 +298,7 @@ impl SvgAnimation {
                     layout,
                     row,
                     Baseline::Row(baseline),
-                    grid,
+                    fit,
                     text_style,
                 );
                 drawing
