@@ -101,26 +101,74 @@ pub fn cell_path(
     Some(fill)
 }
 
-/// Appends `new` (path data of one cell) to `path`, joining a rectangle that continues the
-/// last rectangle of `path` on the right at the same height into it: a horizontal line or a
-/// bar across many cells (`──────`, a progress bar) becomes one rectangle instead of one per
-/// cell, the same filled area in far fewer bytes.
+/// Appends `new` (path data of one cell) to `path`, joining each rectangle of it that
+/// continues a rectangle of the cell before on the right at the same height into that one: a
+/// horizontal line or a bar across many cells (`──────`, `═════`, a progress bar, the arms of
+/// `├` and `┼`) becomes one rectangle instead of one per cell, the same filled area in far
+/// fewer bytes. The rectangle reaching furthest right goes last, where the next cell looks.
 pub fn append_joined(path: &mut String, new: &str) {
-    if let (Some(last_start), Some(next)) = (path.rfind('M'), as_rect(new))
-        && let Some(last) = as_rect(&path[last_start..])
-        && last.y0 == next.y0
-        && last.y1 == next.y1
-        && last.x1 == next.x0
+    let mut pieces: Vec<&str> = subpaths(new).collect();
+    // A stable sort: only the piece that reaches the cell's right edge moves, to the end.
+    let right = |piece: &&str| as_rect(piece).and_then(|r| r.x1.parse::<f64>().ok());
+    if let Some(furthest) = pieces
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| right(p).map(|x| (i, x)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
     {
-        let joined = format!(
-            "M{} {}H{}V{}H{}Z",
-            last.x0, last.y0, next.x1, last.y1, last.x0
-        );
-        path.truncate(last_start);
-        path.push_str(&joined);
-        return;
+        let piece = pieces.remove(furthest);
+        pieces.push(piece);
     }
-    path.push_str(new);
+    // The subpaths the cell before wrote, at most: beyond them nothing ends at this cell.
+    let recent = path
+        .rmatch_indices('M')
+        .nth(RECENT_SUBPATHS)
+        .map_or(0, |(i, _)| i);
+    for piece in pieces {
+        if let Some(next) = as_rect(piece)
+            && join_into(path, recent, &next)
+        {
+            continue;
+        }
+        path.push_str(piece);
+    }
+}
+
+/// How many of the last subpaths of a path [`append_joined`] looks at to join a rectangle to.
+const RECENT_SUBPATHS: usize = 6;
+
+/// The subpaths of path data, each from its `M`.
+fn subpaths(path: &str) -> impl Iterator<Item = &str> {
+    let mut starts = path.match_indices('M').map(|(i, _)| i).peekable();
+    std::iter::from_fn(move || {
+        let start = starts.next()?;
+        let end = starts.peek().copied().unwrap_or(path.len());
+        Some(&path[start..end])
+    })
+}
+
+/// Joins rectangle `next` into a rectangle of `path` at or after byte `from` that it continues
+/// on the right at the same height; false when there is none.
+fn join_into(path: &mut String, from: usize, next: &RectText<'_>) -> bool {
+    let found = subpaths(&path[from..]).find_map(|piece| {
+        let last = as_rect(piece)?;
+        (last.y0 == next.y0 && last.y1 == next.y1 && last.x1 == next.x0).then(|| {
+            let start = piece.as_ptr() as usize - path.as_ptr() as usize;
+            let joined = format!(
+                "M{} {}H{}V{}H{}Z",
+                last.x0, last.y0, next.x1, last.y1, last.x0
+            );
+            (start..start + piece.len(), joined)
+        })
+    });
+    match found {
+        Some((range, joined)) => {
+            path.replace_range(range, &joined);
+            true
+        }
+        None => false,
+    }
 }
 
 /// The corners of a rectangle as [`Pen::rect`] writes it, `M x0 y0 H x1 V y1 H x0 Z`, as

@@ -526,3 +526,42 @@ fn stroke_sizes() {
         }
     );
 }
+
+/// A line of box drawing appended cell by cell: each horizontal stroke across the line, the
+/// arms of `├`, `┼` and `┤` included, is one rectangle, and the filled area is the cells'.
+#[test]
+fn strokes_across_cells_join_into_one_rectangle() {
+    let (y, w, h) = (36.4, 8.4, 18.2);
+    for (line, most) in [
+        ("├───┼───┤", 4),
+        // The double lines stop at `╬`'s inner corners: three stretches each.
+        ("╠═══╬═══╣", 14),
+        ("┣━━━╋━━━┫", 4),
+        ("└───┴───┘", 4),
+        ("▀▀▀▀", 1),
+    ] {
+        let (mut joined, mut apart) = (String::new(), String::new());
+        for (i, c) in line.chars().enumerate() {
+            let (cell, _) = path(c, (16.8 + i as f64 * w, y, w, h));
+            append_joined(&mut joined, &cell);
+            apart.push_str(&cell);
+        }
+        let (joined, apart) = (subpaths(&joined), subpaths(&apart));
+        assert!(
+            joined.len() <= most,
+            "{line}: {} subpaths: {joined:?}",
+            joined.len()
+        );
+        assert!(joined.len() < apart.len(), "{line}");
+        let cells = line.chars().count() as f64;
+        for i in 0..400 {
+            for j in 0..60 {
+                let p = (
+                    16.8 + 0.013 + i as f64 * cells * w / 400.0,
+                    y + 0.011 + j as f64 * h / 60.0,
+                );
+                assert_eq!(inside(&joined, p), inside(&apart, p), "{line} at {p:?}");
+            }
+        }
+    }
+}
