@@ -97,9 +97,9 @@ fn differing(a: &Rgb8, b: &Rgb8) -> f64 {
     far as f64 / a.pixels.len() as f64
 }
 
-/// Moments inside frame intervals: at the start, with the box drawn, mid-way through the
-/// progress bar, and during the final sleep (the last screen). The recording's times equal
-/// the animation's (speed 1, no pause cut).
+/// Moments of [`recording`] inside frame intervals: at the start, with the box drawn, mid-way
+/// through the progress bar, and during the final sleep (the last screen). The recording's
+/// times equal the animation's (speed 1, no pause cut).
 const MOMENTS: [(f64, u32); 5] = [
     (0.25, 250),
     (0.75, 750),
@@ -108,7 +108,56 @@ const MOMENTS: [(f64, u32); 5] = [
     (10.5, 10500),
 ];
 
-/// Renders the recording animated and as the still of each of [`MOMENTS`] into `dir`, has
+/// vim's split window with line numbers (the fixture's bytes) arriving in six pieces half a
+/// second apart, at 80×24: a full screen of rows whose baselines fall at many fractions of a
+/// pixel.
+fn vim_recording() -> String {
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/vim_split_number.bin"),
+    )
+    .expect("the vim fixture");
+    let text = String::from_utf8_lossy(&bytes);
+    let chars: Vec<char> = text.chars().collect();
+    let mut cast = String::from("{\"version\":2,\"width\":80,\"height\":24}\n");
+    let pieces = 6;
+    for i in 0..pieces {
+        let piece: String = chars[i * chars.len() / pieces..(i + 1) * chars.len() / pieces]
+            .iter()
+            .collect();
+        let data = serde_json::to_string(&piece).expect("JSON string");
+        cast.push_str(&format!("[{}, \"o\", {data}]\n", 0.1 + 0.5 * i as f64));
+    }
+    cast.push_str("[4.0, \"o\", \"\"]\n");
+    cast
+}
+
+/// Moments of [`vim_recording`]: after each of its pieces.
+const VIM_MOMENTS: [(f64, u32); 6] = [
+    (0.35, 350),
+    (0.85, 850),
+    (1.35, 1350),
+    (1.85, 1850),
+    (2.35, 2350),
+    (2.85, 2850),
+];
+
+/// A recording, its moments, and the appearance options its animation and stills share.
+struct Recording {
+    cast: String,
+    moments: &'static [(f64, u32)],
+    options: &'static [&'static str],
+}
+
+/// [`recording`] with embedded fonts in a macOS window.
+fn demo() -> Recording {
+    Recording {
+        cast: recording(),
+        moments: &MOMENTS,
+        options: &["--embed-font", "-d", "macos", "--title", "demo"],
+    }
+}
+
+/// Renders `recording` animated and as the still of each of its moments into `dir`, has
 /// `shoot` draw each (`shoot(svg, at_ms, name)`: the animation paused at `at_ms`, or with
 /// animations off for `None`), and returns what does not hold: the animation at a moment
 /// looks like that moment's still and unlike every other, and without animation it shows
@@ -116,46 +165,39 @@ const MOMENTS: [(f64, u32); 5] = [
 fn check_moments(
     dir: &Path,
     browser: &str,
+    recording: &Recording,
     mut shoot: impl FnMut(&str, Option<u32>, &str) -> Rgb8,
 ) -> Vec<String> {
+    let moments = recording.moments;
     let cast = dir.join("run.cast");
-    std::fs::write(&cast, recording()).expect("recording written");
+    std::fs::write(&cast, &recording.cast).expect("recording written");
     let cast_arg = cast.to_str().expect("UTF-8 path");
     let animated = dir.join("run.svg");
-    let common = [
-        "--embed-font",
-        "-d",
-        "macos",
-        "--title",
-        "demo",
-        "--fps",
-        "10",
-    ];
-    let mut args = vec!["render", cast_arg, "--video", "-o"];
+    let mut args = vec!["render", cast_arg, "--video", "--fps", "10", "-o"];
     args.push(animated.to_str().expect("UTF-8 path"));
-    args.extend(common);
+    args.extend(recording.options);
     shotty(&args);
     let svg = std::fs::read_to_string(&animated).expect("animation readable");
 
     let mut stills = Vec::new();
-    for (at, ms) in MOMENTS {
+    for &(at, ms) in moments {
         let still = dir.join(format!("still-{ms}.svg"));
         let at = at.to_string();
         let mut args = vec!["render", cast_arg, "--at", &at, "-o"];
         args.push(still.to_str().expect("UTF-8 path"));
-        args.extend(common.iter().filter(|a| !["--fps", "10"].contains(a)));
+        args.extend(recording.options);
         shotty(&args);
         let still = std::fs::read_to_string(&still).expect("still readable");
         stills.push(shoot(&still, None, &format!("still-{ms}")));
     }
     let mut failures = Vec::new();
-    for (i, &(_, ms)) in MOMENTS.iter().enumerate() {
+    for (i, &(_, ms)) in moments.iter().enumerate() {
         let shot = shoot(&svg, Some(ms), &format!("animated-{ms}"));
         for (j, still) in stills.iter().enumerate() {
             let d = differing(&shot, still);
             eprintln!(
                 "{browser}: animation at {ms} ms vs still at {} ms: {:.4}% differ",
-                MOMENTS[j].1,
+                moments[j].1,
                 100.0 * d
             );
             // The same moment looks the same; any other moment looks different (so the
@@ -163,7 +205,7 @@ fn check_moments(
             if (i == j) != (d < 0.0002) {
                 failures.push(format!(
                     "{browser}: animation at {ms} ms vs still at {} ms: {:.4}% of pixels differ",
-                    MOMENTS[j].1,
+                    moments[j].1,
                     100.0 * d
                 ));
             }
@@ -186,7 +228,25 @@ fn the_animation_shows_the_recordings_screen_at_each_moment_in_chromium() {
     let Some(chromium) = chromium() else { return };
     let (dir, _keep) = workdir("animation");
     let mut browser = Browser::launch(&chromium, &[]);
-    let failures = check_moments(&dir, "Chromium", |svg, at_ms, name| {
+    let failures = check_moments(&dir, "Chromium", &demo(), |svg, at_ms, name| {
+        screenshot(&mut browser, svg, at_ms, &dir, name)
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The default SVG (the viewer's fonts) of a full 80×24 screen: every row of the animation
+/// on the still's pixels, at each moment.
+#[test]
+fn an_80x24_vim_animation_shows_each_moments_still_in_chromium() {
+    let Some(chromium) = chromium() else { return };
+    let (dir, _keep) = workdir("animation-vim");
+    let mut browser = Browser::launch(&chromium, &[]);
+    let vim = Recording {
+        cast: vim_recording(),
+        moments: &VIM_MOMENTS,
+        options: &[],
+    };
+    let failures = check_moments(&dir, "Chromium", &vim, |svg, at_ms, name| {
         screenshot(&mut browser, svg, at_ms, &dir, name)
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -256,7 +316,7 @@ fn firefox_screenshot(
 fn the_animation_shows_the_recordings_screen_at_each_moment_in_firefox() {
     let Some(firefox) = firefox() else { return };
     let (dir, _keep) = workdir("animation-firefox");
-    let failures = check_moments(&dir, "Firefox", |svg, at_ms, name| {
+    let failures = check_moments(&dir, "Firefox", &demo(), |svg, at_ms, name| {
         firefox_screenshot(&firefox, svg, at_ms, &dir, name)
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -287,7 +347,7 @@ fn the_animation_shows_the_recordings_screen_at_each_moment_in_webkit() {
     };
     let (dir, _keep) = workdir("animation-webkit");
     let mut webkit = WebKit::launch(&driver, &browser);
-    let failures = check_moments(&dir, "WebKit", |svg, at_ms, name| {
+    let failures = check_moments(&dir, "WebKit", &demo(), |svg, at_ms, name| {
         webkit_screenshot(&mut webkit, svg, at_ms, &dir, name)
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
