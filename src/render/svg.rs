@@ -478,11 +478,11 @@ fn row_text_start(run: &Run) -> Option<f64> {
 
 /// The runs of one row that have a [`row_text_start`] as one `<text>` from the first run's
 /// start: a `<tspan>` for each stretch of cells in one style (the cells up to the next run
-/// written as spaces), each stretched to its cells (`textLength`, glyphs and spacing scaled
-/// alike), so a viewer's font of any advance puts every glyph on its cell and every stretch
-/// starts where the one before ends. The row's most common plain style is the `<text>`'s. A row
-/// costs one position instead of one a run. (Stretching the whole `<text>` instead would be
-/// smaller still, but resvg misplaces the glyphs of a stretched text that has tspans.)
+/// written as spaces), the whole `<text>` stretched to its cells (`textLength`, glyphs and
+/// spacing scaled alike): the characters every monospace font has are of one advance in one
+/// font, bold or not, so a viewer's font of any advance puts every glyph on its cell. The
+/// row's most common plain style is the `<text>`'s. A row costs one position and one stretch
+/// instead of one of each a run.
 fn row_text(
     out: &mut String,
     runs: &[&Run],
@@ -537,24 +537,27 @@ fn row_text(
     }
     num(out, "x", x0);
     num(out, "y", y);
-    // A row in one style is stretched as a whole.
-    if let [(class, text, cells)] = stretches.as_slice() {
-        if base.is_none() {
-            style_attributes(out, text_style(*class), false);
-        }
-        stretch(out, *cells as f64 * width);
-        out.push_str(" xml:space=\"preserve\">");
+    // A row in one style is its text alone.
+    let single = match stretches.as_slice() {
+        [(class, text, _)] => Some((*class, text)),
+        _ => None,
+    };
+    if let (Some((class, _)), None) = (single, base) {
+        style_attributes(out, text_style(class), false);
+    }
+    let cells: usize = stretches.iter().map(|s| s.2).sum();
+    stretch(out, cells as f64 * width);
+    out.push_str(" xml:space=\"preserve\">");
+    if let Some((_, text)) = single {
         push_text(out, text);
         out.push_str("</text>");
         return;
     }
-    out.push_str(" xml:space=\"preserve\">");
-    for (class, text, cells) in &stretches {
+    for (class, text, _) in &stretches {
         out.push_str("<tspan");
         if Some(*class) != base {
             style_attributes(out, text_style(*class), false);
         }
-        stretch(out, *cells as f64 * width);
         out.push('>');
         push_text(out, text);
         out.push_str("</tspan>");
