@@ -287,12 +287,17 @@ impl PtyProcess {
     /// from outside comes: input, most often. A program with a timer (a clock, a spinner,
     /// `htop`'s refresh, `sleep`) does not wait so. False when it cannot be told.
     pub fn waits_without_timeout(&self) -> bool {
-        let Some(table) = ProcessTable::read() else {
-            return false;
+        let tree_waits = || {
+            let Some(table) = ProcessTable::read() else {
+                return false;
+            };
+            let members = self.tree_members(&mut self.tree(), Some(&table));
+            let mut live = members.iter().filter(|m| !m.is_dead()).peekable();
+            live.peek().is_some() && live.all(|m| procfs::waits_without_timeout(m.id.pid))
         };
-        let members = self.tree_members(&mut self.tree(), Some(&table));
-        let mut live = members.iter().filter(|m| !m.is_dead()).peekable();
-        live.peek().is_some() && live.all(|m| procfs::waits_without_timeout(m.id.pid))
+        // Twice: a process forked while `/proc` was being listed the first time is listed the
+        // second, after every member was seen waiting.
+        tree_waits() && tree_waits()
     }
 
     /// How many bytes of output have been read from the terminal so far: with what the

@@ -87,9 +87,17 @@ pub(crate) fn wchan(pid: i32) -> String {
 /// Whether every thread of `pid` is asleep in a system call that waits with no time limit:
 /// reading, `poll`/`select`/`epoll` without a timeout, waiting for a child or a signal, a
 /// futex wait without a timeout. Then only an event from outside (input, a child ending, a
-/// signal, data on a socket) wakes it. False when it cannot be told (the process is gone, or
-/// `/proc` does not show its system calls).
+/// signal, data on a socket) wakes it. A thread waiting for a child waits so only if its
+/// children do (each looked up now, so one forked a moment ago is not missed). False when it
+/// cannot be told (the process is gone, or `/proc` does not show its system calls).
 pub(crate) fn waits_without_timeout(pid: i32) -> bool {
+    waits_without_timeout_below(pid, 0)
+}
+
+/// How deep [`waits_without_timeout`] follows processes waiting for their children.
+const CHILD_DEPTH: u8 = 8;
+
+fn waits_without_timeout_below(pid: i32, depth: u8) -> bool {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return false;
     };
@@ -102,14 +110,39 @@ pub(crate) fn waits_without_timeout(pid: i32) -> bool {
                 rest.split_whitespace().next().map(|state| state == "S")
             })
             .unwrap_or(false);
-        let waits = std::fs::read_to_string(task.path().join("syscall"))
-            .is_ok_and(|line| syscall_waits_without_timeout(&line));
-        if !(asleep && waits) {
+        let syscall = std::fs::read_to_string(task.path().join("syscall")).unwrap_or_default();
+        if !(asleep && syscall_waits_without_timeout(&syscall)) {
             return false;
+        }
+        if waits_for_a_child(&syscall) {
+            let children =
+                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            let mut children = children
+                .split_whitespace()
+                .map(str::parse::<i32>)
+                .peekable();
+            // No child to wait for: one has just ended, and the wait returns.
+            if depth >= CHILD_DEPTH || children.peek().is_none() {
+                return false;
+            }
+            let all = children.all(|child| {
+                child.is_ok_and(|child| waits_without_timeout_below(child, depth + 1))
+            });
+            if !all {
+                return false;
+            }
         }
         threads += 1;
     }
     threads > 0
+}
+
+/// Whether a `/proc/<pid>/task/<tid>/syscall` line is a wait for a child (`wait4`, `waitid`).
+fn waits_for_a_child(line: &str) -> bool {
+    line.split_whitespace()
+        .next()
+        .and_then(|n| n.parse::<libc::c_long>().ok())
+        .is_some_and(|n| n == libc::SYS_wait4 || n == libc::SYS_waitid)
 }
 
 /// Whether a `/proc/<pid>/task/<tid>/syscall` line (`NR arg1 … arg6 sp pc`, the arguments in

@@ -659,6 +659,7 @@ impl Session {
     pub fn send(&self, steps: &[SendStep]) -> Result<usize, SessionError> {
         SendStep::check_all(steps)?;
         let mut written = 0;
+        let mut journaled = false;
         let mut rest = steps;
         loop {
             let end = rest
@@ -674,7 +675,11 @@ impl Session {
                     live.pointer = pointer;
                     bytes
                 };
-                let sent = bytes.and_then(|bytes| self.write(&bytes));
+                // The send is journaled with its last bytes, before they can reach the
+                // program: a program they end is recorded with the send that ended it.
+                let last = after.iter().all(|s| matches!(s, SendStep::Delay(_)));
+                let sent = bytes.and_then(|bytes| self.write_input(&bytes, last.then_some(steps)));
+                journaled |= last && sent.is_ok();
                 written += sent.map_err(|mut e| {
                     if written > 0 {
                         e.message = format!("{} ({written} bytes were sent before)", e.message);
@@ -690,7 +695,9 @@ impl Session {
                 _ => break,
             }
         }
-        self.lock().journal.send(steps);
+        if !journaled {
+            self.lock().journal.send(steps);
+        }
         Ok(written)
     }
 
@@ -699,6 +706,12 @@ impl Session {
     /// [`INPUT_QUEUE_BYTES`] waiting for it, room is awaited [`SEND_ROOM_WAIT`] at most, and
     /// then nothing of `bytes` is written (or recorded).
     pub fn write(&self, bytes: &[u8]) -> Result<usize, SessionError> {
+        self.write_input(bytes, None)
+    }
+
+    /// [`write`](Self::write), noting `send` in the journal with the input when given (and
+    /// taking it back if the bytes then cannot be written).
+    fn write_input(&self, bytes: &[u8], send: Option<&[SendStep]>) -> Result<usize, SessionError> {
         let ended = || {
             SessionError::new(
                 ErrorCode::SessionExited,
@@ -725,16 +738,28 @@ impl Session {
             let at = self.created.elapsed();
             live.recording.push(at, Event::Input(bytes.to_vec()));
             live.keyframe_if_due(at);
+            if let Some(steps) = send {
+                live.journal.send(steps);
+            }
         }
+        let unsend = || {
+            if let Some(steps) = send {
+                self.lock().journal.unsend(steps);
+            }
+        };
         // The room seen above is this writer's (the host writes one request at a time), so
         // this waits for nothing; another writer of the session could have taken it only
         // through the library.
-        match input
-            .write_within(bytes, SEND_ROOM_WAIT)
-            .map_err(|_| ended())?
-        {
-            true => Ok(bytes.len()),
-            false => Err(not_reading(&self.id, bytes.len())),
+        match input.write_within(bytes, SEND_ROOM_WAIT) {
+            Ok(true) => Ok(bytes.len()),
+            Ok(false) => {
+                unsend();
+                Err(not_reading(&self.id, bytes.len()))
+            }
+            Err(_) => {
+                unsend();
+                Err(ended())
+            }
         }
     }
 

@@ -48,6 +48,19 @@ impl Journal {
         self.push(json!({ "type": "send", "inputs": steps }));
     }
 
+    /// Takes back the send [`send`](Self::send) noted last, when its input could not be
+    /// written after all.
+    pub fn unsend(&mut self, steps: &[SendStep]) {
+        let noted = json!({ "type": "send", "inputs": steps });
+        if self.steps.last() == Some(&noted) {
+            self.bytes -= noted.to_string().len();
+            self.steps.pop();
+        } else if self.dropped > 0 {
+            // It did not fit, and was counted instead.
+            self.dropped -= 1;
+        }
+    }
+
     /// Notes a wait whose condition was met, in the form `WaitCondition::to_step` writes.
     pub fn wait(&mut self, step: Value) {
         self.push(step);
@@ -83,5 +96,23 @@ mod tests {
         assert_eq!(journal.steps.len(), 4);
         let held: usize = journal.steps.iter().map(|s| s.to_string().len()).sum();
         assert!(held <= MAX_BYTES, "{held}");
+    }
+
+    /// A send taken back leaves the journal as it was, whether it was kept or only counted.
+    #[test]
+    fn a_send_taken_back_is_gone() {
+        let mut journal = Journal::default();
+        journal.mark("before");
+        let before = journal.clone();
+        let send = [SendStep::Text("exit".into())];
+        journal.send(&send);
+        journal.unsend(&send);
+        assert_eq!(journal, before);
+        assert_eq!(journal.bytes, before.bytes);
+        let big = [SendStep::Text("x".repeat(MAX_BYTES))];
+        journal.send(&big);
+        assert_eq!(journal.dropped, 1);
+        journal.unsend(&big);
+        assert_eq!(journal, before);
     }
 }

@@ -18,6 +18,8 @@ use crate::term::{FindScope, Terminal};
 const REST_QUIET: Duration = Duration::from_millis(5);
 /// How often [`until_passes`] asks again whether a program that was busy has come to rest.
 const REST_RECHECK: Duration = Duration::from_millis(100);
+/// How long a program [`until_passes`] found at rest must stay so, the screen unchanged.
+const REST_CONFIRM: Duration = Duration::from_millis(40);
 
 /// The longest regex source accepted.
 pub const MAX_PATTERN_LEN: usize = 4096;
@@ -301,21 +303,28 @@ pub fn until_passes<E>(
         let version = live.version;
         let result = check(&live.term);
         // Until the screen changes: is the failure final? A program that has just written
-        // is asked again once its output paused, and one still busy every REST_RECHECK.
+        // is asked again once its output paused, and one still busy every REST_RECHECK; one
+        // found at rest must still be a moment later (a process starting up may be seen in a
+        // wait for an instant).
+        let mut resting_since: Option<Instant> = None;
         loop {
             let now = Instant::now();
-            let quiet = now.duration_since(live.output_at) >= REST_QUIET;
-            if result.is_ok()
-                || now >= deadline
-                || live.state.is_ended()
-                || (quiet && session.is_at_rest(&live))
-            {
+            if result.is_ok() || now >= deadline || live.state.is_ended() {
                 return result;
             }
-            let wake = if quiet {
-                now + REST_RECHECK
+            let quiet = now.duration_since(live.output_at) >= REST_QUIET;
+            if quiet && session.is_at_rest(&live) {
+                let since = *resting_since.get_or_insert(now);
+                if now >= since + REST_CONFIRM {
+                    return result;
+                }
             } else {
-                live.output_at + REST_QUIET
+                resting_since = None;
+            }
+            let wake = match resting_since {
+                Some(since) => since + REST_CONFIRM,
+                None if quiet => now + REST_RECHECK,
+                None => live.output_at + REST_QUIET,
             };
             live = session.wait_change(live, Some(wake.min(deadline)));
             if live.version != version {
