@@ -289,9 +289,9 @@ fn places<'a>(
 /// Checks the screen with `check` once it has settled (see [`Session::settle`]), then again
 /// after every change, until it passes, `timeout` passes, or the screen can no longer change
 /// by itself: the program has ended or waits for input with no timer running
-/// ([`Session::is_at_rest`]); the error is the last check's. For conditions a [`WaitCondition`] cannot express (a whole screen against a
-/// golden, a cell's style): the screen is taken settled, so a check does not judge a screen
-/// the program is still drawing.
+/// ([`Session::is_at_rest`]); the error is the last check's. For conditions a
+/// [`WaitCondition`] cannot express (a whole screen against a golden, a cell's style): the
+/// screen is taken settled, so a check does not judge a screen the program is still drawing.
 pub fn until_passes<E>(
     session: &Session,
     timeout: Duration,
