@@ -290,13 +290,17 @@ fn an_agent_workflow_on_bash() {
     env.error(&["read", &id], "session_not_found");
 }
 
-/// Kills the environment's host outright (SIGKILL); returns its pid.
+/// Kills the environment's host outright (SIGKILL) and waits until it is dead: a command
+/// sent while it is still dying would meet a host that died handling it, which is
+/// `host_unavailable`, not a new host. Returns its pid.
 fn kill_host(env: &Env) -> u32 {
-    let pid = env.host_pid();
+    let host = procs::Seen::now(env.host_pid());
     Command::new("kill")
-        .args(["-9", &pid.to_string()])
+        .args(["-9", &host.pid.to_string()])
         .status()
         .expect("kill");
+    let pid = host.pid;
+    procs::assert_all_gone(&[host]);
     pid
 }
 
