@@ -1,6 +1,8 @@
 //! What `/proc` says about processes: the stat line, children, the kernel function a process
 //! sleeps in. Everything here is best effort: a process can vanish between two reads.
 
+use std::path::Path;
+
 /// A process, identified so that pid reuse cannot fool a comparison.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
@@ -34,7 +36,12 @@ impl ProcStat {
 /// The fields of `/proc/<pid>/stat` after the command name (state, ppid, pgrp, session …):
 /// the name may itself contain spaces and parentheses, so they start after the last ')'.
 pub(crate) fn proc_stat_fields(pid: i32) -> Option<String> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat_fields(Path::new(&format!("/proc/{pid}/stat")))
+}
+
+/// The fields of a `stat` file (a process's or a thread's) after the command name.
+fn stat_fields(path: &Path) -> Option<String> {
+    let stat = std::fs::read_to_string(path).ok()?;
     stat.rsplit_once(')').map(|(_, rest)| rest.to_owned())
 }
 
@@ -103,18 +110,14 @@ fn waits_without_timeout_below(pid: i32, depth: u8) -> bool {
     };
     let mut threads = 0;
     for task in tasks.flatten() {
-        let asleep = std::fs::read_to_string(task.path().join("stat"))
-            .ok()
-            .and_then(|stat| {
-                let (_, rest) = stat.rsplit_once(')')?;
-                rest.split_whitespace().next().map(|state| state == "S")
-            })
-            .unwrap_or(false);
+        let asleep = stat_fields(&task.path().join("stat"))
+            .is_some_and(|fields| fields.split_whitespace().next() == Some("S"));
         let syscall = std::fs::read_to_string(task.path().join("syscall")).unwrap_or_default();
-        if !(asleep && syscall_waits_without_timeout(&syscall)) {
-            return false;
-        }
-        if waits_for_a_child(&syscall) {
+        let wait = match syscall_wait(&syscall) {
+            Some(wait) if asleep => wait,
+            _ => return false,
+        };
+        if wait == Wait::ForChildren {
             let children =
                 std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
             let mut children = children
@@ -137,42 +140,38 @@ fn waits_without_timeout_below(pid: i32, depth: u8) -> bool {
     threads > 0
 }
 
-/// Whether a `/proc/<pid>/task/<tid>/syscall` line is a wait for a child (`wait4`, `waitid`).
-fn waits_for_a_child(line: &str) -> bool {
-    line.split_whitespace()
-        .next()
-        .and_then(|n| n.parse::<libc::c_long>().ok())
-        .is_some_and(|n| n == libc::SYS_wait4 || n == libc::SYS_waitid)
+/// A system call that waits with no time limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    /// For input, an event or a signal.
+    ForEvents,
+    /// For a child to change state (`wait4`, `waitid`).
+    ForChildren,
 }
 
-/// Whether a `/proc/<pid>/task/<tid>/syscall` line (`NR arg1 … arg6 sp pc`, the arguments in
-/// hex; `running`, or `-1 sp pc` outside a system call) is a wait with no time limit.
-fn syscall_waits_without_timeout(line: &str) -> bool {
+/// The wait with no time limit a `/proc/<pid>/task/<tid>/syscall` line (`NR arg1 … arg6 sp
+/// pc`, the arguments in hex; `running`, or `-1 sp pc` outside a system call) shows, if any.
+fn syscall_wait(line: &str) -> Option<Wait> {
     let mut fields = line.split_whitespace();
-    let Some(number) = fields.next().and_then(|n| n.parse::<libc::c_long>().ok()) else {
-        return false;
-    };
+    let number = fields.next()?.parse::<libc::c_long>().ok()?;
     let args: Option<Vec<u64>> = fields
         .take(6)
         .map(|a| u64::from_str_radix(a.trim_start_matches("0x"), 16).ok())
         .collect();
-    let Some(args) = args.filter(|a| a.len() == 6) else {
-        return false;
-    };
+    let args = args.filter(|a| a.len() == 6)?;
     // A timeout given as an `int` of milliseconds: negative waits for ever.
     let forever_ms = |arg: u64| (arg as u32 as i32) < 0;
     // A timeout given as a pointer: none (null) waits for ever.
     let no_limit = |arg: u64| arg == 0;
     let futex_cmd =
         args[1] as libc::c_int & !(libc::FUTEX_PRIVATE_FLAG | libc::FUTEX_CLOCK_REALTIME);
-    match number {
+    let forever = match number {
+        libc::SYS_wait4 | libc::SYS_waitid => return Some(Wait::ForChildren),
         libc::SYS_read
         | libc::SYS_readv
         | libc::SYS_recvfrom
         | libc::SYS_recvmsg
         | libc::SYS_accept4
-        | libc::SYS_wait4
-        | libc::SYS_waitid
         | libc::SYS_rt_sigsuspend => true,
         libc::SYS_ppoll | libc::SYS_rt_sigtimedwait => no_limit(args[2]),
         libc::SYS_pselect6 => no_limit(args[4]),
@@ -190,7 +189,8 @@ fn syscall_waits_without_timeout(line: &str) -> bool {
         #[cfg(target_arch = "x86_64")]
         libc::SYS_pause | libc::SYS_accept => true,
         _ => false,
-    }
+    };
+    forever.then_some(Wait::ForEvents)
 }
 
 #[cfg(test)]
@@ -208,6 +208,11 @@ mod tests {
         );
     }
 
+    /// Whether the line shows a wait with no time limit, of any kind.
+    fn waits(line: &str) -> bool {
+        syscall_wait(line).is_some()
+    }
+
     /// The lines are as this machine's kernel wrote them for bash, fish, htop, vim and cat.
     #[cfg(target_arch = "x86_64")]
     #[test]
@@ -215,34 +220,25 @@ mod tests {
         let line =
             |nr: i64, args: [&str; 6]| format!("{nr} {} 0x7ffc5b68de50 0x7f0b", args.join(" "));
         let pselect = |timeout| line(270, ["0x1", "0x5605", "0x5605", "0x5605", timeout, "0x0"]);
-        assert!(
-            syscall_waits_without_timeout(&pselect("0x0")),
-            "bash, vim idle"
-        );
-        assert!(
-            !syscall_waits_without_timeout(&pselect("0x7ffc5b68de50")),
-            "vim's updatetime"
-        );
+        assert!(waits(&pselect("0x0")), "bash, vim idle");
+        assert!(!waits(&pselect("0x7ffc5b68de50")), "vim's updatetime");
         let poll = |timeout| line(7, ["0x55a2", "0x3", timeout, "0x0", "0x0", "0x0"]);
-        assert!(syscall_waits_without_timeout(&poll("0xffffffff")), "fish");
-        assert!(
-            !syscall_waits_without_timeout(&poll("0x5dc")),
-            "htop's 1.5 s refresh"
-        );
+        assert!(waits(&poll("0xffffffff")), "fish");
+        assert!(!waits(&poll("0x5dc")), "htop's 1.5 s refresh");
         let read = line(
             0,
             ["0x0", "0x7f4c", "0x20000", "0x7f4c", "0xffffffff", "0x0"],
         );
-        assert!(syscall_waits_without_timeout(&read), "cat");
+        assert!(waits(&read), "cat");
+        let wait4 = line(61, ["0xffffffff", "0x7ffc", "0x0", "0x0", "0x3", "0x0"]);
+        assert_eq!(syscall_wait(&wait4), Some(Wait::ForChildren), "sh");
+        assert_eq!(syscall_wait(&read), Some(Wait::ForEvents));
         let sleep = line(230, ["0x0", "0x0", "0x7ffd", "0x7ffd", "0x0", "0x0"]);
-        assert!(!syscall_waits_without_timeout(&sleep), "clock_nanosleep");
+        assert!(!waits(&sleep), "clock_nanosleep");
         let futex = |op, timeout| line(202, ["0x7f00", op, "0x2", timeout, "0x0", "0xffffffff"]);
-        assert!(syscall_waits_without_timeout(&futex("0x80", "0x0")));
-        assert!(!syscall_waits_without_timeout(&futex("0x80", "0x7f01")));
-        assert!(
-            !syscall_waits_without_timeout(&futex("0x81", "0x0")),
-            "a wake"
-        );
+        assert!(waits(&futex("0x80", "0x0")));
+        assert!(!waits(&futex("0x80", "0x7f01")));
+        assert!(!waits(&futex("0x81", "0x0")), "a wake");
         for other in [
             "running",
             "-1 0x7ffc 0x7f0b",
@@ -250,7 +246,7 @@ mod tests {
             "0 0x1",
             "x 0 0 0 0 0 0 0 0",
         ] {
-            assert!(!syscall_waits_without_timeout(other), "{other:?}");
+            assert!(!waits(other), "{other:?}");
         }
     }
 

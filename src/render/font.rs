@@ -264,6 +264,9 @@ pub fn uncovered(db: &fontdb::Database, chars: impl IntoIterator<Item = char>) -
                 || matches!(c, '\u{200b}'..='\u{200f}' | '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}'))
         })
         .filter(|&c| seen.insert(c))
+        // Every database holds the bundled faces, parsed once here: only what none of them
+        // has is looked for in the others (the user's font files).
+        .filter(|&c| face_for(c, false, false).is_none())
         .filter(|&c| {
             !faces.iter().any(|&id| {
                 db.with_face_data(id, |data, index| {

@@ -34,7 +34,7 @@ const CACHE_BYTES: usize = 16 << 20;
 /// `None` when none is, or when the appearance lets resvg take text from other faces (a font
 /// family or font files of the user's, which come first in its fallback order).
 pub(crate) fn cached_runs(layout: &Layout, a: &Appearance) -> Option<Vec<bool>> {
-    if a.font_family.is_some() || !a.font_files.is_empty() {
+    if a.adds_faces() {
         return None;
     }
     let drawn: Vec<bool> = layout

@@ -343,6 +343,12 @@ impl Default for Appearance {
 }
 
 impl Appearance {
+    /// Whether the user adds faces to the bundled ones (a font family or font files), which a
+    /// raster then takes text from first.
+    pub(crate) fn adds_faces(&self) -> bool {
+        self.font_family.is_some() || !self.font_files.is_empty()
+    }
+
     /// The appearance a raster is drawn with: one theme, the one [`scheme`](Self::scheme)
     /// picks from a light/dark pair (a raster cannot follow its viewer).
     pub fn for_raster(&self) -> std::borrow::Cow<'_, Appearance> {

@@ -1105,7 +1105,7 @@ impl TextFit {
 /// How the text of a document is fitted to its cells: to a grid for viewers, unless the
 /// faces it is measured in are embedded; `raster` for the document resvg draws.
 pub(crate) fn text_fit(layout: &Layout, a: &Appearance, raster: bool) -> TextFit {
-    if raster && (a.font_family.is_some() || !a.font_files.is_empty()) {
+    if raster && a.adds_faces() {
         TextFit::Placed
     } else if raster || a.embed_font {
         TextFit::Bundled

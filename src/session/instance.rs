@@ -603,13 +603,13 @@ impl Session {
     /// ([`PtyProcess::waits_without_timeout`]), so nothing but input or another event from
     /// outside will change it. A check of the screen that fails now keeps failing until then.
     pub fn is_at_rest(&self, live: &Live) -> bool {
-        // Asked after the tree: a program seen waiting has had all it wrote seen.
         let input_answered = live
             .input_at
             .is_none_or(|input| input + SETTLE_INPUT_REACTION <= Instant::now());
         !live.state.is_ended()
             && input_answered
             && self.process.waits_without_timeout()
+            // Asked after the tree: a program seen waiting has had all it wrote seen.
             && !self.process.output_pending(live.fed)
     }
 

@@ -45,13 +45,13 @@ impl Journal {
     /// Notes a send that was written (its steps in their own JSON form, which scenario
     /// files share).
     pub fn send(&mut self, steps: &[SendStep]) {
-        self.push(json!({ "type": "send", "inputs": steps }));
+        self.push(send_step(steps));
     }
 
     /// Takes back the send [`send`](Self::send) noted last, when its input could not be
     /// written after all.
     pub fn unsend(&mut self, steps: &[SendStep]) {
-        let noted = json!({ "type": "send", "inputs": steps });
+        let noted = send_step(steps);
         if self.steps.last() == Some(&noted) {
             self.bytes -= noted.to_string().len();
             self.steps.pop();
@@ -75,6 +75,11 @@ impl Journal {
     pub fn mark(&mut self, label: &str) {
         self.push(json!({ "type": "mark", "args": { "label": label } }));
     }
+}
+
+/// A send in the scenario file's form.
+fn send_step(steps: &[SendStep]) -> Value {
+    json!({ "type": "send", "inputs": steps })
 }
 
 #[cfg(test)]
