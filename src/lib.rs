@@ -94,6 +94,8 @@ pub mod serve;
 pub mod session;
 #[cfg(feature = "session")]
 pub mod signals;
+#[cfg(feature = "tape")]
+pub mod tape;
 pub mod term;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -15,8 +15,8 @@ use shotty::render::{
 /// Options that change how a screenshot looks (names follow console2svg).
 #[derive(Debug, Clone, Args)]
 pub struct AppearanceArgs {
-    /// Window decorations: none, transparent, macos, windows, macos-pc, windows-pc (a bare -d
-    /// means macos).
+    /// Window decorations: none, transparent, macos, windows, macos-pc, windows-pc, or VHS's
+    /// bars colorful, colorful-right, rings, rings-right (a bare -d means macos).
     #[arg(short = 'd', long = "window", value_name = "STYLE", num_args = 0..=1, default_missing_value = "macos", default_value = "none")]
     window: String,
     /// Colour theme: a built-in name (see `shotty themes`), a path to a .json scheme, or `auto`:
@@ -263,6 +263,10 @@ impl AppearanceArgs {
             font_size: self.fontsize,
             line_height: self.line_height,
             padding: self.padding,
+            letter_spacing: 0.0,
+            content_size: None,
+            window_bar_size: None,
+            corner_radius: None,
             margin: self.margin,
             pc_padding: self.pc_padding,
             title: self.title.clone().or(default_title),

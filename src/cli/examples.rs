@@ -29,6 +29,13 @@ Examples:
   shotty record --show-keys -d macos -o vim.svg -- vim notes.md
       An animated SVG of editing, the keys typed captioned below the screen.";
 
+pub(super) const TAPE: &str = "\
+Examples:
+  shotty tape demo.tape
+      Run a VHS tape as it is and write every Output it names (.gif, .svg, .ascii …).
+  shotty tape --check examples/*.tape
+      Check tapes (grammar, settings, outputs, required programs) without running them.";
+
 pub(super) const SCENARIO_RUN: &str = "\
 Examples:
   shotty scenario run vim.scenario.yaml

@@ -13,6 +13,7 @@ mod render;
 mod scenario;
 mod serve;
 mod session;
+mod tape;
 mod test;
 mod themes;
 mod timing;
@@ -92,6 +93,9 @@ enum Command {
     /// Run scenario files: scripted tests of terminal programs with golden screens
     /// (console2svg ScenarioDocument v1; see `shotty scenario run --help`).
     Scenario(Box<scenario::ScenarioArgs>),
+    /// Run VHS tapes unchanged (charmbracelet/vhs `.tape` files): no browser, ttyd or
+    /// ffmpeg.
+    Tape(Box<tape::TapeArgs>),
     /// Run every scenario file under some paths, in parallel: one line each, the totals,
     /// JUnit XML with --junit.
     Test(Box<test::TestArgs>),
@@ -160,6 +164,7 @@ pub fn run() -> i32 {
         Command::Diff(args) => diff::run(*args),
         Command::Scenario(args) => scenario::run(*args),
         Command::Test(args) => test::run(*args),
+        Command::Tape(args) => tape::run(*args),
         Command::Mcp(_) => shotty::mcp::serve().map(|()| 0),
         // Handled before parsing, like `session`.
         Command::Serve(args) => Ok(serve::run(*args)),

@@ -148,6 +148,10 @@ pub struct CellMetrics {
     pub stroke: f64,
     /// Centre of the strike-through line, from the top of the cell.
     pub strike: f64,
+    /// The font's ascent at this size, px.
+    pub ascent: f64,
+    /// The font's descent at this size, px (positive: below the baseline).
+    pub descent: f64,
 }
 
 impl CellMetrics {
@@ -183,6 +187,8 @@ impl CellMetrics {
             underline: baseline - ul_pos * scale,
             stroke,
             strike: baseline - strike_pos * scale,
+            ascent: ascent * scale,
+            descent: -descent * scale,
         }
     }
 }

@@ -897,23 +897,35 @@ impl Layout {
         if snapshot.rows.is_empty() || snapshot.width == 0 {
             return Err(RenderError::new("the snapshot has no cells"));
         }
-        let m = CellMetrics::new(a.font_size, a.line_height);
+        check_range(
+            "letter spacing",
+            a.letter_spacing,
+            -a.font_size / 2.0,
+            100.0,
+        )?;
+        let mut m = CellMetrics::new(a.font_size, a.line_height);
+        m.width += a.letter_spacing;
         let rows = crop_rows(snapshot, a)?;
         let cols = crop_cols(snapshot.width as usize, a)?;
         let themes = Themes::new(a);
         let (default_fg, default_bg) = (themes.foreground, themes.background);
 
-        let content_w = cols.len() as f64 * m.width + 2.0 * a.padding;
         let band_h = if a.caption_band {
             caption_height(m)
         } else {
             0.0
         };
-        let content_h = rows.len() as f64 * m.height + 2.0 * a.padding + band_h;
+        let cells_w = cols.len() as f64 * m.width + 2.0 * a.padding;
+        let cells_h = rows.len() as f64 * m.height + 2.0 * a.padding + band_h;
+        // A larger content box than the cells need has them centred in it.
+        let (content_w, content_h) = match a.content_size {
+            Some((w, h)) => (w.max(cells_w), h.max(cells_h)),
+            None => (cells_w, cells_h),
+        };
+        let centring = ((content_w - cells_w) / 2.0, (content_h - cells_h) / 2.0);
         let bar = match a.window {
-            WindowStyle::Macos | WindowStyle::MacosPc => 28.0,
-            WindowStyle::Windows | WindowStyle::WindowsPc => 30.0,
             WindowStyle::None | WindowStyle::Transparent => 0.0,
+            style => a.window_bar_size.unwrap_or(style.bar_height()),
         };
         let inset = a.margin + if a.window.is_pc() { a.pc_padding } else { 0.0 };
         let canvas_w = content_w + 2.0 * inset;
@@ -922,7 +934,8 @@ impl Layout {
             .title
             .clone()
             .or_else(|| (!snapshot.title.is_empty()).then(|| snapshot.title.clone()));
-        let frame = (bar > 0.0).then(|| {
+        let rounded = a.corner_radius.is_some_and(|r| r > 0.0);
+        let frame = (bar > 0.0 || rounded).then(|| {
             let rect = Rect {
                 x: inset,
                 y: inset,
@@ -934,11 +947,15 @@ impl Layout {
             Frame {
                 style: a.window,
                 rect,
-                radius: if mac { 10.0 } else { 0.0 },
+                radius: a.corner_radius.unwrap_or(if mac { 10.0 } else { 0.0 }),
                 bar_height: bar,
-                bar_fill: default_bg.mix(default_fg, 0.08),
+                bar_fill: if a.window.is_vhs() {
+                    default_bg
+                } else {
+                    default_bg.mix(default_fg, 0.08)
+                },
                 ink: default_fg.mix(default_bg, 0.25),
-                title: title.map(|t| {
+                title: title.filter(|_| !a.window.is_vhs()).map(|t| {
                     if mac {
                         (t, inset + content_w / 2.0, title_y)
                     } else {
@@ -954,7 +971,10 @@ impl Layout {
             w: content_w,
             h: content_h,
         };
-        let origin = (screen.x + a.padding, screen.y + a.padding);
+        let origin = (
+            screen.x + a.padding + centring.0,
+            screen.y + a.padding + centring.1,
+        );
 
         let (px_top, px_bottom) = (crop_pixels(&a.crop.top), crop_pixels(&a.crop.bottom));
         let (px_left, px_right) = (crop_pixels(&a.crop.left), crop_pixels(&a.crop.right));

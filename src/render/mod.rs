@@ -75,17 +75,29 @@ pub enum WindowStyle {
     MacosPc,
     /// A Windows window with a shadow on a desktop background.
     WindowsPc,
+    /// VHS's bar: red, yellow and green dots on the left, the bar in the terminal's colour.
+    Colorful,
+    /// VHS's bar with the dots on the right.
+    ColorfulRight,
+    /// VHS's bar of three grey rings on the left.
+    Rings,
+    /// VHS's bar with the rings on the right.
+    RingsRight,
 }
 
 impl WindowStyle {
     /// Every style with its command-line name.
-    pub const ALL: [(&'static str, WindowStyle); 6] = [
+    pub const ALL: [(&'static str, WindowStyle); 10] = [
         ("none", WindowStyle::None),
         ("transparent", WindowStyle::Transparent),
         ("macos", WindowStyle::Macos),
         ("windows", WindowStyle::Windows),
         ("macos-pc", WindowStyle::MacosPc),
         ("windows-pc", WindowStyle::WindowsPc),
+        ("colorful", WindowStyle::Colorful),
+        ("colorful-right", WindowStyle::ColorfulRight),
+        ("rings", WindowStyle::Rings),
+        ("rings-right", WindowStyle::RingsRight),
     ];
 
     /// Parses a command-line name.
@@ -106,6 +118,31 @@ impl WindowStyle {
     /// Whether this style draws a shadowed window on a desktop background.
     pub fn is_pc(self) -> bool {
         matches!(self, WindowStyle::MacosPc | WindowStyle::WindowsPc)
+    }
+
+    /// Whether this is one of VHS's bars (no title; the bar in the terminal's background).
+    pub fn is_vhs(self) -> bool {
+        matches!(
+            self,
+            WindowStyle::Colorful
+                | WindowStyle::ColorfulRight
+                | WindowStyle::Rings
+                | WindowStyle::RingsRight
+        )
+    }
+
+    /// The title bar's height in px unless the appearance gives one (none for `none` and
+    /// `transparent`).
+    pub fn bar_height(self) -> f64 {
+        match self {
+            WindowStyle::None | WindowStyle::Transparent => 0.0,
+            WindowStyle::Macos | WindowStyle::MacosPc => 28.0,
+            WindowStyle::Windows | WindowStyle::WindowsPc => 30.0,
+            WindowStyle::Colorful
+            | WindowStyle::ColorfulRight
+            | WindowStyle::Rings
+            | WindowStyle::RingsRight => 30.0,
+        }
     }
 }
 
@@ -264,6 +301,15 @@ pub struct Appearance {
     pub line_height: f64,
     /// Space between the window edge and the text.
     pub padding: f64,
+    /// Space added to every cell's width, px (VHS's `LetterSpacing`).
+    pub letter_spacing: f64,
+    /// The terminal area's size with its padding, px, when it is to be larger than the cells
+    /// need: the cells are centred in it (a VHS tape's pixel size).
+    pub content_size: Option<(f64, f64)>,
+    /// The title bar's height, px, instead of the window style's own.
+    pub window_bar_size: Option<f64>,
+    /// The window's corner radius, px, instead of the window style's own.
+    pub corner_radius: Option<f64>,
     /// Space around everything.
     pub margin: f64,
     /// Desktop space around the window of `-pc` styles.
@@ -323,6 +369,10 @@ impl Default for Appearance {
             font_size: 14.0,
             line_height: 1.286,
             padding: 8.0,
+            letter_spacing: 0.0,
+            content_size: None,
+            window_bar_size: None,
+            corner_radius: None,
             margin: 0.0,
             pc_padding: 20.0,
             title: None,

@@ -764,7 +764,14 @@ fn frame(out: &mut String, frame: &Frame, layout: &Layout, defs: &mut String) {
                 out.push_str(" r=\"6\"/>");
             }
         }
-        _ => {
+        WindowStyle::Colorful | WindowStyle::ColorfulRight => {
+            vhs_buttons(out, frame, ["#ff4f4d", "#febb00", "#00cc1d"], false);
+        }
+        WindowStyle::Rings | WindowStyle::RingsRight => {
+            vhs_buttons(out, frame, ["#333333"; 3], true);
+        }
+        WindowStyle::None | WindowStyle::Transparent => {}
+        WindowStyle::Windows | WindowStyle::WindowsPc => {
             // Minimise, maximise and close, right-aligned like Windows caption buttons.
             let right = r.x + r.w;
             let s = 5.0;
@@ -1289,6 +1296,44 @@ pub(crate) fn chrome(body: &mut String, layout: &Layout, defs: &mut String) {
                 screen_rect(body, layout.screen, fill, layout.opacity);
             }
         }
+    }
+}
+
+/// The three dots or (`rings`) rings of VHS's window bars, placed as VHS places them for its
+/// bar height: dots of a sixth of the bar, rings of a fifth, from the left or the right.
+fn vhs_buttons(out: &mut String, frame: &Frame, fills: [&str; 3], rings: bool) {
+    let bar = frame.bar_height.floor();
+    let r = frame.rect;
+    let sixth = (bar / 6.0).floor();
+    let radius = if rings { (bar / 5.0).floor() } else { sixth };
+    let space = 2.0 * radius + sixth;
+    let gap = ((bar - 2.0 * radius) / 2.0).floor();
+    let right = matches!(
+        frame.style,
+        WindowStyle::ColorfulRight | WindowStyle::RingsRight
+    );
+    for (i, fill) in fills.iter().enumerate() {
+        let offset = gap + radius + i as f64 * space;
+        let cx = if right {
+            r.x + r.w - offset
+        } else {
+            r.x + offset
+        };
+        out.push_str("\n<circle");
+        num(out, "cx", cx);
+        num(out, "cy", r.y + gap + radius);
+        if rings {
+            // The outer circle less an inner one of two fifths of its diameter.
+            let inner = (4.0 * radius / 5.0).floor();
+            out.push_str(" fill=\"none\"");
+            num(out, "r", (radius + inner) / 2.0);
+            attr(out, "stroke", fill);
+            num(out, "stroke-width", radius - inner);
+        } else {
+            attr(out, "fill", fill);
+            num(out, "r", radius);
+        }
+        out.push_str("/>");
     }
 }
 

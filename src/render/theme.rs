@@ -106,6 +106,38 @@ impl Theme {
         Some(Theme::from_scheme(name, *colors))
     }
 
+    /// A theme of VHS's list (`themes/vhs/`, from VHS's `themes.json`) by its name, as a VHS
+    /// tape's `Set Theme "Catppuccin Mocha"` gives it. The name must match exactly, case
+    /// included, as in VHS. These themes are not built-in themes: [`Theme::builtin`] and
+    /// `shotty themes` do not know them.
+    pub fn vhs(name: &str) -> Option<Theme> {
+        let (_, name, colors) = VHS_THEMES.iter().find(|(_, n, _)| *n == name)?;
+        Some(Theme::from_scheme(name, *colors))
+    }
+
+    /// The names of VHS's themes, in the order `vhs themes` lists them: by lowercased name
+    /// (then by name, for names that differ only in case).
+    pub fn vhs_names() -> impl Iterator<Item = &'static str> {
+        VHS_THEMES.iter().map(|(_, name, _)| *name)
+    }
+
+    /// The VHS themes that VHS suggests for a name it does not know, in [`Theme::vhs_names`]
+    /// order: each theme whose lowercased name is at most 2 edits from the lowercased `name`
+    /// (Levenshtein distance in characters), or that the lowercased `name` starts with
+    /// (`"Dracula Pro"` suggests `Dracula`). Lowercasing maps each character to one, as Go's
+    /// `strings.ToLower` does.
+    pub fn vhs_suggestions(name: &str) -> Vec<&'static str> {
+        let wanted = go_lowercase(name);
+        let wanted_chars: Vec<char> = wanted.chars().collect();
+        Theme::vhs_names()
+            .filter(|theme| {
+                let theme = go_lowercase(theme);
+                let theme_chars: Vec<char> = theme.chars().collect();
+                wanted.starts_with(&theme) || levenshtein(&wanted_chars, &theme_chars) <= 2
+            })
+            .collect()
+    }
+
     /// A built-in theme by id, or a theme file by path (anything containing `/` or ending
     /// in `.json`).
     pub fn load(name_or_path: &str) -> Result<Theme, RenderError> {
@@ -146,6 +178,34 @@ impl Theme {
     }
 }
 
+/// `s` lowercased character by character, each character to one (Unicode's simple lowercase
+/// mapping, as Go's `strings.ToLower`): `İ` becomes `i`, and `Σ` always `σ`.
+fn go_lowercase(s: &str) -> String {
+    s.chars()
+        .map(|c| c.to_lowercase().next().unwrap_or(c))
+        .collect()
+}
+
+/// The Levenshtein distance between `a` and `b`: the fewest insertions, deletions and
+/// substitutions of one character that turn `a` into `b`.
+fn levenshtein(a: &[char], b: &[char]) -> usize {
+    // `row[j]` is the distance between the first `i` characters of `a` and the first `j` of
+    // `b`, for the `i` reached so far.
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,6 +220,104 @@ mod tests {
             assert_eq!(Theme::load(&path.display().to_string()), Ok(theme), "{id}");
         }
         assert!(Theme::builtin(DEFAULT_THEME).is_some());
+    }
+
+    #[test]
+    fn the_vhs_table_is_vhs_list_with_unique_ids_and_names() {
+        // VHS's themes.json holds 348 themes (its `"name"` also names the credits' authors).
+        assert_eq!(VHS_THEMES.len(), 348);
+        let ids: std::collections::HashSet<_> = VHS_THEMES.iter().map(|(id, _, _)| id).collect();
+        let names: std::collections::HashSet<_> = Theme::vhs_names().collect();
+        assert_eq!(ids.len(), VHS_THEMES.len());
+        assert_eq!(names.len(), VHS_THEMES.len());
+        let keys: Vec<(String, &str)> = Theme::vhs_names().map(|n| (go_lowercase(n), n)).collect();
+        assert!(
+            keys.windows(2).all(|w| w[0] < w[1]),
+            "sorted as VHS lists them"
+        );
+        // The VHS themes are not built-in themes; VHS's default theme is one.
+        assert_eq!(Theme::builtins().count(), BUILTIN_THEMES.len());
+        assert!(Theme::builtin("catppuccin-mocha-2").is_none());
+        assert!(Theme::vhs("Dracula").is_some() && Theme::builtin("Dracula").is_none());
+        let default = Theme::builtin("vhs-default").expect("VHS's default theme");
+        assert_eq!(
+            (default.name.as_str(), default.background),
+            ("VHS Default", (0x17, 0x17, 0x17))
+        );
+    }
+
+    #[test]
+    fn a_vhs_theme_is_found_by_its_exact_name() {
+        let mocha = Theme::vhs("Catppuccin Mocha").expect("Catppuccin Mocha");
+        assert_eq!(mocha.name, "Catppuccin Mocha");
+        #[cfg(feature = "serde")]
+        {
+            let file = format!(
+                "{}/themes/vhs/catppuccin-mocha-2.json",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            assert_eq!(Theme::load(&file), Ok(mocha.clone()));
+        }
+        // Values read from VHS's themes.json.
+        assert_eq!(mocha.background, (0x1e, 0x1e, 0x2e));
+        assert_eq!(mocha.cursor, (0xf5, 0xe0, 0xdc));
+        assert_eq!(mocha.ansi[5], (0xf5, 0xc2, 0xe7), "magenta");
+        assert_eq!(mocha.ansi[15], (0xa6, 0xad, 0xc8), "brightWhite");
+        // VHS writes some themes in uppercase hex (Bubbles: "#161D38").
+        assert_eq!(
+            Theme::vhs("Bubbles").expect("Bubbles").background,
+            (0x16, 0x1d, 0x38)
+        );
+        // A theme without a cursor gets what VHS's xterm.js draws: white.
+        assert_eq!(
+            Theme::vhs("Rose Pine").expect("Rose Pine").cursor,
+            (255, 255, 255)
+        );
+        assert_eq!(Theme::vhs("catppuccin mocha"), None);
+        assert_eq!(Theme::vhs("Catppuccin Mocha "), None);
+        assert!(Theme::vhs("catppuccin-mocha").is_some());
+    }
+
+    #[test]
+    fn unknown_vhs_names_get_vhs_suggestions() {
+        assert!(Theme::vhs("Draculla").is_none());
+        assert!(Theme::vhs_suggestions("Draculla").contains(&"Dracula"));
+        assert!(Theme::vhs_suggestions("DRACULA PRO").contains(&"Dracula"));
+        assert!(Theme::vhs_suggestions("tokyonight").starts_with(&["TokyoNight", "tokyonight"]));
+        assert_eq!(
+            Theme::vhs_suggestions("no such theme at all"),
+            Vec::<&str>::new()
+        );
+        let chars = |s: &str| s.chars().collect::<Vec<_>>();
+        assert_eq!(levenshtein(&chars("kitten"), &chars("sitting")), 3);
+        assert_eq!(levenshtein(&chars(""), &chars("abc")), 3);
+        assert_eq!(levenshtein(&chars("rosé"), &chars("rose")), 1);
+        assert_eq!(levenshtein(&chars("abc"), &chars("abc")), 0);
+        assert_eq!(go_lowercase("İΣ"), "iσ");
+    }
+
+    #[test]
+    #[cfg(feature = "serde")]
+    fn vhs_themes_are_their_files() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("themes/vhs");
+        let mut files = 0;
+        for entry in std::fs::read_dir(&dir).expect("themes/vhs") {
+            let path = entry.expect("directory entry").path();
+            if path.extension().is_none_or(|x| x != "json") {
+                continue;
+            }
+            files += 1;
+            let id = path.file_stem().and_then(|s| s.to_str()).expect("UTF-8 id");
+            let json = std::fs::read_to_string(&path).expect("theme file");
+            let theme = Theme::from_json(&json).unwrap_or_else(|e| panic!("{id}: {e}"));
+            let (_, name, colors) = VHS_THEMES
+                .iter()
+                .find(|(i, _, _)| *i == id)
+                .unwrap_or_else(|| panic!("{id} is not in the table"));
+            assert_eq!(theme, Theme::from_scheme(name, *colors), "{id}");
+            assert_eq!(Theme::vhs(name), Some(theme), "{id}");
+        }
+        assert_eq!(files, VHS_THEMES.len());
     }
 
     #[test]

@@ -795,6 +795,11 @@ impl Session {
         Ok(())
     }
 
+    /// The time on the recording's clock: since the session started.
+    pub fn clock(&self) -> Duration {
+        self.created.elapsed()
+    }
+
     /// Adds a marker to the recording; returns its time from the start. A label longer than
     /// [`MAX_MARKER_LABEL`] characters is refused.
     pub fn mark(&self, label: String) -> Result<Duration, SessionError> {

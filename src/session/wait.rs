@@ -31,6 +31,9 @@ pub enum Target {
     Text(String),
     /// A regular expression matched against the viewport text.
     Regex(Regex),
+    /// A regular expression matched against the cursor's row (trailing blanks removed), as
+    /// a VHS tape's `Wait` matches it.
+    CursorRow(Regex),
     /// The screen's content (not just the cursor) unchanged for this long.
     Idle(Duration),
     /// The program has ended.
@@ -99,7 +102,9 @@ impl WaitCondition {
             Target::Command => {
                 args.insert("command".into(), json!(true));
             }
-            Target::Title(_) | Target::Bell | Target::Changed(_) => return None,
+            Target::CursorRow(_) | Target::Title(_) | Target::Bell | Target::Changed(_) => {
+                return None;
+            }
         }
         if self.until == Until::Absent {
             args.insert("until".into(), json!("absent"));
@@ -134,6 +139,7 @@ impl WaitCondition {
         let what = match &self.target {
             Target::Text(t) => format!("text {t:?}"),
             Target::Regex(r) => format!("pattern /{}/", r.as_str()),
+            Target::CursorRow(r) => format!("pattern /{}/ on the cursor's line", r.as_str()),
             Target::Idle(d) => {
                 return format!("the screen to be idle for {:.1} s", d.as_secs_f64());
             }
@@ -361,6 +367,9 @@ pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -
         let holds = match &condition.target {
             Target::Text(t) => visible(fresh(live.term.contains_text(t)), &mut seen),
             Target::Regex(r) => visible(fresh(r.is_match(&live.term.text())), &mut seen),
+            Target::CursorRow(r) => {
+                visible(fresh(r.is_match(&live.term.cursor_row_text())), &mut seen)
+            }
             Target::Idle(d) => now.duration_since(live.content_changed_at) >= *d,
             Target::Exit => ended,
             Target::Command => live.commands.after_input(live.inputs).is_some(),
@@ -412,6 +421,7 @@ pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -
         live = match condition.target {
             Target::Text(_)
             | Target::Regex(_)
+            | Target::CursorRow(_)
             | Target::Command
             | Target::Title(_)
             | Target::Bell

@@ -353,6 +353,16 @@ impl Terminal {
         out
     }
 
+    /// The text of the cursor's row, trailing spaces removed, spacers skipped.
+    pub fn cursor_row_text(&self) -> String {
+        let mut out = String::new();
+        let row = self.screen.cursor().row;
+        if let Some(row) = self.screen.grid().rows().get(row) {
+            row.write_text(&mut out);
+        }
+        out
+    }
+
     /// Whether `needle` is on the screen. Blanks on screen are spaces (so a prompt such as
     /// `">>> "` is found), and a line break in `needle` is the end of a row: its first line
     /// ends a row (blanks after it aside), the lines between are whole rows, the last one

@@ -17,6 +17,7 @@ mod cli_record;
 mod cli_scenario;
 mod cli_scenario_schema;
 mod cli_session;
+mod cli_tape;
 mod cli_test;
 mod host_faults;
 mod mcp;

@@ -126,24 +126,48 @@ where
     I: Iterator<Item = Result<TimedEvent, E>>,
     E: Display,
 {
+    animate_parts([frames], format, appearance)
+}
+
+/// Plays several stretches of frames one after the other into one animation of `format`,
+/// each starting where the one before ends: a loop that begins part way through a recording
+/// (its end, then its beginning). The first part's timing sets the frame rate and captions.
+pub fn animate_parts<'f, I, E>(
+    parts: impl IntoIterator<Item = &'f mut Frames<I>>,
+    format: AnimationFormat,
+    appearance: &Appearance,
+) -> Result<Vec<u8>, RenderError>
+where
+    I: Iterator<Item = Result<TimedEvent, E>> + 'f,
+    E: Display,
+{
+    let mut parts = parts.into_iter().peekable();
+    let Some(first) = parts.peek() else {
+        return Err(RenderError::new("an animation needs frames"));
+    };
+    let timing = first.timing().clone();
     // A raster cannot follow its viewer: it is drawn in the theme its scheme picks.
     let mut appearance = match format {
         AnimationFormat::Svg => std::borrow::Cow::Borrowed(appearance),
         AnimationFormat::Gif | AnimationFormat::Apng => appearance.for_raster(),
     };
     // Captions go below the screen, in a band every frame keeps, so they hide nothing.
-    if frames.timing().show_keys {
+    if timing.show_keys {
         appearance.to_mut().caption_band = true;
     }
     let appearance = &*appearance;
-    let mut out = writer(format, appearance, frames.timing())?;
-    for frame in frames.by_ref() {
-        let frame = frame.map_err(|e| RenderError::new(e.to_string()))?;
-        let mut layout = Layout::new(&frame.snapshot, appearance)?;
-        if let Some(caption) = &frame.caption {
-            layout.set_caption(&appearance.mask.mask_text(caption));
+    let mut out = writer(format, appearance, &timing)?;
+    let mut offset = 0;
+    for frames in parts {
+        for frame in frames.by_ref() {
+            let frame = frame.map_err(|e| RenderError::new(e.to_string()))?;
+            let mut layout = Layout::new(&frame.snapshot, appearance)?;
+            if let Some(caption) = &frame.caption {
+                layout.set_caption(&appearance.mask.mask_text(caption));
+            }
+            out.push(&layout, offset + frame.index)?;
         }
-        out.push(&layout, frame.index)?;
+        offset += frames.end_index();
     }
-    out.finish(frames.end_index())
+    out.finish(offset)
 }

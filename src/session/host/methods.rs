@@ -1140,6 +1140,10 @@ impl Host {
                 let holds = match &condition.target {
                     Target::Text(t) => until == Until::Present && text.contains(t.as_str()),
                     Target::Regex(re) => until == Until::Present && re.is_match(&text),
+                    Target::CursorRow(re) => {
+                        let row = text.split('\n').nth(r.snapshot.cursor.row as usize);
+                        until == Until::Present && re.is_match(row.unwrap_or_default())
+                    }
                     Target::Idle(_) | Target::Exit => true,
                     // No input can follow the end: the last command is the answer.
                     Target::Command => {

@@ -1,0 +1,285 @@
+//! VHS tapes (SPEC §13): charmbracelet/vhs `.tape` files run unchanged, through the session
+//! core, with no browser, ttyd or ffmpeg.
+//!
+//! [`parser`] reads a tape (and what it `Source`s) into commands, every problem with its
+//! file and line; [`load`] checks all of it before anything runs — settings and their
+//! values ([`settings`]), outputs, `Require`d programs — and splits it into what is set up
+//! front and the steps to run; [`runner`] runs the steps in a session of the tape's own,
+//! timing the animation by the tape's script ([`clock`]); [`output`] writes every output
+//! from that one recording.
+//!
+//! ```no_run
+//! let tape = shotty::tape::load("demo.tape".as_ref()).map_err(|e| e.errors[0].clone())?;
+//! let run = shotty::tape::runner::run(&tape)?;
+//! shotty::tape::output::write_all(&tape, &run)?;
+//! # Ok::<(), shotty::tape::TapeError>(())
+//! ```
+
+pub mod clock;
+pub mod lexer;
+pub mod output;
+pub mod parser;
+pub mod runner;
+pub mod settings;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use parser::{Command, CommandKind, Location, Setting, TapeError};
+pub use settings::Settings;
+
+/// What an `Output` writes, by its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputKind {
+    /// `.gif`.
+    Gif,
+    /// `.apng`.
+    Apng,
+    /// `.svg`: an animated SVG.
+    Svg,
+    /// `.png`: the last frame.
+    Png,
+    /// `.cast`: an asciicast v2 recording of what the animation shows.
+    Cast,
+    /// A path ending in `/`: one PNG per frame.
+    Frames,
+    /// `.txt`, `.ascii` or `.test`: VHS's text format, the screen after each command.
+    Text,
+}
+
+impl OutputKind {
+    /// The kind a path asks for, or why there is none.
+    pub fn of(path: &Path) -> Result<OutputKind, String> {
+        if path.as_os_str().to_string_lossy().ends_with('/') {
+            return Ok(OutputKind::Frames);
+        }
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        match ext.as_str() {
+            "gif" => Ok(OutputKind::Gif),
+            "apng" => Ok(OutputKind::Apng),
+            "svg" => Ok(OutputKind::Svg),
+            "png" => Ok(OutputKind::Png),
+            "cast" => Ok(OutputKind::Cast),
+            "txt" | "ascii" | "test" => Ok(OutputKind::Text),
+            "mp4" | "webm" => Err(format!(
+                "shotty writes no .{ext}: video needs an encoder shotty does not carry (VHS runs \
+                 ffmpeg). Write .gif, .apng, .svg (animated), .png (the last frame), .cast, \
+                 .txt/.ascii or a directory of frames (a path ending in /), and convert with \
+                 `ffmpeg -i x.apng x.{ext}` if you need it"
+            )),
+            _ => Err(format!(
+                "shotty cannot write .{ext} (it writes .gif, .apng, .svg, .png, .cast, \
+                 .txt/.ascii, or a directory of frames ending in /)"
+            )),
+        }
+    }
+}
+
+/// An output the tape asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    /// Where.
+    pub path: PathBuf,
+    /// What.
+    pub kind: OutputKind,
+    /// The `Output` command.
+    pub at: Location,
+}
+
+/// A step of the run: a command with where it was written.
+pub type Step = Command;
+
+/// A checked tape, ready to run.
+#[derive(Clone, Debug)]
+pub struct Tape {
+    /// The file.
+    pub path: PathBuf,
+    /// The settings made before the first step.
+    pub settings: Settings,
+    /// Variables the shell starts with (every `Env`, as VHS sets them before it starts).
+    pub env: Vec<(String, String)>,
+    /// What to write.
+    pub outputs: Vec<Output>,
+    /// What to run, in order (`Set TypingSpeed` among them; other settings after the first
+    /// step are ignored, as VHS ignores them, with a warning).
+    pub steps: Vec<Step>,
+    /// What was ignored, each with its place.
+    pub warnings: Vec<String>,
+}
+
+impl Tape {
+    /// The longest a run can take without hanging forever: every scripted pause and wait,
+    /// for a caller that wants to bound it.
+    pub fn scripted_time(&self) -> Duration {
+        let mut typing = self.settings.typing_speed;
+        let mut total = Duration::ZERO;
+        for step in &self.steps {
+            total += match &step.kind {
+                CommandKind::Set(Setting::TypingSpeed(speed)) => {
+                    typing = *speed;
+                    Duration::ZERO
+                }
+                kind => runner::scripted_length(kind, typing).unwrap_or_default(),
+            };
+        }
+        total
+    }
+}
+
+/// Why a tape cannot run: every problem found, and whether the tape did not even parse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    /// The problems, each with its place.
+    pub errors: Vec<TapeError>,
+    /// The tape does not parse (its grammar), rather than asking for what cannot be done.
+    pub unparsed: bool,
+}
+
+/// Reads a tape and checks everything before anything runs: the grammar, every setting's
+/// value, the size, every output's kind, that each `Require`d program and the shell are
+/// installed. All problems are reported, each with its place.
+pub fn load(path: &Path) -> Result<Tape, LoadError> {
+    let commands = parser::parse_file(path).map_err(|errors| LoadError {
+        errors,
+        unparsed: true,
+    })?;
+    check(path, commands)
+}
+
+/// [`load`] for tape text already read (`path` names it).
+pub fn load_str(path: &Path, source: &str) -> Result<Tape, LoadError> {
+    let commands = parser::parse_str(path, source).map_err(|errors| LoadError {
+        errors,
+        unparsed: true,
+    })?;
+    check(path, commands)
+}
+
+fn check(path: &Path, commands: Vec<Command>) -> Result<Tape, LoadError> {
+    let mut errors = Vec::new();
+    let mut settings = Settings::default();
+    let mut tape = Tape {
+        path: path.to_owned(),
+        settings: Settings::default(),
+        env: Vec::new(),
+        outputs: Vec::new(),
+        steps: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let mut size_at: Option<Location> = None;
+    let mut started = false;
+    for command in commands {
+        match &command.kind {
+            CommandKind::Set(setting) => {
+                // A setting after the first step is checked, but only the typing speed
+                // changes anything (at its place in the run).
+                let mut applied = settings.clone();
+                let target = if started { &mut applied } else { &mut settings };
+                if let Err(e) = target.apply(setting, &command.at) {
+                    errors.push(e);
+                    continue;
+                }
+                if !started {
+                    if matches!(setting, Setting::Width(_) | Setting::Height(_)) {
+                        size_at = Some(command.at.clone());
+                    }
+                    continue;
+                }
+                if matches!(setting, Setting::TypingSpeed(_)) {
+                    tape.steps.push(command);
+                } else {
+                    tape.warnings.push(format!(
+                        "{}:{}: a setting after the first command is ignored (as VHS ignores \
+                         it): move it to the top",
+                        command.at.path.display(),
+                        command.at.line
+                    ));
+                }
+            }
+            CommandKind::Output(out) => match OutputKind::of(out) {
+                Ok(kind) => tape.outputs.push(Output {
+                    path: out.clone(),
+                    kind,
+                    at: command.at.clone(),
+                }),
+                Err(message) => errors.push(command.at.error(message)),
+            },
+            CommandKind::Require(program) => {
+                if find_program(program).is_none() {
+                    errors.push(command.at.error(format!(
+                        "the tape requires {program}, which is not installed (not on PATH)"
+                    )));
+                }
+            }
+            CommandKind::Env { name, value } => tape.env.push((name.clone(), value.clone())),
+            CommandKind::Scroll { .. } => {
+                errors.push(command.at.error(
+                    "ScrollUp and ScrollDown are not supported yet (they move VHS's browser \
+                     view, which shotty's frames do not have)",
+                ));
+            }
+            _ => {
+                started = true;
+                tape.steps.push(command);
+            }
+        }
+    }
+    let program = settings.shell_start().command[0];
+    if find_program(program).is_none() {
+        errors.push(TapeError {
+            path: path.to_owned(),
+            line: 0,
+            column: 0,
+            message: format!("the shell {program} is not installed (not on PATH)"),
+        });
+    }
+    let (min_w, min_h) = settings.minimum_size();
+    if settings.size.0 < min_w || settings.size.1 < min_h {
+        let at = size_at.unwrap_or(Location {
+            path: path.to_owned(),
+            line: 0,
+        });
+        errors.push(at.error(format!(
+            "the picture is {}×{} px; the padding, margin and window bar need at least \
+             {min_w}×{min_h}",
+            settings.size.0, settings.size.1
+        )));
+    }
+    if tape.steps.is_empty() && errors.is_empty() {
+        errors.push(TapeError {
+            path: path.to_owned(),
+            line: 0,
+            column: 0,
+            message: "the tape runs nothing (it has settings and outputs only)".into(),
+        });
+    }
+    if !errors.is_empty() {
+        return Err(LoadError {
+            errors,
+            unparsed: false,
+        });
+    }
+    tape.settings = settings;
+    Ok(tape)
+}
+
+/// Where `program` is: a path with a `/` as it is, else the first executable of that name
+/// on `PATH`.
+pub fn find_program(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let path = PathBuf::from(program);
+        return executable(&path).then_some(path);
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|p| executable(p))
+}

@@ -1,0 +1,300 @@
+//! Running a checked tape's steps in a session of its own: the shell started as VHS starts
+//! it, typing and keys through the one key encoder, `Wait` through the session's waits, the
+//! screen kept after each shown step for a text output and at each `Screenshot`, and the
+//! tape's clock ([`TimeMap`]) laid over the session's recording.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use super::clock::TimeMap;
+use super::parser::{CommandKind, Setting, WaitScope};
+use super::{OutputKind, Tape, TapeError};
+use crate::pty::DEFAULT_GRACE;
+use crate::recording::Timeline;
+use crate::session::host::READ_SETTLE_MAX;
+use crate::session::instance::local_session_id;
+use crate::session::send::SendStep;
+use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
+use crate::session::{Session, SessionSpec, StopReason};
+use crate::term::{Snapshot, Terminal};
+
+/// How long the shell may take to start and show its prompt.
+pub const SHELL_START_TIMEOUT: Duration = Duration::from_secs(10);
+/// The scrollback of VHS's browser terminal (xterm.js's default), which its text output
+/// reads from the top.
+pub const SCROLLBACK: usize = 1000;
+
+/// What a run leaves for the outputs.
+pub struct TapeRun {
+    /// The session's recording.
+    pub timeline: Timeline,
+    /// Where the recording falls in the animation.
+    pub clock: TimeMap,
+    /// The screen after each shown step, for text outputs: VHS's rows, each without trailing
+    /// blanks.
+    pub text: Vec<Vec<String>>,
+    /// The screens of `Screenshot` steps, with their files.
+    pub screenshots: Vec<(PathBuf, Snapshot)>,
+}
+
+/// How long `kind` lasts in the animation at `typing` speed: its pauses; `None` for a wait,
+/// which lasts as long as it waited.
+pub fn scripted_length(kind: &CommandKind, typing: Duration) -> Option<Duration> {
+    let times = |n: usize, speed: Option<Duration>| speed.unwrap_or(typing) * n as u32;
+    Some(match kind {
+        CommandKind::Type { text, speed } => times(text.chars().count(), *speed),
+        CommandKind::Key { speed, repeat, .. } | CommandKind::Scroll { speed, repeat, .. } => {
+            times(*repeat as usize, *speed)
+        }
+        CommandKind::Sleep(d) => *d,
+        CommandKind::Wait { .. } => return None,
+        _ => Duration::ZERO,
+    })
+}
+
+/// Runs `tape`'s steps; the first step that fails ends the run with its place and, for a
+/// `Wait`, the screen.
+pub fn run(tape: &Tape) -> Result<TapeRun, TapeError> {
+    let settings = &tape.settings;
+    let shell = settings.shell_start();
+    let (cols, rows) = settings.terminal_size();
+    let mut spec = SessionSpec::new(
+        shell.command.iter().map(|s| (*s).to_owned()).collect(),
+        cols,
+        rows,
+    );
+    spec.env = shell
+        .env
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .chain(tape.env.iter().cloned())
+        .collect();
+    spec.scrollback = SCROLLBACK;
+    spec.record_limit = crate::session::instance::MAX_RECORD_LIMIT as usize;
+    let whole = |message: String| TapeError {
+        path: tape.path.clone(),
+        line: 0,
+        column: 0,
+        message,
+    };
+    let session = Session::start(local_session_id("tape"), spec)
+        .map_err(|e| whole(format!("cannot start {}: {}", shell.name, e.message)))?;
+    let mut run = Run {
+        tape,
+        session: Arc::clone(&session),
+        keeps_text: tape.outputs.iter().any(|o| o.kind == OutputKind::Text),
+        typing: settings.typing_speed,
+        hidden: false,
+        clipboard: String::new(),
+        text: Vec::new(),
+        screenshots: Vec::new(),
+        clock: TimeMap::default(),
+    };
+    let result = run.all();
+    // Taken before the shell is stopped: what it writes as it goes is not the tape's.
+    let timeline = session.lock().recording.clone();
+    let _ = session.stop(StopReason::User, DEFAULT_GRACE);
+    result?;
+    Ok(TapeRun {
+        timeline,
+        clock: run.clock,
+        text: run.text,
+        screenshots: run.screenshots,
+    })
+}
+
+struct Run<'a> {
+    tape: &'a Tape,
+    session: Arc<Session>,
+    keeps_text: bool,
+    typing: Duration,
+    hidden: bool,
+    clipboard: String,
+    text: Vec<Vec<String>>,
+    screenshots: Vec<(PathBuf, Snapshot)>,
+    clock: TimeMap,
+}
+
+impl Run<'_> {
+    fn all(&mut self) -> Result<(), TapeError> {
+        if !self.session.wait_ready(SHELL_START_TIMEOUT, false) {
+            let live = self.session.lock();
+            let why = if live.state.is_ended() {
+                "ended"
+            } else {
+                "did not wait for input"
+            };
+            return Err(TapeError {
+                path: self.tape.path.clone(),
+                line: 0,
+                column: 0,
+                message: format!(
+                    "the shell {} {why} within {} s; the screen:\n{}",
+                    self.tape.settings.shell,
+                    SHELL_START_TIMEOUT.as_secs(),
+                    live.term.text().trim_end()
+                ),
+            });
+        }
+        self.clock = TimeMap::new(self.session.clock());
+        for step in &self.tape.steps {
+            let start = self.session.clock();
+            self.step(&step.kind)
+                .map_err(|message| step.at.error(message))?;
+            let length = match scripted_length(&step.kind, self.typing) {
+                _ if self.hidden || matches!(step.kind, CommandKind::Show) => Duration::ZERO,
+                Some(length) => length,
+                None => self.session.clock().saturating_sub(start),
+            };
+            self.clock.push(start, length);
+            if let CommandKind::Set(Setting::TypingSpeed(speed)) = step.kind {
+                self.typing = speed;
+            }
+            if self.keeps_text && !self.hidden {
+                let rows = buffer_rows(&self.settled().term);
+                self.text.push(rows);
+            }
+        }
+        Ok(())
+    }
+
+    /// The session's state once the program has reacted to the last step.
+    fn settled(&self) -> std::sync::MutexGuard<'_, crate::session::instance::Live> {
+        self.session.settle(READ_SETTLE_MAX)
+    }
+
+    fn send(&self, steps: &[SendStep]) -> Result<(), String> {
+        self.session.send(steps).map(|_| ()).map_err(|e| e.message)
+    }
+
+    /// Sends `steps` `repeat` times, pausing `speed` after each.
+    fn press(&self, steps: &[SendStep], repeat: u32, speed: Duration) -> Result<(), String> {
+        for _ in 0..repeat {
+            self.send(steps)?;
+            std::thread::sleep(speed);
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, kind: &CommandKind) -> Result<(), String> {
+        match kind {
+            CommandKind::Type { text, speed } => {
+                let speed = speed.unwrap_or(self.typing);
+                for c in text.chars() {
+                    self.press(&[SendStep::Text(c.to_string())], 1, speed)?;
+                }
+            }
+            CommandKind::Key { key, speed, repeat } => {
+                let keys = [SendStep::Keys(key.name().to_owned())];
+                self.press(&keys, *repeat, speed.unwrap_or(self.typing))?;
+            }
+            CommandKind::Chord(keys) => {
+                for key in keys {
+                    self.send(&[SendStep::Keys(key.clone())])?;
+                }
+            }
+            CommandKind::Sleep(d) => std::thread::sleep(*d),
+            CommandKind::Hide => self.hidden = true,
+            CommandKind::Show => {
+                // What the hidden steps drew is on screen before anything is shown.
+                drop(self.settled());
+                self.hidden = false;
+            }
+            CommandKind::Wait {
+                scope,
+                timeout,
+                pattern,
+            } => self.wait(*scope, *timeout, pattern.as_deref())?,
+            CommandKind::Screenshot(path) => {
+                let snapshot = self.settled().term.snapshot();
+                self.screenshots.push((path.clone(), snapshot));
+            }
+            CommandKind::Copy(text) => self.clipboard = text.clone(),
+            CommandKind::Paste => {
+                if !self.clipboard.is_empty() {
+                    self.send(&[SendStep::Text(self.clipboard.clone())])?;
+                }
+            }
+            // Settings take effect when the run's clock is pushed; the rest were taken
+            // before the run.
+            CommandKind::Set(_)
+            | CommandKind::Output(_)
+            | CommandKind::Require(_)
+            | CommandKind::Env { .. }
+            | CommandKind::Scroll { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// `Wait`: the pattern (the tape's `WaitPattern` if none) on the cursor's line or the
+    /// screen, within the timeout (the tape's `WaitTimeout` if none).
+    fn wait(
+        &self,
+        scope: WaitScope,
+        timeout: Option<Duration>,
+        pattern: Option<&str>,
+    ) -> Result<(), String> {
+        let settings = &self.tape.settings;
+        let pattern = pattern.unwrap_or(&settings.wait_pattern);
+        let regex = regex::Regex::new(pattern).map_err(|e| format!("bad pattern: {e}"))?;
+        let target = match scope {
+            WaitScope::Line => Target::CursorRow(regex),
+            WaitScope::Screen => Target::Regex(regex),
+        };
+        let timeout = timeout.unwrap_or(settings.wait_timeout);
+        let condition = WaitCondition {
+            target,
+            until: Until::Present,
+            stable_for: None,
+            timeout: Some(timeout),
+            fresh: false,
+        };
+        let started = Instant::now();
+        let outcome = wait(&self.session, &condition, &AtomicBool::new(false));
+        if outcome.result == WaitResult::Matched {
+            return Ok(());
+        }
+        let live = self.session.lock();
+        let (what, last) = match scope {
+            WaitScope::Line => ("line", live.term.cursor_row_text()),
+            WaitScope::Screen => ("screen", live.term.text().trim_end().to_owned()),
+        };
+        let why = match outcome.result {
+            WaitResult::SessionEnded => "the shell ended".to_owned(),
+            _ => format!("{:.1} s passed", started.elapsed().as_secs_f64()),
+        };
+        Err(format!(
+            "Wait+{} /{pattern}/ did not match before {why}; the {what} was {last:?}; the \
+             screen:\n{}",
+            if scope == WaitScope::Line {
+                "Line"
+            } else {
+                "Screen"
+            },
+            live.term.text().trim_end()
+        ))
+    }
+}
+
+/// The rows VHS's text output writes: the terminal's first rows from the top of its buffer
+/// (xterm.js's `buffer.active.getLine(0…rows)`: the oldest scrollback first on the main
+/// screen, the screen itself on the alternate one), each without trailing blanks.
+pub fn buffer_rows(term: &Terminal) -> Vec<String> {
+    let height = term.height();
+    let mut rows: Vec<String> = if term.screen().is_alternate_screen() {
+        term.text().split('\n').map(str::to_owned).collect()
+    } else {
+        term.history()
+            .take(height)
+            .map(|(_, row)| {
+                let mut text = String::new();
+                row.write_text(&mut text);
+                text
+            })
+            .collect()
+    };
+    rows.resize(height, String::new());
+    rows
+}

@@ -1,0 +1,405 @@
+//! `shotty tape` through the real binary with real shells: VHS's own text goldens reproduced
+//! byte for byte, every output kind from one run (read back by Pillow and asciinema), the
+//! tape's clock (hidden steps, scripted length), waits, keys, the clipboard, `Env`, `Source`,
+//! themes and window bars in the pixels, and tapes refused before anything runs with their
+//! `FILE:LINE`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use crate::{asciinema, needs};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/vhs");
+
+/// Writes `tape` to `dir/name` and runs `shotty tape` on it in `dir` (its own HOME).
+fn run_tape(dir: &Path, name: &str, tape: &str) -> Output {
+    std::fs::write(dir.join(name), tape).expect("tape written");
+    Command::new(env!("CARGO_BIN_EXE_shotty"))
+        .arg("tape")
+        .arg(name)
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .stdin(Stdio::null())
+        .output()
+        .expect("shotty runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn assert_ran(out: &Output) {
+    assert!(
+        out.status.success(),
+        "the tape failed ({:?}): {}",
+        out.status.code(),
+        stderr(out)
+    );
+}
+
+/// The screens of a text output (VHS's format: rows, then a rule of 80 `─`).
+fn screens(text: &str) -> Vec<Vec<String>> {
+    let rule = "─".repeat(80);
+    let mut screens = vec![Vec::new()];
+    for line in text.lines() {
+        if line == rule {
+            screens.push(Vec::new());
+        } else if let Some(screen) = screens.last_mut() {
+            screen.push(line.to_owned());
+        }
+    }
+    screens.pop();
+    screens
+}
+
+#[test]
+fn vhs_shell_goldens_are_reproduced_byte_for_byte() {
+    for shell in ["bash", "zsh", "fish"] {
+        if needs::program(shell).is_none() {
+            continue;
+        }
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let dir = tmp.path();
+        std::fs::create_dir(dir.join("shell")).expect("dir");
+        let tape = format!("{FIXTURES}/shell/{shell}.tape");
+        std::fs::copy(&tape, dir.join(format!("shell/{shell}.tape"))).expect("copy");
+        // VHS's padding when it wrote these goldens (see tests/fixtures/vhs/README.md).
+        let wrapper = format!("Output out.ascii\nSet Padding 72\nSource shell/{shell}.tape\n");
+        let out = run_tape(dir, "wrapper.tape", &wrapper);
+        assert_ran(&out);
+        let ours = std::fs::read_to_string(dir.join("out.ascii")).expect("the text output");
+        let vhs =
+            std::fs::read_to_string(format!("{FIXTURES}/shell/{shell}.ascii")).expect("golden");
+        assert_eq!(
+            ours, vhs,
+            "{shell}: shotty's text output differs from VHS's"
+        );
+    }
+}
+
+/// Reads a GIF or APNG with Pillow: its size and frame durations (ms).
+fn pillow(python: &Path, file: &Path) -> ((u64, u64), Vec<f64>) {
+    let script = "import json,sys\nfrom PIL import Image\nim=Image.open(sys.argv[1])\nd=[]\n\
+                  for i in range(im.n_frames):\n    im.seek(i)\n    d.append(im.info.get('duration'))\n\
+                  print(json.dumps({'size': list(im.size), 'durations': d}))\n";
+    let out = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .arg(file)
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "Pillow: {}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let size = (
+        json["size"][0].as_u64().expect("width"),
+        json["size"][1].as_u64().expect("height"),
+    );
+    let durations = json["durations"]
+        .as_array()
+        .expect("durations")
+        .iter()
+        .map(|d| d.as_f64().expect("a duration"))
+        .collect();
+    (size, durations)
+}
+
+fn png_size(path: &Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).expect("a PNG");
+    assert!(bytes.starts_with(b"\x89PNG"), "{} is a PNG", path.display());
+    let word =
+        |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    (word(16), word(20))
+}
+
+#[test]
+fn every_output_kind_is_written_from_one_run_and_lasts_the_scripted_time() {
+    let Some(python) = needs::python("PIL") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let tape = "\
+Output out.gif
+Output out.apng
+Output out.svg
+Output out.png
+Output out.cast
+Output out.txt
+Output frames/
+Set Width 800
+Set Height 400
+Set Framerate 25
+
+Type \"echo hi there\"
+Enter
+Sleep 1s
+";
+    let out = run_tape(dir, "all.tape", tape);
+    assert_ran(&out);
+    // 13 characters and Enter at 50 ms each, and the second: 1.7 s, on a 40 ms frame grid.
+    let scripted = 1700.0;
+    for name in ["out.gif", "out.apng"] {
+        let (size, durations) = pillow(&python, &dir.join(name));
+        assert_eq!(size, (800, 400), "{name}");
+        let total: f64 = durations.iter().sum();
+        assert!(
+            (total - scripted).abs() <= 40.0,
+            "{name} lasts {total} ms, the tape scripts {scripted} ms: {durations:?}"
+        );
+        assert!(
+            durations.len() >= 10,
+            "{name}: the typing is animated: {durations:?}"
+        );
+    }
+    assert_eq!(png_size(&dir.join("out.png")), (800, 400));
+    let svg = std::fs::read_to_string(dir.join("out.svg")).expect("svg");
+    assert!(
+        svg.contains("@keyframes") && svg.contains("hi there"),
+        "an animated SVG"
+    );
+    let text = std::fs::read_to_string(dir.join("out.txt")).expect("txt");
+    let screens = screens(&text);
+    assert_eq!(
+        screens.len(),
+        3,
+        "a screen after each of the 3 commands:\n{text}"
+    );
+    assert_eq!(screens[2][1], "hi there", "{text}");
+    let frames: Vec<PathBuf> = std::fs::read_dir(dir.join("frames"))
+        .expect("the frames directory")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    assert!(frames.len() >= 10, "one PNG per frame: {frames:?}");
+    assert!(frames.iter().all(|f| png_size(f) == (800, 400)));
+    if let Some(played) = asciinema::asciinema_cat(&dir.join("out.cast")) {
+        let played = String::from_utf8_lossy(&played);
+        assert!(
+            played.contains("hi there"),
+            "asciinema plays the cast: {played:?}"
+        );
+    }
+}
+
+#[test]
+fn hidden_steps_run_but_are_neither_shown_nor_timed() {
+    let Some(python) = needs::python("PIL") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let tape = "\
+Output out.txt
+Output out.gif
+Output out.cast
+Set Framerate 25
+Hide
+Type \"export SECRET=swordfish\"
+Enter
+Sleep 500ms
+Type \"clear\"
+Enter
+Show
+Type \"echo $SECRET\"
+Enter
+Sleep 200ms
+";
+    let out = run_tape(dir, "hide.tape", tape);
+    assert_ran(&out);
+    let text = std::fs::read_to_string(dir.join("out.txt")).expect("txt");
+    assert!(
+        !text.contains("export"),
+        "nothing hidden is in the text:\n{text}"
+    );
+    let screens = screens(&text);
+    assert_eq!(screens.len(), 4, "Show and the 3 shown commands:\n{text}");
+    assert_eq!(screens[3][1], "swordfish", "the hidden steps ran:\n{text}");
+    let cast = std::fs::read_to_string(dir.join("out.cast")).expect("cast");
+    assert!(
+        !cast.contains("export"),
+        "nothing hidden is in the cast: {cast}"
+    );
+    // 12 characters and Enter at 50 ms, and 200 ms: the hidden 1.1 s takes no time.
+    let (_, durations) = pillow(&python, &dir.join("out.gif"));
+    let total: f64 = durations.iter().sum();
+    assert!(
+        (total - 850.0).abs() <= 40.0,
+        "the GIF lasts {total} ms: {durations:?}"
+    );
+}
+
+#[test]
+fn waits_match_the_line_or_the_screen_and_a_timeout_shows_the_screen() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let tape = "\
+Output out.txt
+Type \"sleep 1; echo ready\"
+Enter
+Wait
+Type \"printf 'one\\ntwo\\n'\"
+Enter
+Wait+Screen@5s /two\\n>/
+";
+    let out = run_tape(dir, "wait.tape", tape);
+    assert_ran(&out);
+    let text = std::fs::read_to_string(dir.join("out.txt")).expect("txt");
+    let screens = screens(&text);
+    assert_eq!(
+        screens[2][1], "ready",
+        "Wait waited for the prompt:\n{text}"
+    );
+    assert_eq!(screens[5][4], "two", "{text}");
+
+    let tape = "\
+Output late.txt
+Output late.gif
+Type \"echo waiting\"
+Enter
+Wait@300ms /never/
+Type \"echo after\"
+";
+    let out = run_tape(dir, "timeout.tape", tape);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("timeout.tape:5:"), "the Wait's place: {err}");
+    assert!(
+        err.contains("/never/") && err.contains("> echo waiting"),
+        "the screen: {err}"
+    );
+    assert!(!dir.join("late.txt").exists() && !dir.join("late.gif").exists());
+}
+
+#[test]
+fn keys_chords_the_clipboard_env_and_source_reach_the_shell() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("greet.tape"),
+        "Output no.txt\nType \"echo $GREETING\"\nEnter\n",
+    )
+    .expect("sourced tape");
+    let tape = "\
+Output out.txt
+Env GREETING \"hello from Env\"
+Source greet.tape
+Copy \"pasted words\"
+Type \"echo \"
+Paste
+Enter
+Set TypingSpeed 10ms
+Type \"echo abcdef\"
+Backspace 3
+Left 2
+Type \"X\"
+Enter
+Type \"sleep 30\"
+Enter
+Sleep 300ms
+Ctrl+C
+Sleep 300ms
+Set FontSize 40
+Type \"echo end\"
+Enter
+";
+    let out = run_tape(dir, "keys.tape", tape);
+    assert_ran(&out);
+    assert!(
+        stderr(&out).contains("keys.tape:19: a setting after the first command is ignored"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !dir.join("no.txt").exists(),
+        "a sourced tape's outputs are not written"
+    );
+    let text = std::fs::read_to_string(dir.join("out.txt")).expect("txt");
+    let last = screens(&text).pop().expect("a screen");
+    let shown = last.join("\n");
+    for expected in [
+        "hello from Env",
+        "> echo pasted words",
+        "aXbc",
+        "> sleep 30\n^C",
+        "end",
+    ] {
+        assert!(shown.contains(expected), "{expected:?} in\n{shown}");
+    }
+}
+
+#[test]
+fn themes_bars_margins_and_sizes_are_drawn() {
+    let Some(python) = needs::python("PIL") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let tape = "\
+Output out.png
+Set Width 600
+Set Height 300
+Set Theme \"Dracula\"
+Set WindowBar Colorful
+Set Margin 20
+Set MarginFill \"#ff0000\"
+Type \"echo hi\"
+";
+    let out = run_tape(dir, "look.tape", tape);
+    assert_ran(&out);
+    let script = "import sys\nfrom PIL import Image\nim=Image.open(sys.argv[1]).convert('RGB')\n\
+                  print(im.size, *(im.getpixel((int(x), int(y))) for x, y in \
+                  (a.split(',') for a in sys.argv[2:])))\n";
+    // The margin; VHS's first dot (a sixth of the 30 px bar, 15 px in); the terminal's
+    // background low right, inside the padding.
+    let out = Command::new(&python)
+        .args(["-c", script])
+        .arg(dir.join("out.png"))
+        .args(["3,3", "35,35", "560,260"])
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let pixels = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    assert_eq!(
+        pixels, "(600, 300) (255, 0, 0) (255, 79, 77) (30, 31, 41)",
+        "size, margin, red dot, Dracula's background (VHS's #1e1f29)"
+    );
+}
+
+#[test]
+fn tapes_that_cannot_run_are_refused_before_anything_runs() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    // Not a tape: exit 2, every problem with its line and column.
+    let out = run_tape(dir, "bad.tape", "Output a.gif\nTypo \"x\"\nSleep\nType\n");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    for expected in [
+        "bad.tape:2:1: not a command: \"Typo\"",
+        "bad.tape:3:",
+        "bad.tape:4:",
+    ] {
+        assert!(err.contains(expected), "{expected:?} in {err}");
+    }
+    // A tape asking for what cannot be done: exit 1, all said at once, nothing run.
+    let tape = "\
+Output a.gif
+Output b.mp4
+Require no-such-program-shotty-test
+Set Theme \"Draculla\"
+Set Width 100
+Type \"touch ran\"
+Enter
+";
+    let out = run_tape(dir, "cannot.tape", tape);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    for expected in [
+        "cannot.tape:2: shotty writes no .mp4",
+        "cannot.tape:3: the tape requires no-such-program-shotty-test",
+        "cannot.tape:4: unknown theme \"Draculla\"; did you mean \"Dracula\"",
+        "cannot.tape:5: the picture is 100×600 px",
+    ] {
+        assert!(err.contains(expected), "{expected:?} in {err}");
+    }
+    assert!(!dir.join("ran").exists() && !dir.join("a.gif").exists());
+}
