@@ -381,8 +381,9 @@ struct MarkArgs {
 struct ExportArgs {
     /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
-    /// Output file (`-`: stdout); .cast, or .svg, .gif, .apng for an animation, or .yaml for
-    /// a scenario of the steps that drove the session (`shotty scenario run` replays it).
+    /// Output file (`-`: stdout); .cast, or .svg, .gif, .apng for an animation, .yaml for a
+    /// scenario of the steps that drove the session (`shotty scenario run` replays it), or
+    /// .tape for them as a VHS tape (`shotty tape` runs it).
     #[arg(short, long)]
     out: PathBuf,
     /// cast, svg, gif or apng (default: from the extension, else cast).
@@ -658,8 +659,8 @@ fn connect() -> Result<Client, SessionError> {
 /// for stdout it writes a private temporary file that is copied out and removed.
 fn export(args: &ExportArgs) -> Result<Value, SessionError> {
     let usage = |e: String| SessionError::invalid_request(e);
-    if args.format.is_none() && is_scenario_file(&args.out) {
-        return export_scenario(args);
+    if args.format.is_none() && (is_scenario_file(&args.out) || is_tape_file(&args.out)) {
+        return export_steps(args);
     }
     let format = recording_format(args.format.as_deref(), &args.out).map_err(usage)?;
     let timing = args.timing.to_timing().map_err(usage)?;
@@ -686,21 +687,33 @@ fn is_scenario_file(path: &std::path::Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
 }
 
-/// `session export ID -o run.yaml`: the session's journal as a scenario file.
-fn export_scenario(args: &ExportArgs) -> Result<Value, SessionError> {
+/// Whether `path` names a VHS tape (`.tape`).
+fn is_tape_file(path: &std::path::Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("tape"))
+}
+
+/// `session export ID -o run.yaml` or `-o run.tape`: the session's journal as a scenario
+/// file or a VHS tape.
+fn export_steps(args: &ExportArgs) -> Result<Value, SessionError> {
     let params = IdParams {
         session_id: args.id.clone(),
     };
     let reply = call("journal", &params)?;
     let journal: JournalReply = serde_json::from_value(reply)
         .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
-    let yaml = shotty::scenario::export::document(&journal);
+    let (text, format) = if is_tape_file(&args.out) {
+        (shotty::tape::export::tape(&journal, &args.out), "tape")
+    } else {
+        (shotty::scenario::export::document(&journal), "scenario")
+    };
     let path = std::path::absolute(&args.out).map_err(|e| SessionError::io("bad path", e))?;
-    artifacts::write_file(&path, yaml.as_bytes())
+    artifacts::write_file(&path, text.as_bytes())
         .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
     Ok(json!({
         "sessionId": journal.session_id,
-        "format": "scenario",
+        "format": format,
         "path": path,
         "steps": journal.journal.steps.len(),
         "dropped": journal.journal.dropped,

@@ -19,7 +19,8 @@ pub struct TestArgs {
     #[command(flatten)]
     help: super::HelpFlag,
     /// Files or directories to search for *.scenario.yaml, *.scenario.yml and
-    /// *.scenario.json (default: the current directory).
+    /// *.scenario.json, and VHS tapes (*.tape) that write a .txt or .ascii output: its file
+    /// is the golden the run is compared with (default: the current directory).
     paths: Vec<PathBuf>,
     /// Scenarios run at once (default: the number of CPUs).
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]

@@ -12,8 +12,17 @@ use super::runner::{self, AppearanceResolver, RunOptions};
 use super::summary::{ArtifactKind, RunStatus, StepStatus, Summary};
 use crate::render::svg::{xml_text, xml_value};
 
-/// The file names `shotty test` runs: `*.scenario.yaml`, `*.scenario.yml`, `*.scenario.json`.
-pub const SUFFIXES: [&str; 3] = [".scenario.yaml", ".scenario.yml", ".scenario.json"];
+/// The file names `shotty test` runs: `*.scenario.yaml`, `*.scenario.yml`, `*.scenario.json`,
+/// and VHS tapes (`*.tape`) that name a text output (their golden; see [`crate::tape::golden`]).
+pub const SUFFIXES: [&str; 4] = [
+    ".scenario.yaml",
+    ".scenario.yml",
+    ".scenario.json",
+    TAPE_SUFFIX,
+];
+
+/// The suffix of VHS tapes.
+const TAPE_SUFFIX: &str = ".tape";
 
 /// Directories discovery never enters: build output, dependencies, reports, hidden ones.
 const SKIPPED_DIRS: [&str; 3] = ["target", "node_modules", "shotty-report"];
@@ -55,6 +64,11 @@ fn walk(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> Result<(), String
         if kind.is_dir() {
             if !name.starts_with('.') && !SKIPPED_DIRS.contains(&name.as_str()) {
                 walk(&path, depth + 1, found)?;
+            }
+        } else if name.ends_with(TAPE_SUFFIX) {
+            // A tape is a test when it names a text output; others make pictures.
+            if is_tape_test(&path) {
+                found.push(path);
             }
         } else if SUFFIXES.iter().any(|s| name.ends_with(s)) {
             found.push(path);
@@ -105,12 +119,25 @@ impl Outcome {
                             .trim_end_matches(':')
                     )
                 });
-                // Where to look next: the report's page, on a line of its own.
-                let report = s
+                // Where to look next: the report's page, on a line of its own; without one
+                // (a tape), the rest of the message.
+                let report = match s
                     .artifacts
                     .iter()
                     .find(|a| a.kind == ArtifactKind::Report && a.path.ends_with(".html"))
-                    .map_or_else(String::new, |a| format!("\n        report: {}", a.path));
+                {
+                    Some(a) => format!("\n        report: {}", a.path),
+                    None => s
+                        .failed_step()
+                        .and_then(|st| st.message.as_deref())
+                        .map(|m| {
+                            m.lines()
+                                .skip(1)
+                                .map(|l| format!("\n        {l}"))
+                                .collect::<String>()
+                        })
+                        .unwrap_or_default(),
+                };
                 format!("FAILED  {path} ({seconds:.2} s){why}{report}")
             }
             RunStatus::Error => format!(
@@ -167,7 +194,108 @@ pub fn run_all(
         .collect()
 }
 
+/// Whether the tape at `path` names a text output (or does not parse, which its run then
+/// reports).
+fn is_tape_test(path: &Path) -> bool {
+    use crate::tape::{CommandKind, OutputKind, parser};
+    parser::parse_file(path).map_or(true, |commands| {
+        commands.iter().any(|c| match &c.kind {
+            CommandKind::Output(out) => OutputKind::of(out) == Ok(OutputKind::Text),
+            _ => false,
+        })
+    })
+}
+
+/// A tape as a test: run, its text outputs compared with their goldens, as a summary of one
+/// `golden` step per text output.
+fn run_tape(path: &Path, options: &RunOptions) -> Summary {
+    use super::summary::{Artifact, StepResult};
+    use crate::tape::golden::{self, GoldenOptions, TextVerdict};
+    let started = Instant::now();
+    let name = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let file = path.display().to_string();
+    let tape = match crate::tape::load(path) {
+        Ok(tape) => tape,
+        Err(e) => {
+            let messages: Vec<String> = e.errors.iter().map(ToString::to_string).collect();
+            return Summary::error(name, file, started, messages.join("\n"));
+        }
+    };
+    let millis = |since: Instant| u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let mut steps = Vec::new();
+    let mut artifacts = Vec::new();
+    match crate::tape::runner::run(&tape) {
+        Err(e) => steps.push(StepResult {
+            index: 0,
+            phase: "execute",
+            kind: "tape".into(),
+            name: None,
+            line: u64::from(e.line),
+            status: StepStatus::Failed,
+            duration_ms: millis(started),
+            message: Some(e.message),
+        }),
+        Ok(run) => {
+            let golden_options = GoldenOptions {
+                update: options.update,
+                missing_fails: options.ci && !options.update,
+            };
+            for output in golden::text_outputs(&tape) {
+                let checked = Instant::now();
+                let (status, message) = match golden::check(output, &run, golden_options) {
+                    TextVerdict::Matched => (StepStatus::Passed, None),
+                    TextVerdict::Written => (StepStatus::New, None),
+                    TextVerdict::Updated => (StepStatus::Updated, None),
+                    TextVerdict::Failed(message) => (StepStatus::Failed, Some(message)),
+                };
+                if matches!(status, StepStatus::New | StepStatus::Updated) {
+                    artifacts.push(Artifact {
+                        path: output.path.display().to_string(),
+                        format: "text".into(),
+                        kind: ArtifactKind::Golden,
+                    });
+                }
+                steps.push(StepResult {
+                    index: steps.len(),
+                    phase: "verify",
+                    kind: "golden".into(),
+                    name: Some(output.path.display().to_string()),
+                    line: u64::from(output.at.line),
+                    status,
+                    duration_ms: millis(checked),
+                    message,
+                });
+            }
+        }
+    }
+    let failed = steps.iter().any(|s| s.status == StepStatus::Failed);
+    Summary {
+        schema_version: super::summary::SCHEMA_VERSION,
+        name,
+        file,
+        status: if failed {
+            RunStatus::Failed
+        } else {
+            RunStatus::Ok
+        },
+        session_id: None,
+        exit_code: None,
+        duration_ms: millis(started),
+        steps,
+        artifacts,
+        error: None,
+    }
+}
+
 fn run_one(path: &Path, options: &RunOptions, resolve: AppearanceResolver) -> Outcome {
+    if path.to_string_lossy().ends_with(TAPE_SUFFIX) {
+        return Outcome {
+            path: path.to_owned(),
+            summary: run_tape(path, options),
+        };
+    }
     let started = Instant::now();
     let checked = document::load(path)
         .and_then(|loaded| runner::check_appearances(&loaded, resolve).map(|()| loaded));

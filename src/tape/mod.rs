@@ -16,6 +16,8 @@
 //! ```
 
 pub mod clock;
+pub mod export;
+pub mod golden;
 pub mod lexer;
 pub mod output;
 pub mod parser;
@@ -265,6 +267,58 @@ fn check(path: &Path, commands: Vec<Command>) -> Result<Tape, LoadError> {
     }
     tape.settings = settings;
     Ok(tape)
+}
+
+/// A commented starting tape whose outputs are named `name` (what `shotty tape new` writes):
+/// it runs as it is, and says what to change.
+pub fn starter(name: &str) -> String {
+    // A name is written into the tape as a bare word: keep what the lexer reads as one.
+    let name: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!(
+        "\
+# {name}.tape: a terminal recording as code, in VHS's tape format.
+# Run it with `shotty tape {name}.tape` (VHS runs it unchanged too).
+
+# Where to write it: .gif, .apng, .svg (animated), .png (the last screen), .cast,
+# .txt or .ascii (the screen after each command, for tests), or frames/ (one PNG each).
+Output {name}.gif
+Output {name}.ascii
+
+# Settings come first. The picture in px; the terminal gets the columns and rows that fit.
+Set Width 1200
+Set Height 600
+Set FontSize 22
+Set Padding 40
+# A theme from VHS's list (\"Catppuccin Mocha\", \"Dracula\", \"Nord\" …) or inline JSON.
+Set Theme \"Catppuccin Mocha\"
+# A window bar: Colorful, ColorfulRight, Rings or RingsRight.
+Set WindowBar Colorful
+Set TypingSpeed 50ms
+
+# Steps run before Show are not shown: set up quietly.
+Hide
+Type \"cd $(mktemp -d) && clear\"
+Enter
+Show
+
+# Type, press keys, wait for the screen, pause.
+Type \"echo 'Hello from {name}'\"
+Sleep 300ms
+Enter
+# Wait for the prompt (or Wait /pattern/, Wait+Screen /pattern/).
+Wait
+Sleep 2s
+"
+    )
 }
 
 /// Where `program` is: a path with a `/` as it is, else the first executable of that name

@@ -8,7 +8,7 @@ use std::convert::Infallible;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::runner::TapeRun;
+use super::runner::{TapeRun, TextScreen};
 use super::{OutputKind, Tape, TapeError};
 use crate::recording::frames::{Frames, Timing};
 use crate::recording::{Event, Start, TimedEvent, Timeline, asciicast};
@@ -84,11 +84,11 @@ pub fn write_all(tape: &Tape, run: &TapeRun) -> Result<Vec<PathBuf>, TapeError> 
 }
 
 /// VHS's text format: every row of each kept screen, then a rule.
-pub fn text(screens: &[Vec<String>]) -> String {
+pub fn text(screens: &[TextScreen]) -> String {
     let rule = "─".repeat(TEXT_RULE_WIDTH);
     let mut out = String::new();
-    for rows in screens {
-        for row in rows {
+    for screen in screens {
+        for row in &screen.rows {
             out.push_str(row);
             out.push('\n');
         }

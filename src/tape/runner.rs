@@ -32,11 +32,19 @@ pub struct TapeRun {
     pub timeline: Timeline,
     /// Where the recording falls in the animation.
     pub clock: TimeMap,
-    /// The screen after each shown step, for text outputs: VHS's rows, each without trailing
-    /// blanks.
-    pub text: Vec<Vec<String>>,
+    /// The screen after each shown step, for text outputs.
+    pub text: Vec<TextScreen>,
     /// The screens of `Screenshot` steps, with their files.
     pub screenshots: Vec<(PathBuf, Snapshot)>,
+}
+
+/// The screen after a shown step, as VHS's text output has it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextScreen {
+    /// The step.
+    pub after: super::Location,
+    /// VHS's rows ([`buffer_rows`]).
+    pub rows: Vec<String>,
 }
 
 /// How long `kind` lasts in the animation at `typing` speed: its pauses; `None` for a wait,
@@ -112,7 +120,7 @@ struct Run<'a> {
     typing: Duration,
     hidden: bool,
     clipboard: String,
-    text: Vec<Vec<String>>,
+    text: Vec<TextScreen>,
     screenshots: Vec<(PathBuf, Snapshot)>,
     clock: TimeMap,
 }
@@ -154,7 +162,10 @@ impl Run<'_> {
             }
             if self.keeps_text && !self.hidden {
                 let rows = buffer_rows(&self.settled().term);
-                self.text.push(rows);
+                self.text.push(TextScreen {
+                    after: step.at.clone(),
+                    rows,
+                });
             }
         }
         Ok(())

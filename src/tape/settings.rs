@@ -374,6 +374,20 @@ impl Settings {
         )
     }
 
+    /// The smallest picture (`Width`, `Height`) whose terminal has `cols × rows` cells
+    /// ([`Settings::terminal_size`] turned round).
+    pub fn size_for(&self, cols: u16, rows: u16) -> (u32, u32) {
+        let (cell_w, cell_h) = self.cell();
+        let (min_w, min_h) = self.minimum_size();
+        let side = |cells: u16, cell: f64, room: f64, inset: u32| {
+            (f64::from(cells) * cell + room).ceil() as u32 + inset
+        };
+        (
+            side(cols, cell_w, TTYD_PADDING + SCROLL_BAR, min_w),
+            side(rows, cell_h, TTYD_PADDING, min_h),
+        )
+    }
+
     /// The appearance of the frames: the picture is the tape's `Width × Height`, the terminal
     /// scaled to fill the area inside the padding (as VHS scales its browser's canvas) and
     /// centred in it, the bar, corners and margin drawn around.
@@ -612,6 +626,19 @@ mod size_tests {
         assert_eq!(sized(32.0, (2200, 500), 72, 0.0).1, 8);
         assert_eq!(sized(22.0, (1000, 1050), 72, 0.0), (63, 30));
         assert_eq!(sized(22.0, (1600, 1040), 72, 0.0), (110, 30));
+    }
+
+    #[test]
+    fn a_size_in_cells_turns_into_pixels_that_give_it_back() {
+        let settings = Settings::default();
+        for (cols, rows) in [(80, 24), (2, 1), (120, 40), (75, 16)] {
+            let (width, height) = settings.size_for(cols, rows);
+            let back = Settings {
+                size: (width, height),
+                ..Settings::default()
+            };
+            assert_eq!(back.terminal_size(), (cols, rows), "{width}×{height}");
+        }
     }
 
     #[test]

@@ -2769,3 +2769,74 @@ fn exports_replay_however_the_session_ended() {
     let notes = std::fs::read_to_string(work.join("notes.txt")).expect("the replay wrote it");
     assert_eq!(notes, "saved\n");
 }
+
+/// `session export -o x.tape`: a session that ran `sh` in a directory, driven by text, keys
+/// and a paste and waited on, becomes a VHS tape that `shotty tape` runs to the same screen
+/// (the program typed into VHS's shell in that directory).
+#[test]
+fn a_session_exported_as_a_tape_runs_as_one() {
+    let env = Env::new();
+    let work = env.home.join("work dir");
+    std::fs::create_dir(&work).expect("work dir");
+    std::fs::write(work.join("marker.txt"), "in the work dir\n").expect("marker");
+    let id = env.start(&[
+        "--cwd",
+        work.to_str().expect("UTF-8"),
+        "--env",
+        "PS1=$ ",
+        "--",
+        "sh",
+    ]);
+    env.ok(&["wait", &id, "--text", "$", "--timeout", "10s"]);
+    let typed = "cat marker.txt; echo \"it's \\`done\\`\"";
+    env.ok(&["send", &id, "--text", typed, "--keys", "Enter"]);
+    env.ok(&["wait", &id, "--text", "it's `done`", "--timeout", "10s"]);
+    env.ok(&[
+        "send",
+        &id,
+        "--paste",
+        "echo pasted/words",
+        "--keys",
+        "Enter",
+    ]);
+    env.ok(&["wait", &id, "--regex", "^pasted/words", "--timeout", "10s"]);
+    let tape = env.home.join("replay.tape");
+    env.ok(&["export", &id, "-o", tape.to_str().expect("UTF-8")]);
+    env.ok(&["stop", &id]);
+    let text = std::fs::read_to_string(&tape).expect("the tape");
+    for expected in ["Set Shell bash", "exec sh", "Copy ", "Paste", "Wait+Screen"] {
+        assert!(text.contains(expected), "{expected:?} in\n{text}");
+    }
+    // Only the text output: the picture's size and look are the tape tests' business.
+    let text: String = text
+        .lines()
+        .filter(|l| !l.ends_with(".gif"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&tape, &text).expect("the tape");
+    let out = Command::new(env!("CARGO_BIN_EXE_shotty"))
+        .args(["tape", "replay.tape"])
+        .current_dir(&env.home)
+        .env("HOME", &env.home)
+        .env("TMPDIR", &env.tmp)
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .output()
+        .expect("shotty runs");
+    assert!(
+        out.status.success(),
+        "{}\n{text}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let screens = std::fs::read_to_string(env.home.join("replay.ascii")).expect("the text output");
+    let last = screens
+        .split(&"─".repeat(80))
+        .filter(|s| !s.trim().is_empty())
+        .last()
+        .expect("a screen");
+    for expected in ["in the work dir", "it's `done`", "pasted/words"] {
+        assert!(
+            last.contains(expected),
+            "{expected:?} in\n{last}\nfrom\n{text}"
+        );
+    }
+}

@@ -403,3 +403,105 @@ Enter
     }
     assert!(!dir.join("ran").exists() && !dir.join("a.gif").exists());
 }
+
+fn shotty(dir: &Path, args: &[&str], ci: bool) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_shotty"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env_remove("CI")
+        .stdin(Stdio::null());
+    if ci {
+        command.env("CI", "true");
+    }
+    command.output().expect("shotty runs")
+}
+
+#[test]
+fn tape_new_writes_a_starting_tape_that_runs() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let out = shotty(dir, &["tape", "new", "demo"], false);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tape = std::fs::read_to_string(dir.join("demo.tape")).expect("demo.tape");
+    assert!(
+        tape.contains("Output demo.gif") && tape.contains("Set Theme"),
+        "{tape}"
+    );
+    let again = shotty(dir, &["tape", "new", "demo.tape"], false);
+    assert_eq!(again.status.code(), Some(1), "an existing tape is kept");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("demo.tape")).expect("kept"),
+        tape
+    );
+    // Its text output only (the picture is the other tests' business).
+    let text_only: String = tape
+        .lines()
+        .filter(|l| !l.starts_with("Output demo.gif"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let out = run_tape(dir, "demo.tape", &text_only);
+    assert_ran(&out);
+    let text = std::fs::read_to_string(dir.join("demo.ascii")).expect("demo.ascii");
+    assert!(text.contains("Hello from demo"), "{text}");
+    assert!(!text.contains("mktemp"), "the set-up is hidden: {text}");
+}
+
+#[test]
+fn shotty_test_runs_tapes_against_their_text_goldens() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("hello.tape"),
+        "Output hello.ascii\nType \"echo hello\"\nEnter\nSleep 100ms\n",
+    )
+    .expect("tape");
+    // A tape without a text output makes pictures: not a test.
+    std::fs::write(dir.join("picture.tape"), "Output picture.gif\nType \"x\"\n").expect("tape");
+    let first = shotty(dir, &["test", "."], false);
+    let said = String::from_utf8_lossy(&first.stdout).into_owned();
+    assert!(first.status.success(), "{said}{}", stderr(&first));
+    assert!(
+        said.contains("running 1 scenario(s)") && said.contains("1 golden(s) written"),
+        "{said}"
+    );
+    assert!(!dir.join("picture.gif").exists());
+    let golden = std::fs::read_to_string(dir.join("hello.ascii")).expect("the golden written");
+    assert!(golden.contains("> echo hello\nhello\n"), "{golden}");
+    let again = shotty(dir, &["test", "."], true);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
+
+    std::fs::write(
+        dir.join("hello.ascii"),
+        golden.replace("\nhello\n", "\nhellO\n"),
+    )
+    .expect("edit");
+    let failed = shotty(dir, &["test", "."], true);
+    let said = String::from_utf8_lossy(&failed.stdout).into_owned();
+    assert_eq!(failed.status.code(), Some(1), "{said}");
+    for expected in [
+        "FAILED  ./hello.tape",
+        "screen 2 (after ./hello.tape:3), row 1, from column 4:",
+        "golden: \"hellO\"",
+        "run:    \"hello\"",
+    ] {
+        assert!(said.contains(expected), "{expected:?} in\n{said}");
+    }
+    let updated = shotty(dir, &["test", "--update", "."], true);
+    assert!(updated.status.success());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("hello.ascii")).expect("golden"),
+        golden
+    );
+
+    std::fs::remove_file(dir.join("hello.ascii")).expect("remove");
+    let missing = shotty(dir, &["test", "."], true);
+    assert_eq!(missing.status.code(), Some(1), "CI: a missing golden fails");
+    assert!(!dir.join("hello.ascii").exists());
+}
