@@ -23,7 +23,8 @@ pub struct TapeArgs {
     /// Tape files (charmbracelet/vhs's format), run one after the other.
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// Check the tapes (grammar, settings, outputs, required programs) without running them.
+    /// Check the tapes (grammar, settings, outputs, required programs) without running them;
+    /// print each one's terminal size, picture size and scripted length.
     #[arg(long)]
     check: bool,
 }
@@ -65,6 +66,16 @@ pub fn run(args: TapeArgs) -> Result<i32, String> {
             eprintln!("shotty: warning: {warning}");
         }
         if args.check {
+            let settings = &tape.settings;
+            let (cols, rows) = settings.terminal_size();
+            println!(
+                "{}: {cols}×{rows} cells, {}×{} px, {:.3} s scripted (waits aside), {} output(s)",
+                file.display(),
+                settings.size.0,
+                settings.size.1,
+                tape.scripted_time().as_secs_f64(),
+                tape.outputs.len()
+            );
             continue;
         }
         let written = tape::runner::run(&tape).and_then(|run| tape::output::write_all(&tape, &run));

@@ -505,3 +505,47 @@ fn shotty_test_runs_tapes_against_their_text_goldens() {
     assert_eq!(missing.status.code(), Some(1), "CI: a missing golden fails");
     assert!(!dir.join("hello.ascii").exists());
 }
+
+#[test]
+fn playback_speed_and_loop_offset_shape_the_animation() {
+    let Some(python) = needs::python("PIL") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let body = "Set Width 400\nSet Height 200\nSet Framerate 25\nType \"abcdefghij\"\nSleep 1s\n";
+    let run = |name: &str, settings: &str| {
+        let out = run_tape(
+            dir,
+            &format!("{name}.tape"),
+            &format!("Output {name}.gif\n{settings}{body}"),
+        );
+        assert_ran(&out);
+        let script = "import hashlib,sys\nfrom PIL import Image\nim=Image.open(sys.argv[1])\n\
+                      d=[]\nfor i in range(im.n_frames):\n    im.seek(i)\n    d.append(im.info['duration'])\n\
+                      im.seek(0)\nprint(sum(d), hashlib.sha256(im.convert('RGB').tobytes()).hexdigest())\n";
+        let out = Command::new(&python)
+            .args(["-c", script])
+            .arg(dir.join(format!("{name}.gif")))
+            .output()
+            .expect("python");
+        assert!(out.status.success(), "{}", stderr(&out));
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (total, first) = said.trim().split_once(' ').expect("two figures");
+        (total.parse::<f64>().expect("ms"), first.to_owned())
+    };
+    // Ten characters at 50 ms, and the second: 1.5 s.
+    let (plain, plain_first) = run("plain", "");
+    assert!((plain - 1500.0).abs() <= 40.0, "{plain}");
+    let (fast, _) = run("fast", "Set PlaybackSpeed 2\n");
+    assert!((fast - 750.0).abs() <= 40.0, "twice as fast: {fast}");
+    let (offset, offset_first) = run("offset", "Set LoopOffset 50%\n");
+    assert!(
+        (offset - plain).abs() <= 40.0,
+        "the same length: {offset} {plain}"
+    );
+    assert_ne!(
+        offset_first, plain_first,
+        "the loop starts half way through"
+    );
+}
