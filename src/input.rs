@@ -258,7 +258,7 @@ impl<R: BufRead> CastReader<R> {
                 Event::Resize { width, height } => {
                     term.resize(usize::from(width), usize::from(height))
                 }
-                Event::Input(_) => {}
+                Event::Input(_) | Event::View(_) => {}
                 Event::Marker(label) => {
                     labels.push(label);
                     let matches = match nth {
@@ -285,7 +285,7 @@ impl<R: BufRead> CastReader<R> {
                 Event::Resize { width, height } => {
                     term.resize(usize::from(width), usize::from(height))
                 }
-                Event::Input(_) | Event::Marker(_) => {}
+                Event::Input(_) | Event::Marker(_) | Event::View(_) => {}
             }
         }
         Ok(())

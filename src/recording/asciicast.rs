@@ -78,6 +78,8 @@ pub fn write_v2(timeline: &Timeline, info: &CastInfo, out: &mut impl Write) -> i
             }
             Event::Resize { width, height } => line(out, at, "r", &format!("{width}x{height}"))?,
             Event::Marker(label) => line(out, at, "m", label)?,
+            // A viewer's scrolling is no part of the terminal's recording.
+            Event::View(_) => {}
         }
     }
     // Whatever is left of a sequence cut off by the end.

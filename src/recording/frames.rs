@@ -149,6 +149,8 @@ pub struct Frames<I> {
     last_index: u64,
     /// Where the newest event falls on the frame grid.
     newest_index: u64,
+    /// The history line the view starts at, while scrolled back ([`Event::View`]).
+    view: Option<u64>,
     done: bool,
 }
 
@@ -187,6 +189,7 @@ where
             last: None,
             last_index: 0,
             newest_index: 0,
+            view: None,
             done: false,
         }
     }
@@ -239,6 +242,7 @@ where
                 }
             }
             Event::Marker(_) => {}
+            Event::View(top) => self.view = *top,
         }
     }
 
@@ -267,7 +271,10 @@ where
 
     /// The pending frame, unless it shows what the previous frame showed.
     fn sample(&mut self, index: u64) -> Option<Frame> {
-        let mut snapshot = self.term.snapshot();
+        let mut snapshot = match self.view {
+            Some(top) => self.term.view_snapshot(top),
+            None => self.term.snapshot(),
+        };
         snapshot.scrollback_lines = 0;
         let caption = self.caption();
         if self
@@ -397,6 +404,27 @@ mod tests {
             })
             .collect();
         (shown, frames.end_index())
+    }
+
+    #[test]
+    fn a_view_scrolled_back_shows_the_history_until_it_returns() {
+        // Four lines on a screen of two: lines 0 and 1 ("1", "2") are in the scrollback.
+        let mut t = timeline(&[(0.0, "1\r\n2\r\n3\r\n4")]);
+        t.push(Duration::from_secs(1), Event::View(Some(0)));
+        t.push(Duration::from_secs(2), Event::View(Some(1)));
+        t.push(Duration::from_secs(3), Event::Output(b"\r\n5".to_vec()));
+        t.push(Duration::from_secs(4), Event::View(None));
+        let (shown, _) = frames(&t, Timing::default());
+        // Output while scrolled back leaves the view where it is, as a browser terminal does.
+        assert_eq!(
+            shown,
+            [
+                (0, "3".into()),
+                (30, "1".into()),
+                (60, "2".into()),
+                (120, "4".into())
+            ]
+        );
     }
 
     #[test]

@@ -51,6 +51,10 @@ pub enum Event {
     },
     /// A marker the user set (its label, possibly empty).
     Marker(String),
+    /// The view moved through the scrollback, as a viewer scrolls back: it shows the lines
+    /// of the history from this one on (numbered as [`Terminal::history`] numbers them), or
+    /// (`None`) the screen again. Only animations show it; a cast has no such event.
+    View(Option<u64>),
 }
 
 impl Event {
@@ -62,7 +66,7 @@ impl Event {
             + match self {
                 Event::Output(bytes) | Event::Input(bytes) => bytes.len(),
                 Event::Marker(label) => label.len(),
-                Event::Resize { .. } => 0,
+                Event::Resize { .. } | Event::View(_) => 0,
             }
     }
 }

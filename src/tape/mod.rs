@@ -218,12 +218,6 @@ fn check(path: &Path, commands: Vec<Command>) -> Result<Tape, LoadError> {
                 }
             }
             CommandKind::Env { name, value } => tape.env.push((name.clone(), value.clone())),
-            CommandKind::Scroll { .. } => {
-                errors.push(command.at.error(
-                    "ScrollUp and ScrollDown are not supported yet (they move VHS's browser \
-                     view, which shotty's frames do not have)",
-                ));
-            }
             _ => {
                 started = true;
                 tape.steps.push(command);

@@ -102,16 +102,31 @@ pub fn text(screens: &[TextScreen]) -> String {
 /// it lasts the tape's time even when the screen stops changing earlier).
 fn shown_events(run: &TapeRun) -> impl Iterator<Item = TimedEvent> + '_ {
     let end = run.clock.origin() + run.clock.length();
-    run.timeline
-        .events()
-        .map(|e| TimedEvent {
-            at: run.clock.map(e.at),
-            event: e.event.clone(),
-        })
-        .chain(std::iter::once(TimedEvent {
-            at: end,
-            event: Event::Marker(String::new()),
-        }))
+    let mut views = run.views.iter().peekable();
+    let mut events = run.timeline.events().peekable();
+    // The recording and the view's moves, merged in time order (a move after output of the
+    // same moment).
+    std::iter::from_fn(move || {
+        let view_first = match (events.peek(), views.peek()) {
+            (Some(e), Some(v)) => v.at < e.at,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        };
+        if view_first {
+            views.next()
+        } else {
+            events.next()
+        }
+        .cloned()
+    })
+    .map(|e| TimedEvent {
+        at: run.clock.map(e.at),
+        event: e.event,
+    })
+    .chain(std::iter::once(TimedEvent {
+        at: end,
+        event: Event::Marker(String::new()),
+    }))
 }
 
 /// The frames of the stretch of the animation from `from` to `to` seconds.
@@ -179,7 +194,10 @@ fn shown_timeline(run: &TapeRun) -> Timeline {
         }
     };
     for event in shown_events(run) {
-        if matches!(event.event, Event::Marker(_) | Event::Input(_)) {
+        if matches!(
+            event.event,
+            Event::Marker(_) | Event::Input(_) | Event::View(_)
+        ) {
             continue;
         }
         timeline.push(event.at.saturating_sub(origin), event.event);

@@ -12,7 +12,7 @@ use super::clock::TimeMap;
 use super::parser::{CommandKind, Setting, WaitScope};
 use super::{OutputKind, Tape, TapeError};
 use crate::pty::DEFAULT_GRACE;
-use crate::recording::Timeline;
+use crate::recording::{Event, TimedEvent, Timeline};
 use crate::session::host::READ_SETTLE_MAX;
 use crate::session::instance::local_session_id;
 use crate::session::send::SendStep;
@@ -36,6 +36,9 @@ pub struct TapeRun {
     pub text: Vec<TextScreen>,
     /// The screens of `Screenshot` steps, with their files.
     pub screenshots: Vec<(PathBuf, Snapshot)>,
+    /// Where the view moved through the scrollback (`ScrollUp`, `ScrollDown`, and back to the
+    /// screen at the next input), on the recording's clock.
+    pub views: Vec<TimedEvent>,
 }
 
 /// The screen after a shown step, as VHS's text output has it.
@@ -99,6 +102,8 @@ pub fn run(tape: &Tape) -> Result<TapeRun, TapeError> {
         text: Vec::new(),
         screenshots: Vec::new(),
         clock: TimeMap::default(),
+        view: None,
+        views: Vec::new(),
     };
     let result = run.all();
     // Taken before the shell is stopped: what it writes as it goes is not the tape's.
@@ -110,6 +115,7 @@ pub fn run(tape: &Tape) -> Result<TapeRun, TapeError> {
         clock: run.clock,
         text: run.text,
         screenshots: run.screenshots,
+        views: run.views,
     })
 }
 
@@ -123,6 +129,9 @@ struct Run<'a> {
     text: Vec<TextScreen>,
     screenshots: Vec<(PathBuf, Snapshot)>,
     clock: TimeMap,
+    /// The history line the view starts at while scrolled back.
+    view: Option<u64>,
+    views: Vec<TimedEvent>,
 }
 
 impl Run<'_> {
@@ -176,12 +185,48 @@ impl Run<'_> {
         self.session.settle(READ_SETTLE_MAX)
     }
 
-    fn send(&self, steps: &[SendStep]) -> Result<(), String> {
+    /// Sends input; like a browser terminal, the view returns to the screen first.
+    fn send(&mut self, steps: &[SendStep]) -> Result<(), String> {
+        self.move_view(None);
         self.session.send(steps).map(|_| ()).map_err(|e| e.message)
     }
 
+    /// Moves the view to start at history line `top` (`None`: the screen), noting when.
+    fn move_view(&mut self, top: Option<u64>) {
+        if top != self.view {
+            self.view = top;
+            self.views.push(TimedEvent {
+                at: self.session.clock(),
+                event: Event::View(top),
+            });
+        }
+    }
+
+    /// `ScrollUp`/`ScrollDown`: the view moves `lines` through the scrollback (down ends at
+    /// the screen, up at the oldest line held; the alternate screen has no scrollback).
+    fn scroll(&mut self, lines: i32, repeat: u32, speed: Duration) {
+        for _ in 0..repeat {
+            let (oldest, screen_top, alternate) = {
+                let live = self.session.lock();
+                let term = &live.term;
+                let oldest = term.history().next().map_or(0, |(line, _)| line);
+                (
+                    oldest,
+                    term.screen_top(),
+                    term.screen().is_alternate_screen(),
+                )
+            };
+            if !alternate {
+                let from = self.view.unwrap_or(screen_top);
+                let to = from.saturating_add_signed(i64::from(lines)).max(oldest);
+                self.move_view((to < screen_top).then_some(to));
+            }
+            std::thread::sleep(speed);
+        }
+    }
+
     /// Sends `steps` `repeat` times, pausing `speed` after each.
-    fn press(&self, steps: &[SendStep], repeat: u32, speed: Duration) -> Result<(), String> {
+    fn press(&mut self, steps: &[SendStep], repeat: u32, speed: Duration) -> Result<(), String> {
         for _ in 0..repeat {
             self.send(steps)?;
             std::thread::sleep(speed);
@@ -206,6 +251,11 @@ impl Run<'_> {
                     self.send(&[SendStep::Keys(key.clone())])?;
                 }
             }
+            CommandKind::Scroll {
+                lines,
+                speed,
+                repeat,
+            } => self.scroll(*lines, *repeat, speed.unwrap_or(self.typing)),
             CommandKind::Sleep(d) => std::thread::sleep(*d),
             CommandKind::Hide => self.hidden = true,
             CommandKind::Show => {
@@ -233,8 +283,7 @@ impl Run<'_> {
             CommandKind::Set(_)
             | CommandKind::Output(_)
             | CommandKind::Require(_)
-            | CommandKind::Env { .. }
-            | CommandKind::Scroll { .. } => {}
+            | CommandKind::Env { .. } => {}
         }
         Ok(())
     }

@@ -486,6 +486,24 @@ impl Terminal {
         Some(self.screen.scrollback().dropped() + position as u64)
     }
 
+    /// The [`history`](Self::history) number of the screen's first row.
+    pub fn screen_top(&self) -> u64 {
+        let scrollback = self.screen.scrollback();
+        scrollback.dropped() + scrollback.rows().len() as u64
+    }
+
+    /// The screen as a viewer scrolled back sees it: as many rows as the screen has, from
+    /// line `top` of the [`history`](Self::history) on (the oldest line held if `top` is
+    /// older; the screen itself from [`screen_top`](Self::screen_top) on, or on the alternate
+    /// screen, which has no scrollback). The cursor shows if its row is in view.
+    pub fn view_snapshot(&self, top: u64) -> Snapshot {
+        if self.screen.is_alternate_screen() || top >= self.screen_top() {
+            return self.snapshot();
+        }
+        let first = top.saturating_sub(self.screen.scrollback().dropped()) as usize;
+        snapshot::build_view(&self.screen, first)
+    }
+
     /// Everything the primary screen holds — scrollback and screen — as one snapshot as tall
     /// as its content (blank lines at the end dropped; at most `max_lines`, the newest). This
     /// is what a finished command printed, for screenshots fitted to the output.

@@ -364,6 +364,27 @@ pub(crate) fn build_history(screen: &Screen, max_lines: usize) -> Snapshot {
     snapshot
 }
 
+/// The screen's height of rows of the primary screen's scrollback and screen together, from
+/// row `first` of them on (the cursor where its row is shown).
+pub(crate) fn build_view(screen: &Screen, first: usize) -> Snapshot {
+    let history = screen.scrollback().rows();
+    let grid = screen.primary_grid().rows();
+    let height = grid.len();
+    let first = first.min(history.len());
+    let cursor = {
+        let c = screen.cursor();
+        let row = history.len() + c.row;
+        (first..first + height)
+            .contains(&row)
+            .then(|| (row - first, c.col))
+    };
+    let rows = history.iter().chain(grid.iter()).skip(first).take(height);
+    let mut snapshot = build_from(screen, rows, cursor);
+    snapshot.alternate_screen = false;
+    snapshot.scrollback_lines = 0;
+    snapshot
+}
+
 fn build_from<'a>(
     screen: &Screen,
     rows: impl Iterator<Item = &'a Row>,

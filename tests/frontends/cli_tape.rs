@@ -549,3 +549,29 @@ fn playback_speed_and_loop_offset_shape_the_animation() {
         "the loop starts half way through"
     );
 }
+
+#[test]
+fn scrolling_moves_the_view_through_the_scrollback_and_back() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let base = "Set Width 600\nSet Height 300\nType \"seq 1 40\"\nEnter\nSleep 300ms\n";
+    let picture = |name: &str, steps: &str| {
+        let out = run_tape(
+            dir,
+            &format!("{name}.tape"),
+            &format!("Output {name}.png\n{base}{steps}"),
+        );
+        assert_ran(&out);
+        std::fs::read(dir.join(format!("{name}.png"))).expect("the last frame")
+    };
+    let screen = picture("screen", "Sleep 100ms\n");
+    let up = picture("up", "ScrollUp 10\nSleep 100ms\n");
+    let back = picture("back", "ScrollUp 10\nScrollDown@10ms 10\nSleep 100ms\n");
+    let typed = picture("typed", "ScrollUp 10\nType \" \"\nBackspace\nSleep 100ms\n");
+    assert_ne!(up, screen, "ScrollUp shows older lines");
+    assert_eq!(back, screen, "ScrollDown returns to the screen");
+    assert_eq!(
+        typed, screen,
+        "typing returns to the screen, as in a browser terminal"
+    );
+}
