@@ -252,6 +252,18 @@ impl PtyCommand {
     }
 }
 
+/// Where spawning would find `program` with this process's `PATH` and working directory: a
+/// name with a `/` as it is, else the first executable regular file of that name on `PATH`.
+pub fn find_program(program: &str) -> Option<PathBuf> {
+    let path = Path::new(program);
+    if program.contains('/') {
+        return check_executable(path).is_ok().then(|| path.to_owned());
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(path))
+        .find(|p| check_executable(p).is_ok())
+}
+
 /// Whether `path` is an executable regular file; the error mirrors `execve`'s.
 fn check_executable(path: &Path) -> Result<(), (io::ErrorKind, &'static str)> {
     match std::fs::metadata(path) {

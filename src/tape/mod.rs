@@ -211,7 +211,7 @@ fn check(path: &Path, commands: Vec<Command>) -> Result<Tape, LoadError> {
                 Err(message) => errors.push(command.at.error(message)),
             },
             CommandKind::Require(program) => {
-                if find_program(program).is_none() {
+                if crate::pty::find_program(program).is_none() {
                     errors.push(command.at.error(format!(
                         "the tape requires {program}, which is not installed (not on PATH)"
                     )));
@@ -225,7 +225,7 @@ fn check(path: &Path, commands: Vec<Command>) -> Result<Tape, LoadError> {
         }
     }
     let program = settings.shell_start().command[0];
-    if find_program(program).is_none() {
+    if crate::pty::find_program(program).is_none() {
         errors.push(TapeError {
             path: path.to_owned(),
             line: 0,
@@ -313,21 +313,4 @@ Wait
 Sleep 2s
 "
     )
-}
-
-/// Where `program` is: a path with a `/` as it is, else the first executable of that name
-/// on `PATH`.
-pub fn find_program(program: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &Path| {
-        p.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if program.contains('/') {
-        let path = PathBuf::from(program);
-        return executable(&path).then_some(path);
-    }
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(program))
-        .find(|p| executable(p))
 }
