@@ -73,7 +73,7 @@ pub struct CaptureArgs {
     /// .apng animate).
     #[arg(short = 'o', long = "out", value_name = "PATH")]
     out: Option<PathBuf>,
-    /// Output format: svg, png, txt, json, gif or apng.
+    /// Output format: svg, png, txt, json, gif, apng or mp4.
     #[arg(long, value_parser = output_kind_arg)]
     format: Option<OutputKind>,
     /// Record the run and write it animated (.svg; .gif and .apng always animate).

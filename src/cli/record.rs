@@ -24,7 +24,7 @@ pub struct RecordArgs {
     /// .gif, .apng.
     #[arg(short = 'o', long = "out", value_name = "PATH")]
     out: PathBuf,
-    /// Output kind: cast, svg, gif or apng (e.g. apng for a .png name).
+    /// Output kind: cast, svg, gif, apng or mp4 (e.g. apng for a .png name).
     #[arg(long, value_parser = RECORDING_FORMATS)]
     format: Option<String>,
     /// What the recording keeps of output and input (64K–1024M); the oldest part is dropped

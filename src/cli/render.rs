@@ -35,7 +35,7 @@ pub struct RenderArgs {
     /// Terminal rows (default: the recording's, else 24).
     #[arg(long, value_parser = dimension)]
     height: Option<usize>,
-    /// Output format: svg, png, txt, json, gif or apng (default: from the -o extension, else
+    /// Output format: svg, png, txt, json, gif, apng or mp4 (default: from the -o extension, else
     /// svg).
     #[arg(long, value_parser = output_kind_arg)]
     format: Option<OutputKind>,

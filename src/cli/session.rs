@@ -381,12 +381,12 @@ struct MarkArgs {
 struct ExportArgs {
     /// The session: its id, its name, a unique prefix of its id, or `last`.
     id: String,
-    /// Output file (`-`: stdout); .cast, or .svg, .gif, .apng for an animation, .yaml for a
+    /// Output file (`-`: stdout); .cast, or .svg, .gif, .apng, .mp4 for an animation, .yaml for a
     /// scenario of the steps that drove the session (`shotty scenario run` replays it), or
     /// .tape for them as a VHS tape (`shotty tape` runs it).
     #[arg(short, long)]
     out: PathBuf,
-    /// cast, svg, gif or apng (default: from the extension, else cast).
+    /// cast, svg, gif, apng or mp4 (default: from the extension, else cast).
     #[arg(long, value_parser = RECORDING_FORMATS)]
     format: Option<String>,
     #[command(flatten)]

@@ -94,7 +94,7 @@ fn option_named(message: &str) -> String {
 }
 
 /// The `--format` names of a recording's output.
-pub const RECORDING_FORMATS: [&str; 4] = ["cast", "svg", "gif", "apng"];
+pub const RECORDING_FORMATS: [&str; 5] = ["cast", "svg", "gif", "apng", "mp4"];
 
 /// What a recording is written as: `None` for asciicast, else an animation; `--format` (one
 /// of [`RECORDING_FORMATS`]) if given, else the extension of `out` (`-`: asciicast).
@@ -137,7 +137,7 @@ pub enum OutputKind {
     Animated(AnimationFormat),
 }
 
-/// Parses `--format` of a command that can animate: a still format or `gif`/`apng`.
+/// Parses `--format` of a command that can animate: a still format or `gif`/`apng`/`mp4`.
 pub fn output_kind_arg(s: &str) -> Result<OutputKind, String> {
     let still = Format::ALL.iter().find(|(n, _)| n.eq_ignore_ascii_case(s));
     let animated = AnimationFormat::ALL
@@ -147,7 +147,7 @@ pub fn output_kind_arg(s: &str) -> Result<OutputKind, String> {
         (Some((_, f)), _) => Ok(OutputKind::Still(*f)),
         (None, Some((_, f))) => Ok(OutputKind::Animated(*f)),
         (None, None) => Err(format!(
-            "{s:?} is not one of svg, png, txt, json, gif, apng"
+            "{s:?} is not one of svg, png, txt, json, gif, apng, mp4"
         )),
     }
 }
@@ -168,7 +168,7 @@ pub fn resolve_output(
                 Some(AnimationFormat::Svg) | None => {
                     OutputKind::Still(Format::from_path(p).ok_or_else(|| {
                         format!(
-                            "cannot tell the format of {} from its extension; use .svg, .png, .gif, .apng, .txt, .json or --format",
+                            "cannot tell the format of {} from its extension; use .svg, .png, .gif, .apng, .mp4, .txt, .json or --format",
                             p.display()
                         )
                     })?)
@@ -181,12 +181,14 @@ pub fn resolve_output(
     match kind {
         OutputKind::Still(Format::Svg) if video => Ok(OutputKind::Animated(AnimationFormat::Svg)),
         OutputKind::Still(Format::Png) if video => Err(
-            "--video writes .svg, .gif or .apng (an animated PNG named .png needs --format apng)"
+            "--video writes .svg, .gif, .apng or .mp4 (an animated PNG named .png needs --format \
+             apng)"
                 .into(),
         ),
-        OutputKind::Still(f) if video => {
-            Err(format!("--video writes svg, gif or apng, not {}", f.name()))
-        }
+        OutputKind::Still(f) if video => Err(format!(
+            "--video writes svg, gif, apng or mp4, not {}",
+            f.name()
+        )),
         kind => Ok(kind),
     }
 }

@@ -139,7 +139,7 @@ pub fn export_format(path: &Path) -> Result<Option<AnimationFormat>, String> {
     }
     AnimationFormat::from_path(path).map(Some).ok_or_else(|| {
         format!(
-            "cannot tell the format of {} from its extension; use .cast, .svg, .gif, .apng or --format",
+            "cannot tell the format of {} from its extension; use .cast, .svg, .gif, .apng, .mp4 or --format",
             path.display()
         )
     })

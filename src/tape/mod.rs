@@ -39,6 +39,8 @@ pub enum OutputKind {
     Apng,
     /// `.svg`: an animated SVG.
     Svg,
+    /// `.mp4`: H.264 video.
+    Mp4,
     /// `.png`: the last frame.
     Png,
     /// `.cast`: an asciicast v2 recording of what the animation shows.
@@ -67,18 +69,33 @@ impl OutputKind {
             "png" => Ok(OutputKind::Png),
             "cast" => Ok(OutputKind::Cast),
             "txt" | "ascii" | "test" => Ok(OutputKind::Text),
-            "mp4" | "webm" => Err(format!(
-                "shotty writes no .{ext}: video needs an encoder shotty does not carry (VHS runs \
-                 ffmpeg). Write .gif, .apng, .svg (animated), .png (the last frame), .cast, \
-                 .txt/.ascii or a directory of frames (a path ending in /), and convert with \
-                 `ffmpeg -i x.apng x.{ext}` if you need it"
+            #[cfg(feature = "video")]
+            "mp4" => Ok(OutputKind::Mp4),
+            #[cfg(not(feature = "video"))]
+            "mp4" => Err(no_video(
+                &ext,
+                "this build has no video encoder (shotty's `video` feature)",
+            )),
+            "webm" => Err(no_video(
+                &ext,
+                "WebM needs a VP8, VP9 or AV1 encoder, and the only one in Rust (rav1e, AV1) \
+                 takes minutes for seconds of video",
             )),
             _ => Err(format!(
-                "shotty cannot write .{ext} (it writes .gif, .apng, .svg, .png, .cast, \
+                "shotty cannot write .{ext} (it writes .gif, .apng, .svg, .mp4, .png, .cast, \
                  .txt/.ascii, or a directory of frames ending in /)"
             )),
         }
     }
+}
+
+/// Why a video output cannot be written, and what can.
+fn no_video(ext: &str, why: &str) -> String {
+    format!(
+        "shotty writes no .{ext}: {why}. Write .mp4 (H.264), .gif, .apng, .svg (animated), .png \
+         (the last frame), .cast, .txt/.ascii or a directory of frames (a path ending in /); \
+         `ffmpeg -i x.mp4 x.{ext}` converts"
+    )
 }
 
 /// An output the tape asks for.

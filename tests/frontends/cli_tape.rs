@@ -383,7 +383,7 @@ fn tapes_that_cannot_run_are_refused_before_anything_runs() {
     // A tape asking for what cannot be done: exit 1, all said at once, nothing run.
     let tape = "\
 Output a.gif
-Output b.mp4
+Output b.webm
 Require no-such-program-shotty-test
 Set Theme \"Draculla\"
 Set Width 100
@@ -394,7 +394,7 @@ Enter
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let err = stderr(&out);
     for expected in [
-        "cannot.tape:2: shotty writes no .mp4",
+        "cannot.tape:2: shotty writes no .webm",
         "cannot.tape:3: the tape requires no-such-program-shotty-test",
         "cannot.tape:4: unknown theme \"Draculla\"; did you mean \"Dracula\"",
         "cannot.tape:5: the picture is 100×600 px",
@@ -574,4 +574,38 @@ fn scrolling_moves_the_view_through_the_scrollback_and_back() {
         typed, screen,
         "typing returns to the screen, as in a browser terminal"
     );
+}
+
+#[test]
+fn mp4_is_h264_of_the_stills_at_the_tapes_length() {
+    let Some(python) = needs::python("av") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let tape = "Output v.mp4\nOutput v.png\nSet Width 640\nSet Height 360\n\
+                Type \"ls -la /usr\"\nEnter\nSleep 1s\n";
+    let out = run_tape(dir, "v.tape", tape);
+    assert_ran(&out);
+    // FFmpeg (through PyAV) decodes every frame; the last against the still PNG.
+    let script = "import av, math, sys\nfrom PIL import Image\nc = av.open(sys.argv[1])\n\
+                  s = c.streams.video[0]\nn = 0\nfor f in c.decode(video=0):\n    n += 1\n    last = f\n\
+                  a = last.to_image().convert('RGB').tobytes()\n\
+                  b = Image.open(sys.argv[2]).convert('RGB').tobytes()\n\
+                  mse = sum((x - y) ** 2 for x, y in zip(a, b)) / len(a)\n\
+                  print(s.codec_context.name, s.width, s.height, n, s.average_rate, \
+                  round(10 * math.log10(255 ** 2 / mse)) if mse else 99)\n";
+    let out = Command::new(&python)
+        .args(["-c", script])
+        .arg(dir.join("v.mp4"))
+        .arg(dir.join("v.png"))
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let fields: Vec<&str> = said.split(' ').collect();
+    // 11 characters and Enter at 50 ms, and the second: 1.6 s, 80 frames at 50 fps.
+    assert_eq!(fields[..5], ["h264", "640", "360", "80", "50"], "{said}");
+    let psnr: u32 = fields[5].parse().expect("dB");
+    assert!(psnr >= 40, "the last frame is the still's: {psnr} dB");
 }

@@ -8,6 +8,8 @@
 #[cfg(feature = "png")]
 pub mod raster;
 pub mod svg;
+#[cfg(feature = "video")]
+pub mod video;
 
 use std::fmt::Display;
 use std::path::Path;
@@ -26,14 +28,17 @@ pub enum AnimationFormat {
     Gif,
     /// Animated PNG.
     Apng,
+    /// MP4 video (H.264; needs shotty's `video` feature).
+    Mp4,
 }
 
 impl AnimationFormat {
     /// Every format with its command-line name.
-    pub const ALL: [(&'static str, AnimationFormat); 3] = [
+    pub const ALL: [(&'static str, AnimationFormat); 4] = [
         ("svg", AnimationFormat::Svg),
         ("gif", AnimationFormat::Gif),
         ("apng", AnimationFormat::Apng),
+        ("mp4", AnimationFormat::Mp4),
     ];
 
     /// The format a file name asks for: `.svg`, `.gif`, `.apng` (a `.png` name stays a still
@@ -52,6 +57,7 @@ impl AnimationFormat {
             AnimationFormat::Svg => "svg",
             AnimationFormat::Gif => "gif",
             AnimationFormat::Apng => "apng",
+            AnimationFormat::Mp4 => "mp4",
         }
     }
 }
@@ -92,6 +98,10 @@ pub fn writer(
             "{} animations need shotty's `png` feature",
             format.name()
         ))),
+        #[cfg(feature = "video")]
+        AnimationFormat::Mp4 => Ok(Box::new(video::VideoAnimation::new(appearance, timing)?)),
+        #[cfg(not(feature = "video"))]
+        AnimationFormat::Mp4 => Err(RenderError::new("MP4 video needs shotty's `video` feature")),
     }
 }
 
@@ -149,7 +159,9 @@ where
     // A raster cannot follow its viewer: it is drawn in the theme its scheme picks.
     let mut appearance = match format {
         AnimationFormat::Svg => std::borrow::Cow::Borrowed(appearance),
-        AnimationFormat::Gif | AnimationFormat::Apng => appearance.for_raster(),
+        AnimationFormat::Gif | AnimationFormat::Apng | AnimationFormat::Mp4 => {
+            appearance.for_raster()
+        }
     };
     // Captions go below the screen, in a band every frame keeps, so they hide nothing.
     if timing.show_keys {

@@ -261,7 +261,7 @@ impl Encoder {
 
 /// Rasterises a layout exactly as [`crate::render::to_png`] does (with the same
 /// antialiasing, given as `shades`): width, height and demultiplied RGBA.
-fn rasterise(
+pub(super) fn rasterise(
     layout: &Layout,
     a: &Appearance,
     shades: Option<&mut Shades>,
