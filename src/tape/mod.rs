@@ -131,19 +131,22 @@ pub struct Tape {
 }
 
 impl Tape {
-    /// The longest a run can take without hanging forever: every scripted pause and wait,
-    /// for a caller that wants to bound it.
+    /// How long the animation lasts by the tape's script: every shown pause (typing, keys,
+    /// `Sleep`), waits aside (they last as long as they wait).
     pub fn scripted_time(&self) -> Duration {
         let mut typing = self.settings.typing_speed;
+        let mut hidden = false;
         let mut total = Duration::ZERO;
         for step in &self.steps {
-            total += match &step.kind {
-                CommandKind::Set(Setting::TypingSpeed(speed)) => {
-                    typing = *speed;
-                    Duration::ZERO
+            match &step.kind {
+                CommandKind::Set(Setting::TypingSpeed(speed)) => typing = *speed,
+                CommandKind::Hide => hidden = true,
+                CommandKind::Show => hidden = false,
+                kind if !hidden => {
+                    total += runner::scripted_length(kind, typing).unwrap_or_default();
                 }
-                kind => runner::scripted_length(kind, typing).unwrap_or_default(),
-            };
+                _ => {}
+            }
         }
         total
     }
