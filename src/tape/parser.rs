@@ -380,6 +380,18 @@ impl<'a> Parser<'a> {
         self.error_at(&token, message);
     }
 
+    /// `command` has no path after it: said (a path that starts with `/` reads as a pattern
+    /// unless quoted, as in VHS), and the rest of the line skipped.
+    fn path_missing(&mut self, command: &str) {
+        let hint = if self.peek().kind == TokenKind::Regex && self.peek().line == self.cur().line {
+            " (quote a path that starts with /: \"/tmp/demo.gif\")"
+        } else {
+            ""
+        };
+        self.error_after(format!("{command} takes a file path{hint}"));
+        self.skip_line();
+    }
+
     /// Skips the rest of the current token's line (after a word that is no command, so its
     /// arguments are not taken for commands too).
     fn skip_line(&mut self) {
@@ -712,7 +724,7 @@ impl<'a> Parser<'a> {
     /// `Output PATH`: a file with an extension, or a directory ending in `/`.
     fn output(&mut self) -> Option<PathBuf> {
         if self.peek().kind != TokenKind::String {
-            self.error_after("Output takes a file path");
+            self.path_missing("Output");
             return None;
         }
         self.advance();
@@ -734,7 +746,7 @@ impl<'a> Parser<'a> {
 
     fn path_with_extension(&mut self, command: &str, extension: &str) -> Option<PathBuf> {
         if self.peek().kind != TokenKind::String {
-            self.error_after(format!("{command} takes a file path"));
+            self.path_missing(command);
             return None;
         }
         self.advance();
@@ -1041,7 +1053,10 @@ mod tests {
     #[test]
     fn every_problem_is_reported_with_its_line_and_column() {
         assert_eq!(
-            errors("Typo x y\nSet Nope 1\nSleep\nType\nCtrl+Hello\nWait /(/\nOutput out\n"),
+            errors(
+                "Typo x y\nSet Nope 1\nSleep\nType\nCtrl+Hello\nWait /(/\nOutput out\n\
+                 Output /tmp/x.gif\n"
+            ),
             vec![
                 "t.tape:1:1: not a command: \"Typo\"",
                 "t.tape:2:5: unknown setting \"Nope\" (one of: Shell, FontFamily, FontSize, \
@@ -1055,6 +1070,8 @@ mod tests {
                  unclosed group",
                 "t.tape:7:8: \"out\" has no extension: name a file (.gif, .svg, .png, …) or a \
                  directory of frames ending in /",
+                "t.tape:8:8: Output takes a file path (quote a path that starts with /: \
+                 \"/tmp/demo.gif\")",
             ]
         );
     }
