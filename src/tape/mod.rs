@@ -41,6 +41,8 @@ pub enum OutputKind {
     Svg,
     /// `.mp4`: H.264 video.
     Mp4,
+    /// `.webm`: AV1 video (the `webm` feature).
+    Webm,
     /// `.png`: the last frame.
     Png,
     /// `.cast`: an asciicast v2 recording of what the animation shows.
@@ -74,13 +76,12 @@ impl OutputKind {
             #[cfg(not(feature = "video"))]
             "mp4" => Err(no_video(
                 &ext,
-                "this build has no video encoder (shotty's `video` feature)",
+                "this build writes no MP4 (its encoder is shotty's `video` feature)",
             )),
-            "webm" => Err(no_video(
-                &ext,
-                "WebM needs a VP8, VP9 or AV1 encoder, and the only one in Rust (rav1e, AV1) \
-                 takes minutes for seconds of video",
-            )),
+            #[cfg(feature = "webm")]
+            "webm" => Ok(OutputKind::Webm),
+            #[cfg(not(feature = "webm"))]
+            "webm" => Err(no_video(&ext, crate::render::animation::WEBM_NEEDS_FEATURE)),
             _ => Err(format!(
                 "shotty cannot write .{ext} (it writes .gif, .apng, .svg, .mp4, .png, .cast, \
                  .txt/.ascii, or a directory of frames ending in /)"
@@ -90,11 +91,12 @@ impl OutputKind {
 }
 
 /// Why a video output cannot be written, and what can.
+#[cfg_attr(all(feature = "video", feature = "webm"), allow(dead_code))]
 fn no_video(ext: &str, why: &str) -> String {
     format!(
-        "shotty writes no .{ext}: {why}. Write .mp4 (H.264), .gif, .apng, .svg (animated), .png \
-         (the last frame), .cast, .txt/.ascii or a directory of frames (a path ending in /); \
-         `ffmpeg -i x.mp4 x.{ext}` converts"
+        "{why}. Write .mp4 (H.264), .gif, .apng, .svg (animated), .png (the last frame), .cast, \
+         .txt/.ascii or a directory of frames (a path ending in /); `ffmpeg -i x.mp4 x.{ext}` \
+         converts"
     )
 }
 

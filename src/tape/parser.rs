@@ -144,8 +144,8 @@ pub enum WaitScope {
     Screen,
 }
 
-/// A `Set` command's setting and value, checked for its type (ranges are checked with the
-/// other settings, see [`super::settings`]).
+/// A `Set` command's setting and value, checked for its type (ranges are checked when the
+/// tape is loaded, with the other settings).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Setting {
     /// `Shell NAME`.

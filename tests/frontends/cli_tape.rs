@@ -394,7 +394,7 @@ Enter
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let err = stderr(&out);
     for expected in [
-        "cannot.tape:2: shotty writes no .webm",
+        "cannot.tape:2: this build writes no WebM",
         "cannot.tape:3: the tape requires no-such-program-shotty-test",
         "cannot.tape:4: unknown theme \"Draculla\"; did you mean \"Dracula\"",
         "cannot.tape:5: the picture is 100×600 px",
@@ -576,36 +576,69 @@ fn scrolling_moves_the_view_through_the_scrollback_and_back() {
     );
 }
 
-#[test]
-fn mp4_is_h264_of_the_stills_at_the_tapes_length() {
-    let Some(python) = needs::python("av") else {
-        return;
-    };
+/// Runs a tape writing `name` and its last frame as a PNG, and decodes the video with FFmpeg
+/// (through PyAV): codec, size, frames decoded, length in ms, and the last frame's PSNR (dB)
+/// against the still.
+fn decoded_video(name: &str) -> Option<(String, u32, u32, u32, u64, u32)> {
+    let python = needs::python("av")?;
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = tmp.path();
-    let tape = "Output v.mp4\nOutput v.png\nSet Width 640\nSet Height 360\n\
-                Type \"ls -la /usr\"\nEnter\nSleep 1s\n";
-    let out = run_tape(dir, "v.tape", tape);
+    let tape = format!(
+        "Output {name}\nOutput last.png\nSet Width 640\nSet Height 360\n\
+         Type \"ls -la /usr\"\nEnter\nSleep 1s\n"
+    );
+    let out = run_tape(dir, "video.tape", &tape);
     assert_ran(&out);
-    // FFmpeg (through PyAV) decodes every frame; the last against the still PNG.
     let script = "import av, math, sys\nfrom PIL import Image\nc = av.open(sys.argv[1])\n\
                   s = c.streams.video[0]\nn = 0\nfor f in c.decode(video=0):\n    n += 1\n    last = f\n\
                   a = last.to_image().convert('RGB').tobytes()\n\
                   b = Image.open(sys.argv[2]).convert('RGB').tobytes()\n\
                   mse = sum((x - y) ** 2 for x, y in zip(a, b)) / len(a)\n\
-                  print(s.codec_context.name, s.width, s.height, n, s.average_rate, \
+                  print(s.codec_context.name, s.width, s.height, n, round(c.duration / 1000), \
                   round(10 * math.log10(255 ** 2 / mse)) if mse else 99)\n";
     let out = Command::new(&python)
         .args(["-c", script])
-        .arg(dir.join("v.mp4"))
-        .arg(dir.join("v.png"))
+        .arg(dir.join(name))
+        .arg(dir.join("last.png"))
         .output()
         .expect("python runs");
     assert!(out.status.success(), "{}", stderr(&out));
     let said = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let fields: Vec<&str> = said.split(' ').collect();
+    let f: Vec<&str> = said.split(' ').collect();
+    let n = |i: usize| f[i].parse::<u64>().unwrap_or_else(|_| panic!("{said}"));
+    Some((
+        f[0].to_owned(),
+        n(1) as u32,
+        n(2) as u32,
+        n(3) as u32,
+        n(4),
+        n(5) as u32,
+    ))
+}
+
+#[test]
+fn mp4_is_h264_of_the_stills_at_the_tapes_length() {
+    let Some((codec, width, height, frames, ms, psnr)) = decoded_video("v.mp4") else {
+        return;
+    };
     // 11 characters and Enter at 50 ms, and the second: 1.6 s, 80 frames at 50 fps.
-    assert_eq!(fields[..5], ["h264", "640", "360", "80", "50"], "{said}");
-    let psnr: u32 = fields[5].parse().expect("dB");
+    assert_eq!(
+        (codec.as_str(), width, height, frames, ms),
+        ("h264", 640, 360, 80, 1600)
+    );
     assert!(psnr >= 40, "the last frame is the still's: {psnr} dB");
+}
+
+/// WebM needs the `webm` feature: `.ci/run` runs this test with it.
+#[test]
+#[cfg(feature = "webm")]
+fn webm_is_av1_of_each_screen_at_the_tapes_length() {
+    let Some((codec, width, height, frames, ms, psnr)) = decoded_video("w.webm") else {
+        return;
+    };
+    assert!(codec.contains("av1") || codec.contains("dav1d"), "{codec}");
+    assert_eq!((width, height, ms), (640, 360, 1600));
+    // Each screen once: the typing's and the output's, not 80.
+    assert!((2..80).contains(&frames), "{frames} frames");
+    assert!(psnr >= 38, "the last frame is the still's: {psnr} dB");
 }

@@ -30,15 +30,18 @@ pub enum AnimationFormat {
     Apng,
     /// MP4 video (H.264; needs shotty's `video` feature).
     Mp4,
+    /// WebM video (AV1; needs shotty's `webm` feature).
+    Webm,
 }
 
 impl AnimationFormat {
     /// Every format with its command-line name.
-    pub const ALL: [(&'static str, AnimationFormat); 4] = [
+    pub const ALL: [(&'static str, AnimationFormat); 5] = [
         ("svg", AnimationFormat::Svg),
         ("gif", AnimationFormat::Gif),
         ("apng", AnimationFormat::Apng),
         ("mp4", AnimationFormat::Mp4),
+        ("webm", AnimationFormat::Webm),
     ];
 
     /// The format a file name asks for: `.svg`, `.gif`, `.apng` (a `.png` name stays a still
@@ -58,9 +61,15 @@ impl AnimationFormat {
             AnimationFormat::Gif => "gif",
             AnimationFormat::Apng => "apng",
             AnimationFormat::Mp4 => "mp4",
+            AnimationFormat::Webm => "webm",
         }
     }
 }
+
+/// Why a build without the `webm` feature writes no WebM, and what to do.
+pub const WEBM_NEEDS_FEATURE: &str = "this build writes no WebM: its AV1 encoder (rav1e) is the \
+     opt-in cargo feature `webm` (`cargo install shotty --features webm`), for the build time \
+     and seconds of encoding it costs; .mp4 (H.264) is built in";
 
 /// Writes one animated format, a frame at a time.
 pub trait AnimationWriter {
@@ -99,9 +108,21 @@ pub fn writer(
             format.name()
         ))),
         #[cfg(feature = "video")]
-        AnimationFormat::Mp4 => Ok(Box::new(video::VideoAnimation::new(appearance, timing)?)),
+        AnimationFormat::Mp4 => Ok(Box::new(video::VideoAnimation::new(
+            video::Container::Mp4,
+            appearance,
+            timing,
+        )?)),
         #[cfg(not(feature = "video"))]
         AnimationFormat::Mp4 => Err(RenderError::new("MP4 video needs shotty's `video` feature")),
+        #[cfg(feature = "webm")]
+        AnimationFormat::Webm => Ok(Box::new(video::VideoAnimation::new(
+            video::Container::Webm,
+            appearance,
+            timing,
+        )?)),
+        #[cfg(not(feature = "webm"))]
+        AnimationFormat::Webm => Err(RenderError::new(WEBM_NEEDS_FEATURE)),
     }
 }
 
@@ -159,9 +180,10 @@ where
     // A raster cannot follow its viewer: it is drawn in the theme its scheme picks.
     let mut appearance = match format {
         AnimationFormat::Svg => std::borrow::Cow::Borrowed(appearance),
-        AnimationFormat::Gif | AnimationFormat::Apng | AnimationFormat::Mp4 => {
-            appearance.for_raster()
-        }
+        AnimationFormat::Gif
+        | AnimationFormat::Apng
+        | AnimationFormat::Mp4
+        | AnimationFormat::Webm => appearance.for_raster(),
     };
     // Captions go below the screen, in a band every frame keeps, so they hide nothing.
     if timing.show_keys {
