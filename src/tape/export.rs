@@ -165,10 +165,11 @@ fn write_text(tape: &mut String, text: &str) {
             '\t' => Some("Tab".to_owned()),
             '\u{1b}' => Some("Escape".to_owned()),
             '\u{7f}' => Some("Backspace".to_owned()),
-            c if (c as u32) < 0x20 => Some(format!(
-                "Ctrl+{}",
-                char::from_u32(c as u32 + 0x60).unwrap_or('@')
-            )),
+            // The character Ctrl makes the control code of: `@`, a letter, `\ ] ^ _`.
+            c if (c as u32) < 0x20 => {
+                let key = char::from_u32(c as u32 + 0x40).unwrap_or('@');
+                Some(format!("Ctrl+{}", key.to_ascii_lowercase()))
+            }
             _ => None,
         };
         match key {
@@ -289,4 +290,99 @@ fn shell_quote(text: &str) -> String {
 /// `text` on one line, for a comment.
 fn one_line(text: &str) -> String {
     text.replace(['\n', '\r'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::journal::Journal;
+    use crate::session::wait::{Target, Until, WaitCondition};
+
+    fn reply(command: &[&str], journal: Journal) -> JournalReply {
+        JournalReply {
+            session_id: "s_1".into(),
+            command: command.iter().map(|s| (*s).to_owned()).collect(),
+            cwd: "/tmp/a dir".into(),
+            env: vec![("LANG".into(), "C.UTF-8".into())],
+            width: 80,
+            height: 24,
+            journal,
+            state: None,
+        }
+    }
+
+    #[test]
+    fn a_journal_becomes_tape_commands_that_parse() {
+        let mut journal = Journal::default();
+        journal.send(&[
+            SendStep::Text("say \"it's `x`\"\r\tend\u{3}\u{1c}".into()),
+            SendStep::Keys("Ctrl+C".into()),
+            SendStep::Keys("F1".into()),
+            SendStep::Keys("Shift+Tab".into()),
+            SendStep::Keys("Alt+x".into()),
+            SendStep::Paste("pasted".into()),
+            SendStep::Delay(250),
+        ]);
+        let wait = WaitCondition {
+            target: Target::Text("a/b".into()),
+            until: Until::Present,
+            stable_for: None,
+            timeout: Some(std::time::Duration::from_secs(5)),
+            fresh: false,
+        };
+        journal.wait(wait.to_step().expect("a step"));
+        let regex = WaitCondition {
+            target: WaitCondition::regex("^done$").expect("a pattern"),
+            ..wait
+        };
+        journal.wait(regex.to_step().expect("a step"));
+        journal.resize(100, 30);
+        journal.mark("here");
+        let tape = tape(
+            &reply(&["vim", "notes.txt"], journal),
+            Path::new("out/run.tape"),
+        );
+        let body: Vec<&str> = tape.lines().skip_while(|l| *l != "Show").skip(2).collect();
+        assert_eq!(
+            body,
+            [
+                "Type `say \"it's `",
+                "Type '`x`\"'",
+                "Enter",
+                "Tab",
+                "Type \"end\"",
+                "Ctrl+c",
+                "Ctrl+\\",
+                // The key encoder's name of Ctrl+C.
+                "Ctrl+c",
+                "# key F1 (no tape command sends it)",
+                "Shift+Tab",
+                "Alt+x",
+                "Copy \"pasted\"",
+                "Paste",
+                "Sleep 250ms",
+                "Wait+Screen@5000ms /a\\/b/",
+                "Wait+Screen@5000ms /(?m)^done$/",
+                "# The session was resized to 100×30 here (a tape cannot resize).",
+                "# mark: here",
+            ],
+            "{tape}"
+        );
+        assert!(
+            tape.contains("Type \"cd '/tmp/a dir' && clear && exec vim notes.txt\""),
+            "{tape}"
+        );
+        assert!(tape.contains("Output run.gif") && tape.contains("Env LANG \"C.UTF-8\""));
+        let parsed = super::super::parser::parse_str(Path::new("run.tape"), &tape);
+        assert!(parsed.is_ok(), "{parsed:?}\n{tape}");
+    }
+
+    #[test]
+    fn a_vhs_shell_is_the_tapes_shell() {
+        let tape = tape(&reply(&["zsh"], Journal::default()), Path::new("z.tape"));
+        assert!(
+            tape.contains("Set Shell zsh") && !tape.contains("exec"),
+            "{tape}"
+        );
+    }
 }
