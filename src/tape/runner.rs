@@ -13,7 +13,6 @@ use super::parser::{CommandKind, Setting, WaitScope};
 use super::{OutputKind, Tape, TapeError};
 use crate::pty::DEFAULT_GRACE;
 use crate::recording::{Event, TimedEvent, Timeline};
-use crate::session::host::READ_SETTLE_MAX;
 use crate::session::instance::local_session_id;
 use crate::session::send::SendStep;
 use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
@@ -22,6 +21,10 @@ use crate::term::{Snapshot, Terminal};
 
 /// How long the shell may take to start and show its prompt.
 pub const SHELL_START_TIMEOUT: Duration = Duration::from_secs(10);
+/// The longest a screen is waited for to settle before it is kept (for a text output, a
+/// `Screenshot`, or the end of a hidden stretch): a program still busy after it is taken as it
+/// is. It takes no time in the animation; a screen that has settled is taken at once.
+pub const SETTLE_MAX: Duration = Duration::from_millis(500);
 /// The scrollback of VHS's browser terminal (xterm.js's default), which its text output
 /// reads from the top.
 pub const SCROLLBACK: usize = 1000;
@@ -182,7 +185,7 @@ impl Run<'_> {
 
     /// The session's state once the program has reacted to the last step.
     fn settled(&self) -> std::sync::MutexGuard<'_, crate::session::instance::Live> {
-        self.session.settle(READ_SETTLE_MAX)
+        self.session.settle(SETTLE_MAX)
     }
 
     /// Sends input; like a browser terminal, the view returns to the screen first.
