@@ -34,7 +34,9 @@ Examples:
   shotty tape demo.tape
       Run a VHS tape as it is and write every Output it names (.gif, .svg, .ascii …).
   shotty tape --check examples/*.tape
-      Check tapes (grammar, settings, outputs, required programs) without running them.";
+      Check tapes (grammar, settings, outputs, required programs) without running them.
+  shotty tape new demo
+      Write demo.tape, a commented starting tape that runs as it is.";
 
 pub(super) const SCENARIO_RUN: &str = "\
 Examples:
