@@ -380,7 +380,7 @@ fn bad_input_is_a_one_line_error_and_writes_nothing() {
         (&["-o", "x.bmp", "--", "true"], "cannot tell the format"),
         (
             &["--video", "-o", "x.png", "--", "true"],
-            "--video writes .svg, .gif or .apng",
+            "--video writes .svg, .gif, .apng or .mp4",
         ),
         (
             &[

@@ -234,7 +234,7 @@ fn bad_input_gives_one_line_errors() {
         (
             &["render", "--video", "--format", "txt"],
             b"{\"version\": 2, \"width\": 10, \"height\": 2}\n",
-            "--video writes svg, gif or apng",
+            "--video writes svg, gif, apng or mp4",
         ),
         (
             &["render", "--from", "2", "--to", "1", "--video"],
