@@ -16,19 +16,10 @@ use crate::term::keys::{Key, parse_key};
 
 /// The tape of a session's journal; its outputs are named after `out` (the tape's path).
 pub fn tape(reply: &JournalReply, out: &Path) -> String {
-    let stem = out
-        .file_stem()
-        .map_or_else(|| "session".into(), |s| s.to_string_lossy().into_owned());
-    let stem: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let stem = out.file_stem().map_or_else(
+        || "session".into(),
+        |s| super::output_stem(&s.to_string_lossy()),
+    );
     let mut tape = String::new();
     let _ = writeln!(
         tape,
@@ -44,7 +35,7 @@ pub fn tape(reply: &JournalReply, out: &Path) -> String {
             reply.journal.dropped
         );
     }
-    let _ = writeln!(tape, "Output {stem}.gif\nOutput {stem}.ascii\n");
+    let _ = writeln!(tape, "Output \"{stem}.gif\"\nOutput \"{stem}.ascii\"\n");
     let program = reply.command.first().map(String::as_str).unwrap_or("bash");
     let name = Path::new(program)
         .file_name()
@@ -372,7 +363,7 @@ mod tests {
             tape.contains("Type \"cd '/tmp/a dir' && clear && exec vim notes.txt\""),
             "{tape}"
         );
-        assert!(tape.contains("Output run.gif") && tape.contains("Env LANG \"C.UTF-8\""));
+        assert!(tape.contains("Output \"run.gif\"") && tape.contains("Env LANG \"C.UTF-8\""));
         let parsed = super::super::parser::parse_str(Path::new("run.tape"), &tape);
         assert!(parsed.is_ok(), "{parsed:?}\n{tape}");
     }

@@ -27,22 +27,16 @@ pub mod settings;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::render::animation::AnimationFormat;
+
 pub use parser::{Command, CommandKind, Location, Setting, TapeError};
 pub use settings::Settings;
 
 /// What an `Output` writes, by its extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputKind {
-    /// `.gif`.
-    Gif,
-    /// `.apng`.
-    Apng,
-    /// `.svg`: an animated SVG.
-    Svg,
-    /// `.mp4`: H.264 video.
-    Mp4,
-    /// `.webm`: AV1 video (the `webm` feature).
-    Webm,
+    /// `.gif`, `.apng`, `.svg`, `.mp4`, `.webm`: the animation.
+    Animation(AnimationFormat),
     /// `.png`: the last frame.
     Png,
     /// `.cast`: an asciicast v2 recording of what the animation shows.
@@ -54,7 +48,7 @@ pub enum OutputKind {
 }
 
 impl OutputKind {
-    /// The kind a path asks for, or why there is none.
+    /// The kind a path asks for, or why there is none (in this build).
     pub fn of(path: &Path) -> Result<OutputKind, String> {
         if path.as_os_str().to_string_lossy().ends_with('/') {
             return Ok(OutputKind::Frames);
@@ -65,39 +59,25 @@ impl OutputKind {
             .unwrap_or_default()
             .to_ascii_lowercase();
         match ext.as_str() {
-            "gif" => Ok(OutputKind::Gif),
-            "apng" => Ok(OutputKind::Apng),
-            "svg" => Ok(OutputKind::Svg),
             "png" => Ok(OutputKind::Png),
             "cast" => Ok(OutputKind::Cast),
             "txt" | "ascii" | "test" => Ok(OutputKind::Text),
-            #[cfg(feature = "video")]
-            "mp4" => Ok(OutputKind::Mp4),
-            #[cfg(not(feature = "video"))]
-            "mp4" => Err(no_video(
-                &ext,
-                "this build writes no MP4 (its encoder is shotty's `video` feature)",
-            )),
-            #[cfg(feature = "webm")]
-            "webm" => Ok(OutputKind::Webm),
-            #[cfg(not(feature = "webm"))]
-            "webm" => Err(no_video(&ext, crate::render::animation::WEBM_NEEDS_FEATURE)),
-            _ => Err(format!(
-                "shotty cannot write .{ext} (it writes .gif, .apng, .svg, .mp4, .png, .cast, \
-                 .txt/.ascii, or a directory of frames ending in /)"
-            )),
+            _ => match AnimationFormat::from_path(path) {
+                Some(format) => match format.unavailable() {
+                    None => Ok(OutputKind::Animation(format)),
+                    Some(why) => Err(format!(
+                        "{why}. Write .mp4 (H.264), .gif, .apng, .svg (animated), .png (the last \
+                         frame), .cast, .txt/.ascii or a directory of frames (a path ending in \
+                         /); `ffmpeg -i x.mp4 x.{ext}` converts"
+                    )),
+                },
+                None => Err(format!(
+                    "shotty cannot write .{ext} (it writes .gif, .apng, .svg, .mp4, .png, .cast, \
+                     .txt/.ascii, or a directory of frames ending in /)"
+                )),
+            },
         }
     }
-}
-
-/// Why a video output cannot be written, and what can.
-#[cfg_attr(all(feature = "video", feature = "webm"), allow(dead_code))]
-fn no_video(ext: &str, why: &str) -> String {
-    format!(
-        "{why}. Write .mp4 (H.264), .gif, .apng, .svg (animated), .png (the last frame), .cast, \
-         .txt/.ascii or a directory of frames (a path ending in /); `ffmpeg -i x.mp4 x.{ext}` \
-         converts"
-    )
 }
 
 /// An output the tape asks for.
@@ -285,12 +265,10 @@ fn check(path: &Path, commands: Vec<Command>) -> Result<Tape, LoadError> {
     Ok(tape)
 }
 
-/// A commented starting tape whose outputs are named `name` (what `shotty tape new` writes):
-/// it runs as it is, and says what to change.
-pub fn starter(name: &str) -> String {
-    // A name is written into the tape as a bare word: keep what the lexer reads as one.
-    let name: String = name
-        .chars()
+/// `name` made fit to name a tape's outputs, written quoted (`Output "NAME.gif"`), and to
+/// stand in its comments and typed text: ASCII letters, digits, `-`, `_` and `.`, the rest `_`.
+pub(crate) fn output_stem(name: &str) -> String {
+    name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
                 c
@@ -298,7 +276,13 @@ pub fn starter(name: &str) -> String {
                 '_'
             }
         })
-        .collect();
+        .collect()
+}
+
+/// A commented starting tape whose outputs are named `name` (what `shotty tape new` writes):
+/// it runs as it is, and says what to change.
+pub fn starter(name: &str) -> String {
+    let name = output_stem(name);
     format!(
         "\
 # {name}.tape: a terminal recording as code, in VHS's tape format.
@@ -306,8 +290,8 @@ pub fn starter(name: &str) -> String {
 
 # Where to write it: .gif, .apng, .svg (animated), .png (the last screen), .cast,
 # .txt or .ascii (the screen after each command, for tests), or frames/ (one PNG each).
-Output {name}.gif
-Output {name}.ascii
+Output \"{name}.gif\"
+Output \"{name}.ascii\"
 
 # Settings come first. The picture in px; the terminal gets the columns and rows that fit.
 Set Width 1200

@@ -26,18 +26,7 @@ pub fn write_all(tape: &Tape, run: &TapeRun) -> Result<Vec<PathBuf>, TapeError> 
     for output in &tape.outputs {
         let fail = |e: String| output.at.error(format!("{}: {e}", output.path.display()));
         match output.kind {
-            OutputKind::Gif
-            | OutputKind::Apng
-            | OutputKind::Svg
-            | OutputKind::Mp4
-            | OutputKind::Webm => {
-                let format = match output.kind {
-                    OutputKind::Gif => AnimationFormat::Gif,
-                    OutputKind::Apng => AnimationFormat::Apng,
-                    OutputKind::Mp4 => AnimationFormat::Mp4,
-                    OutputKind::Webm => AnimationFormat::Webm,
-                    _ => AnimationFormat::Svg,
-                };
+            OutputKind::Animation(format) => {
                 let bytes = animation(tape, run, format, &appearance).map_err(fail)?;
                 files.push((output.path.clone(), bytes));
             }

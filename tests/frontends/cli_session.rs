@@ -2810,7 +2810,7 @@ fn a_session_exported_as_a_tape_runs_as_one() {
     // Only the text output: the picture's size and look are the tape tests' business.
     let text: String = text
         .lines()
-        .filter(|l| !l.ends_with(".gif"))
+        .filter(|l| !l.ends_with(".gif\""))
         .map(|l| format!("{l}\n"))
         .collect();
     std::fs::write(&tape, &text).expect("the tape");

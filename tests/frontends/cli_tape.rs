@@ -427,7 +427,7 @@ fn tape_new_writes_a_starting_tape_that_runs() {
     assert!(out.status.success(), "{}", stderr(&out));
     let tape = std::fs::read_to_string(dir.join("demo.tape")).expect("demo.tape");
     assert!(
-        tape.contains("Output demo.gif") && tape.contains("Set Theme"),
+        tape.contains("Output \"demo.gif\"") && tape.contains("Set Theme"),
         "{tape}"
     );
     let again = shotty(dir, &["tape", "new", "demo.tape"], false);
@@ -439,7 +439,7 @@ fn tape_new_writes_a_starting_tape_that_runs() {
     // Its text output only (the picture is the other tests' business).
     let text_only: String = tape
         .lines()
-        .filter(|l| !l.starts_with("Output demo.gif"))
+        .filter(|l| !l.starts_with("Output \"demo.gif"))
         .map(|l| format!("{l}\n"))
         .collect();
     let out = run_tape(dir, "demo.tape", &text_only);
@@ -447,6 +447,11 @@ fn tape_new_writes_a_starting_tape_that_runs() {
     let text = std::fs::read_to_string(dir.join("demo.ascii")).expect("demo.ascii");
     assert!(text.contains("Hello from demo"), "{text}");
     assert!(!text.contains("mktemp"), "the set-up is hidden: {text}");
+    // A name a bare word could not be (it starts with a digit) still makes a tape that reads.
+    let out = shotty(dir, &["tape", "new", "2nd take"], false);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let check = shotty(dir, &["tape", "--check", "2nd take.tape"], false);
+    assert!(check.status.success(), "{}", stderr(&check));
 }
 
 #[test]

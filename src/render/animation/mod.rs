@@ -28,7 +28,7 @@ pub enum AnimationFormat {
     Gif,
     /// Animated PNG.
     Apng,
-    /// MP4 video (H.264; needs shotty's `video` feature).
+    /// MP4 video (H.264; shotty's `video` feature).
     Mp4,
     /// WebM video (AV1; needs shotty's `webm` feature).
     Webm,
@@ -64,10 +64,24 @@ impl AnimationFormat {
             AnimationFormat::Webm => "webm",
         }
     }
+
+    /// Why this build cannot write the format, if it cannot: its encoder is a cargo feature
+    /// the build left out.
+    pub fn unavailable(self) -> Option<&'static str> {
+        match self {
+            AnimationFormat::Svg => None,
+            AnimationFormat::Gif | AnimationFormat::Apng => (!cfg!(feature = "png")).then_some(
+                "this build writes no GIF or APNG (its rasteriser is shotty's `png` feature)",
+            ),
+            AnimationFormat::Mp4 => (!cfg!(feature = "video"))
+                .then_some("this build writes no MP4 (its encoder is shotty's `video` feature)"),
+            AnimationFormat::Webm => (!cfg!(feature = "webm")).then_some(WEBM_NEEDS_FEATURE),
+        }
+    }
 }
 
 /// Why a build without the `webm` feature writes no WebM, and what to do.
-pub const WEBM_NEEDS_FEATURE: &str = "this build writes no WebM: its AV1 encoder (rav1e) is the \
+const WEBM_NEEDS_FEATURE: &str = "this build writes no WebM: its AV1 encoder (rav1e) is the \
      opt-in cargo feature `webm` (`cargo install shotty --features webm`), for the build time \
      and seconds of encoding it costs; .mp4 (H.264) is built in";
 
@@ -103,10 +117,7 @@ pub fn writer(
             timing,
         )?)),
         #[cfg(not(feature = "png"))]
-        AnimationFormat::Gif | AnimationFormat::Apng => Err(RenderError::new(format!(
-            "{} animations need shotty's `png` feature",
-            format.name()
-        ))),
+        AnimationFormat::Gif | AnimationFormat::Apng => Err(unavailable(format)),
         #[cfg(feature = "video")]
         AnimationFormat::Mp4 => Ok(Box::new(video::VideoAnimation::new(
             video::Container::Mp4,
@@ -114,7 +125,7 @@ pub fn writer(
             timing,
         )?)),
         #[cfg(not(feature = "video"))]
-        AnimationFormat::Mp4 => Err(RenderError::new("MP4 video needs shotty's `video` feature")),
+        AnimationFormat::Mp4 => Err(unavailable(format)),
         #[cfg(feature = "webm")]
         AnimationFormat::Webm => Ok(Box::new(video::VideoAnimation::new(
             video::Container::Webm,
@@ -122,8 +133,14 @@ pub fn writer(
             timing,
         )?)),
         #[cfg(not(feature = "webm"))]
-        AnimationFormat::Webm => Err(RenderError::new(WEBM_NEEDS_FEATURE)),
+        AnimationFormat::Webm => Err(unavailable(format)),
     }
+}
+
+/// The error of a format this build cannot write ([`AnimationFormat::unavailable`]).
+#[cfg(not(all(feature = "png", feature = "video", feature = "webm")))]
+fn unavailable(format: AnimationFormat) -> RenderError {
+    RenderError::new(format.unavailable().unwrap_or("this build cannot write it"))
 }
 
 /// Animates an asciicast recording read from `reader`, at its own size unless `width` or
