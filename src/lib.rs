@@ -73,8 +73,6 @@ pub mod bytesize;
 #[cfg(feature = "serde")]
 pub mod diff;
 pub mod duration;
-#[cfg(feature = "session")]
-pub mod golden;
 #[cfg(feature = "serde")]
 pub mod input;
 pub mod lines;
@@ -94,6 +92,9 @@ pub mod serve;
 pub mod session;
 #[cfg(feature = "session")]
 pub mod signals;
+// Its place in the API since before it moved beside the session host that serves it too.
+#[cfg(feature = "session")]
+pub use session::golden;
 #[cfg(feature = "tape")]
 pub mod tape;
 pub mod term;

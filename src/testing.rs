@@ -69,9 +69,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use crate::golden::{self, ScreenCheck, Verdict};
 use crate::pty::DEFAULT_GRACE;
 use crate::render::Appearance;
+use crate::session::golden::{self, ScreenCheck, Verdict};
 use crate::session::instance::{check_size, local_session_id};
 use crate::session::send::SendStep;
 use crate::session::wait::{Target, Until, WaitCondition, until_passes, wait};
@@ -348,7 +348,7 @@ impl Tui {
             timeout: self.timeout,
             appearance: &self.appearance,
         };
-        match golden::compare_screen(&self.session, path, &check) {
+        match golden::compare_screen(golden::Screen::Live(&self.session), path, &check) {
             Ok(Verdict::Matched | Verdict::Updated) => Ok(()),
             Ok(Verdict::New) if update => Ok(()),
             Ok(Verdict::New) => Err(format!(

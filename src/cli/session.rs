@@ -986,6 +986,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                     width: Some(width),
                     height: Some(height),
                     cwd: Some(cwd.display().to_string()),
+                    base_env: None,
                     env,
                     title,
                     group,

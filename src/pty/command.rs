@@ -20,6 +20,12 @@ pub const COLOR_ENV: [(&str, &str); 3] = [
 /// they believe they run in CI.
 pub const DELETED_ENVS: [&str; 2] = ["CI", "TF_BUILD"];
 
+/// Variables removed for every program in a PTY: its size is the terminal's, which it
+/// changes, and programs that read these first (Python's `shutil.get_terminal_size`,
+/// Textual, many command-line tools) would lay out for another size. Parents do pass them on:
+/// pytest-xdist's workers have `COLUMNS=80 LINES=24`, and some shells export them.
+pub const SIZE_ENVS: [&str; 2] = ["COLUMNS", "LINES"];
+
 /// One step of the environment recipe; applied in order on top of the inherited environment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum EnvOp {

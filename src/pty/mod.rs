@@ -35,7 +35,7 @@ mod spawn;
 mod status;
 mod tree;
 
-pub use command::{COLOR_ENV, ColorEnvFlags, DELETED_ENVS, PtyCommand, find_program};
+pub use command::{COLOR_ENV, ColorEnvFlags, DELETED_ENVS, PtyCommand, SIZE_ENVS, find_program};
 pub use error::PtyError;
 use error::{os_message, pty_error};
 pub use fdio::{Events, INPUT_QUEUE_BYTES, PtyInput, Wake};

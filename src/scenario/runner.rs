@@ -15,10 +15,10 @@ use super::document::{
 };
 use super::report::{self, Trace};
 use super::summary::{Artifact, ArtifactKind, RunStatus, StepResult, StepStatus, Summary};
-use crate::golden::{self, ScreenCheck, Verdict};
 use crate::pty::{ColorEnvFlags, DEFAULT_GRACE};
 use crate::render::{Appearance, Format, encode};
 use crate::session::artifacts::write_file_creating_dir;
+use crate::session::golden::{self, ScreenCheck, Verdict};
 use crate::session::host::READ_SETTLE_MAX;
 use crate::session::instance::local_session_id;
 use crate::session::wait::{until_passes, wait};
@@ -567,7 +567,7 @@ impl Run<'_> {
             appearance: &appearance,
         };
         let format = golden::screen_format(golden)?.name();
-        match golden::compare_screen(&session, golden, &check) {
+        match golden::compare_screen(golden::Screen::Live(&session), golden, &check) {
             Ok(Verdict::Matched) => Ok(StepStatus::Passed),
             Ok(written) => {
                 self.artifact(golden, format, ArtifactKind::Golden);

@@ -196,6 +196,7 @@ impl Server {
             width: options.cols,
             height: options.rows,
             cwd: options.cwd.clone(),
+            base_env: None,
             env: Vec::new(),
             color_env: ColorEnvFlags::default(),
             scrollback: SCROLLBACK,

@@ -13,7 +13,7 @@ use super::commands::Commands;
 use super::journal::Journal;
 use crate::pty::{
     Activity, ColorEnvFlags, ExitStatus, INPUT_QUEUE_BYTES, PtyCommand, PtyError, PtyEvent,
-    PtyProcess, Termination,
+    PtyProcess, SIZE_ENVS, Termination,
 };
 use crate::recording::{Event, Keyframe, MAX_MARKER_LABEL, Timeline};
 use crate::term::{Terminal, TerminalOptions};
@@ -85,6 +85,8 @@ pub struct SessionSpec {
     pub height: u16,
     /// Working directory (default: the caller's).
     pub cwd: Option<PathBuf>,
+    /// The environment to start from instead of the caller's (`start`'s `baseEnv`).
+    pub base_env: Option<Vec<(String, String)>>,
     /// Extra environment, applied after the colour environment.
     pub env: Vec<(String, String)>,
     /// Colour environment switches.
@@ -140,6 +142,7 @@ impl SessionSpec {
             width,
             height,
             cwd: None,
+            base_env: None,
             env: Vec::new(),
             color_env: ColorEnvFlags::default(),
             scrollback: 5000,
@@ -363,9 +366,17 @@ impl Session {
             return Err(SessionError::invalid_request("no command to run"));
         };
         let mut cmd = PtyCommand::new(program);
-        cmd.args(args)
-            .size(spec.width, spec.height)
-            .color_env_with(spec.color_env);
+        cmd.args(args).size(spec.width, spec.height);
+        if let Some(base) = &spec.base_env {
+            cmd.env_clear();
+            for (k, v) in base {
+                cmd.env(k, v);
+            }
+        }
+        for key in SIZE_ENVS {
+            cmd.env_remove(key);
+        }
+        cmd.color_env_with(spec.color_env);
         for (k, v) in &spec.env {
             cmd.env(k, v);
         }

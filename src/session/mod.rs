@@ -5,6 +5,7 @@ pub mod artifacts;
 pub mod client;
 pub mod commands;
 pub mod error;
+pub mod golden;
 pub mod hangup;
 pub mod host;
 pub mod instance;

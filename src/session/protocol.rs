@@ -145,6 +145,12 @@ pub struct StartParams {
     /// Working directory (absolute; the client resolves relative paths).
     #[serde(default)]
     pub cwd: Option<String>,
+    /// The environment the program starts from, in place of the host's: a client passes its
+    /// own, so that the program sees what the client sees (the host was started by whichever
+    /// client came first). The colour environment and `env` are applied on top. Kept in the
+    /// host's memory only (for `restart`), never written to disk: it may hold secrets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_env: Option<Vec<(String, String)>>,
     /// Extra environment variables.
     #[serde(default)]
     pub env: Vec<(String, String)>,
@@ -408,6 +414,64 @@ pub struct ExportParams {
     /// Where to write the asciicast v2 file: an absolute path (replaced whole, never left
     /// half-written).
     pub path: PathBuf,
+}
+
+/// `golden`: the session's screen compared with a golden file cell by cell
+/// (the comparison of `shotty::golden::compare_screen`), for test runners in other languages.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GoldenParams {
+    /// Session id.
+    pub session_id: String,
+    /// The golden: an absolute path to a `.svg` (written by shotty, with its metadata) or a
+    /// `.json` snapshot.
+    pub path: PathBuf,
+    /// Rewrite the golden from the screen instead of comparing.
+    #[serde(default)]
+    pub update: bool,
+    /// A missing golden fails (the screen is written to `NAME.actual.svg`) instead of being
+    /// written: what a CI run wants.
+    #[serde(default)]
+    pub missing_fails: bool,
+    /// How long a running program has to come to match (default 5000, at most 60000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// How a `golden` comparison came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GoldenVerdict {
+    /// The screen matches the golden.
+    Matched,
+    /// `update` was given: the golden was rewritten.
+    Updated,
+    /// There was no golden: it was written from the screen.
+    New,
+    /// The screen differs, the golden is missing and `missingFails` was given, or the golden
+    /// cannot be read: `message` says which.
+    Failed,
+}
+
+/// `golden`'s reply.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GoldenReply {
+    /// Session id.
+    pub session_id: String,
+    /// The golden's path.
+    pub path: PathBuf,
+    /// The outcome.
+    pub verdict: GoldenVerdict,
+    /// Why it failed: for a difference, the golden's path and the cell report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// `NAME.actual.svg`: the screen as it was, when a failure wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<PathBuf>,
+    /// `NAME.diff.svg`: the screen with the differing cells marked, when a failure wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<PathBuf>,
 }
 
 /// `history` (also the MCP `history` tool's arguments).

@@ -1142,6 +1142,117 @@ fn start_warns_about_ports_in_use() {
     assert_eq!(doc["warnings"], json!([]), "{doc}");
 }
 
+#[test]
+fn a_client_gives_its_own_environment_and_restart_keeps_it() {
+    // Language clients (python/, the npm package) pass their process's environment, so a
+    // program sees the test's PATH and variables whichever process started the host.
+    let env = Env::new();
+    env.ok(&["list"]);
+    let mut conn = env.connection();
+    let script = "echo \"[${ONLY_CLIENT:-none}:${HOME:-nohome}:$TERM:${CI:-noci}:${COLUMNS:-nocols}]\"; exec sleep 30";
+    let started = conn.call(
+        "start",
+        json!({
+            "command": ["sh", "-c", script],
+            "width": 60, "height": 4,
+            "baseEnv": [
+                ["PATH", "/usr/bin:/bin"], ["ONLY_CLIENT", "yes"], ["CI", "true"],
+                ["SECRET_BASE", "s3cr3t-base-value"], ["COLUMNS", "80"],
+            ],
+        }),
+    );
+    let id = started["sessionId"].as_str().expect("id").to_owned();
+    // The colour environment still applies on top: TERM set, CI removed; and the size is
+    // the terminal's, not an inherited COLUMNS.
+    let expected = "[yes:nohome:xterm-256color:noci:nocols]";
+    env.ok(&["wait", &id, "--text", expected, "--timeout", "10s"]);
+    let restarted = env.ok(&["restart", &id]);
+    let new_id = restarted["sessionId"].as_str().expect("id");
+    env.ok(&["wait", new_id, "--text", expected, "--timeout", "10s"]);
+    // Never on disk: neither the marks of running sessions nor the record of the one
+    // restarted carry it.
+    let files = std::fs::read_dir(&env.state).expect("state dir");
+    let mut seen = 0;
+    for file in files.flatten() {
+        let text = std::fs::read_to_string(file.path()).unwrap_or_default();
+        seen += usize::from(text.contains("ONLY_CLIENT"));
+        assert!(
+            !text.contains("s3cr3t-base-value"),
+            "{}: {text}",
+            file.path().display()
+        );
+    }
+    assert!(seen >= 2, "the marks and the record were read");
+}
+
+#[test]
+fn golden_compares_a_screen_cell_by_cell_for_other_languages() {
+    let env = Env::new();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let golden = dir.path().join("goldens/prompt.svg");
+    let id = env.start(&[
+        "--width",
+        "30",
+        "--height",
+        "3",
+        "--",
+        "sh",
+        "-c",
+        "printf 'name? '; exec cat",
+    ]);
+    env.ok(&["wait", &id, "--text", "name?", "--timeout", "10s"]);
+    let mut conn = env.connection();
+    let mut check = |path: &Path, extra: Value| {
+        let mut params = json!({ "sessionId": id, "path": path, "timeoutMs": 300 });
+        params
+            .as_object_mut()
+            .expect("object")
+            .extend(extra.as_object().expect("object").clone());
+        conn.call("golden", params)
+    };
+    assert_eq!(check(&golden, json!({}))["verdict"], "new");
+    assert!(golden.exists());
+    assert_eq!(check(&golden, json!({}))["verdict"], "matched");
+    env.ok(&["send", &id, "--text", "bob"]);
+    let failed = check(&golden, json!({}));
+    assert_eq!(failed["verdict"], "failed", "{failed}");
+    let message = failed["message"].as_str().expect("message");
+    assert!(
+        message.contains("col 6: expected \" \", actual \"b\""),
+        "{message}"
+    );
+    let actual = dir.path().join("goldens/prompt.actual.svg");
+    let marked = dir.path().join("goldens/prompt.diff.svg");
+    assert_eq!(failed["actual"], json!(actual));
+    assert_eq!(failed["diff"], json!(marked));
+    assert!(actual.exists() && marked.exists());
+    assert_eq!(
+        check(&golden, json!({"update": true}))["verdict"],
+        "updated"
+    );
+    assert!(
+        !actual.exists() && !marked.exists(),
+        "stale pictures removed"
+    );
+    // CI: a golden nobody reviewed passes nothing.
+    let unreviewed = dir.path().join("goldens/new.svg");
+    let missing = check(&unreviewed, json!({"missingFails": true}));
+    assert_eq!(missing["verdict"], "failed", "{missing}");
+    assert!(!unreviewed.exists() && dir.path().join("goldens/new.actual.svg").exists());
+    // A program that has ended is compared by its last screen.
+    let ended = env.start(&["--width", "20", "--height", "2", "--", "echo", "done"]);
+    env.ok(&["wait", &ended, "--exit", "--timeout", "10s"]);
+    let last = dir.path().join("ended.json");
+    for verdict in ["new", "matched"] {
+        let reply = conn.call("golden", json!({ "sessionId": ended, "path": last }));
+        assert_eq!(reply["verdict"], verdict, "{reply}");
+    }
+    let relative = json!({"jsonrpc": "2.0", "id": 1, "method": "golden",
+        "params": {"sessionId": ended, "path": "x.svg"}});
+    let reply = env.raw(format!("{relative}\n").as_bytes());
+    assert_eq!(reply["error"]["data"]["code"], "invalid_request", "{reply}");
+}
+
 /// The process whose pid a session's script wrote to `path`, once it is there.
 fn wait_for_pid(path: &Path) -> procs::Seen {
     let deadline = Instant::now() + Duration::from_secs(10);

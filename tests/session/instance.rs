@@ -14,6 +14,7 @@ fn spec(command: &[&str]) -> SessionSpec {
         width: 80,
         height: 24,
         cwd: None,
+        base_env: None,
         env: vec![
             ("PS1".into(), "$ ".into()),
             ("HISTFILE".into(), "/dev/null".into()),

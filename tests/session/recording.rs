@@ -239,6 +239,7 @@ mod live {
             width: 60,
             height: 12,
             cwd: Some(dir.to_path_buf()),
+            base_env: None,
             env: vars,
             color_env: ColorEnvFlags::default(),
             scrollback: 1000,

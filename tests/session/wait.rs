@@ -15,6 +15,7 @@ fn start(script: &str) -> Arc<Session> {
         width: 40,
         height: 10,
         cwd: None,
+        base_env: None,
         env: Vec::new(),
         color_env: ColorEnvFlags::default(),
         scrollback: 100,

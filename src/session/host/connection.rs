@@ -156,6 +156,10 @@ impl Host {
                 .and_then(params)
                 .and_then(|p| self.restart(p))
                 .map(Answer::Later),
+            "golden" => p
+                .and_then(params)
+                .and_then(|p| self.golden(p))
+                .map(Answer::Later),
             "ping" => now(Ok(PingReply {
                 pid: std::process::id(),
             })),

@@ -30,11 +30,12 @@ use crate::session::instance::{
     check_record_limit, check_size, content_hash,
 };
 use crate::session::protocol::{
-    CommandsParams, CommandsReply, ExportParams, ExportReply, FindParams, FindReply, HistoryParams,
-    HistoryReply, IdParams, JournalReply, Lifecycle, ListParams, ListReply, MarkParams, MarkReply,
-    PromptState, ReadAnswer, ReadParams, ReadReply, ResizeParams, ResizeReply, ScreenReply,
-    SendParams, SendReply, SessionSummary, SnapshotReply, StartParams, StartReply, StopFailure,
-    StopParams, StopReply, StoppedProcesses, UnchangedReply, WaitError, WaitParams, WaitReply,
+    CommandsParams, CommandsReply, ExportParams, ExportReply, FindParams, FindReply, GoldenParams,
+    GoldenReply, GoldenVerdict, HistoryParams, HistoryReply, IdParams, JournalReply, Lifecycle,
+    ListParams, ListReply, MarkParams, MarkReply, PromptState, ReadAnswer, ReadParams, ReadReply,
+    ResizeParams, ResizeReply, ScreenReply, SendParams, SendReply, SessionSummary, SnapshotReply,
+    StartParams, StartReply, StopFailure, StopParams, StopReply, StoppedProcesses, UnchangedReply,
+    WaitError, WaitParams, WaitReply,
 };
 use crate::session::rows::{Rows, RowsError};
 use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
@@ -46,6 +47,7 @@ use super::{
     DEFAULT_RETAIN, Derived, Entry, Host, LiveEntry, MAX_SCREEN_CHARS, Meta, READ_SETTLE_MAX,
     Record, RecordSlot, Start, cast_of, new_session_id, recording_file, remove_session_files,
 };
+use crate::session::golden::{Screen, Verdict};
 
 /// A screen to report on: a live session's terminal, or an ended session's final snapshot.
 enum ScreenSource<'a> {
@@ -148,6 +150,11 @@ impl ScreenSource<'_> {
     }
 }
 
+/// How long a `golden` comparison gives a running program to come to match, by default and at
+/// most.
+const DEFAULT_GOLDEN_TIMEOUT_MS: u64 = 5000;
+const MAX_GOLDEN_TIMEOUT: Duration = Duration::from_secs(60);
+
 fn millis(ms: Option<u64>) -> Option<Duration> {
     ms.map(Duration::from_millis)
 }
@@ -240,6 +247,7 @@ impl Host {
             width,
             height,
             cwd: Some(cwd.clone()),
+            base_env: p.base_env.clone(),
             env: p.env.clone(),
             color_env: ColorEnvFlags {
                 no_colorenv: p.no_colorenv,
@@ -254,7 +262,11 @@ impl Host {
             crate::session::shell_integration::apply(&mut spec, &hooks)?;
         }
         let meta = Meta {
-            start: Some(p.clone()),
+            // The base environment stays in memory, with the session's spec.
+            start: Some(StartParams {
+                base_env: None,
+                ..p.clone()
+            }),
             command: p.command.clone(),
             name: p.name.clone(),
             title: p.title.clone(),
@@ -563,6 +575,7 @@ impl Host {
             params.height = Some(live.term.height() as u16);
         }
         params.wait_ready_ms = None;
+        params.base_env = entry.session.spec().base_env.clone();
         entry.session.mark_stopping(StopReason::Restart);
         let host = Arc::clone(self);
         Ok(Box::new(move || {
@@ -853,6 +866,66 @@ impl Host {
 
     /// Writes the recording of a session the host still holds (running, or ended and not yet
     /// expired) as asciicast v2.
+    /// The session's screen against a golden file (`golden`): the comparison runs off the
+    /// executor, as it may wait for a running program to come to match.
+    pub(super) fn golden(&self, p: GoldenParams) -> Result<Deferred, SessionError> {
+        if !p.path.is_absolute() {
+            return Err(SessionError::invalid_request(
+                "golden needs an absolute path (the host's working directory is not the caller's)",
+            ));
+        }
+        let timeout = Duration::from_millis(p.timeout_ms.unwrap_or(DEFAULT_GOLDEN_TIMEOUT_MS));
+        if timeout > MAX_GOLDEN_TIMEOUT {
+            return Err(SessionError::invalid_request(format!(
+                "timeoutMs {} is over {}",
+                timeout.as_millis(),
+                MAX_GOLDEN_TIMEOUT.as_millis()
+            )));
+        }
+        let entry = self.lookup(&p.session_id)?;
+        Ok(Box::new(move || {
+            let appearance = crate::render::Appearance::default();
+            let check = crate::session::golden::ScreenCheck {
+                update: p.update,
+                missing_fails: p.missing_fails,
+                timeout,
+                appearance: &appearance,
+            };
+            let compared = match &entry {
+                Entry::Live(l) => crate::session::golden::compare_screen(
+                    Screen::Live(&l.session),
+                    &p.path,
+                    &check,
+                ),
+                Entry::Ended(r) => crate::session::golden::compare_screen(
+                    Screen::Final(&r.snapshot),
+                    &p.path,
+                    &check,
+                ),
+            };
+            let mut reply = GoldenReply {
+                session_id: p.session_id,
+                path: p.path,
+                verdict: GoldenVerdict::Failed,
+                message: None,
+                actual: None,
+                diff: None,
+            };
+            match compared {
+                Ok(Verdict::Matched) => reply.verdict = GoldenVerdict::Matched,
+                Ok(Verdict::Updated) => reply.verdict = GoldenVerdict::Updated,
+                Ok(Verdict::New) => reply.verdict = GoldenVerdict::New,
+                Err(failure) => {
+                    reply.message = Some(failure.message);
+                    reply.actual = failure.actual_svg;
+                    reply.diff = failure.diff_svg;
+                }
+            }
+            serde_json::to_value(reply)
+                .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))
+        }))
+    }
+
     pub(super) fn export(&self, p: ExportParams) -> Result<ExportReply, SessionError> {
         if !p.path.is_absolute() {
             return Err(SessionError::invalid_request(

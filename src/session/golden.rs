@@ -1,15 +1,15 @@
 //! Golden files: a terminal screen pinned in a file and compared with what a program shows.
 //!
 //! One implementation for everything in shotty that pins screens — the scenario `snapshot`
-//! step, `shotty::testing`'s `assert_screen` and the project's own golden-image tests — so
-//! they agree on what counts as a difference, how it is reported, and what is left behind to
-//! look at:
+//! step, `shotty::testing`'s `assert_screen`, the host's `golden` method (which the Python and
+//! JavaScript test runners call) and the project's own golden-image tests — so they agree on
+//! what counts as a difference, how it is reported, and what is left behind to look at:
 //!
-//! - [`compare_screen`]: a live [`Session`]'s screen against a golden `.svg` (written by
-//!   shotty; its `<metadata>` carries the snapshot) or `.json`, cell by cell with the
-//!   [`diff`](crate::diff) semantics, given a timeout to come to match. A difference is
-//!   reported cell by cell and leaves `NAME.actual.svg` and `NAME.diff.svg` (the differing
-//!   cells marked) beside the golden.
+//! - [`compare_screen`]: a running program's screen (or an ended one's last) against a
+//!   golden `.svg` (written by shotty; its `<metadata>` carries the snapshot) or `.json`, cell
+//!   by cell with the [`diff`](crate::diff) semantics, given a timeout to come to match. A
+//!   difference is reported cell by cell and leaves `NAME.actual.svg` and `NAME.diff.svg`
+//!   (the differing cells marked) beside the golden.
 //! - [`compare_bytes`]: a file shotty made against its golden, byte for byte, the cell report
 //!   added when both carry a snapshot.
 //!
@@ -40,11 +40,12 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::diff::{diff, load_snapshot};
+use crate::diff::{Diff, diff, load_snapshot};
 use crate::render::{Appearance, Format, encode, encode_highlighted};
-use crate::session::Session;
-use crate::session::artifacts::write_file_creating_dir;
-use crate::session::wait::until_passes;
+
+use super::Session;
+use super::artifacts::write_file_creating_dir;
+use super::wait::until_passes;
 use crate::term::Snapshot;
 
 /// The environment variable that asks golden tests to rewrite their goldens.
@@ -142,21 +143,61 @@ pub fn screen_format(golden: &Path) -> Result<Format, String> {
     }
 }
 
-/// Compares `session`'s screen with the golden at `golden`, cell by cell, giving it up to
+/// Where the screen [`compare_screen`] compares comes from.
+#[derive(Clone, Copy)]
+pub enum Screen<'a> {
+    /// A program's screen as it runs: compared once the program has settled and again after
+    /// every change, for up to the timeout.
+    Live(&'a Session),
+    /// The last screen of a program that has ended: compared once.
+    Final(&'a Snapshot),
+}
+
+impl Screen<'_> {
+    fn settled(self) -> Snapshot {
+        match self {
+            Screen::Live(session) => session.settle(SETTLE_BEFORE_WRITING).term.snapshot(),
+            Screen::Final(screen) => screen.clone(),
+        }
+    }
+
+    /// The last screen checked and its difference from `expected`, or `None` once one
+    /// matched.
+    fn differing(self, expected: &Snapshot, timeout: Duration) -> Option<(Snapshot, Diff)> {
+        let differs = |screen: Snapshot| {
+            let d = diff(expected, &screen);
+            (!d.is_empty()).then_some((screen, d))
+        };
+        match self {
+            Screen::Final(screen) => differs(screen.clone()),
+            Screen::Live(session) => {
+                let mut last = None;
+                let compared = until_passes(session, timeout, |term| {
+                    last = differs(term.snapshot());
+                    if last.is_some() { Err(()) } else { Ok(()) }
+                });
+                // Every failed check keeps its screen, so a failure always has one.
+                compared.err().and(last)
+            }
+        }
+    }
+}
+
+/// Compares `screen` with the golden at `golden`, cell by cell, giving a live one up to
 /// `check.timeout` to come to match (checked once the program has settled and again after
 /// every change). A difference fails with the cell report and leaves `NAME.actual.svg` and
 /// `NAME.diff.svg` beside the golden. A missing golden, or any golden when `check.update` is
 /// set, is written from the settled screen.
 pub fn compare_screen(
-    session: &Session,
+    screen: Screen,
     golden: &Path,
     check: &ScreenCheck,
 ) -> Result<Verdict, Failure> {
     let format = screen_format(golden).map_err(Failure::new)?;
-    let settled = || session.settle(SETTLE_BEFORE_WRITING).term.snapshot();
     let expected = match std::fs::read(golden) {
         Ok(_) if check.update => {
-            write_screen(golden, &settled(), format, check.appearance).map_err(Failure::new)?;
+            write_screen(golden, &screen.settled(), format, check.appearance)
+                .map_err(Failure::new)?;
             remove_stale_pictures(golden);
             return Ok(Verdict::Updated);
         }
@@ -164,7 +205,7 @@ pub fn compare_screen(
             load_snapshot(&bytes).map_err(|e| Failure::new(format!("{}: {e}", golden.display())))?
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let screen = settled();
+            let screen = screen.settled();
             if check.missing_fails {
                 let actual = sibling(golden, "actual");
                 write_screen(&actual, &screen, Format::Svg, check.appearance)
@@ -188,19 +229,7 @@ pub fn compare_screen(
             )));
         }
     };
-    let mut last = None;
-    let compared = until_passes(session, check.timeout, |term| {
-        let screen = term.snapshot();
-        let d = diff(&expected, &screen);
-        if d.is_empty() {
-            Ok(())
-        } else {
-            last = Some((screen, d));
-            Err(())
-        }
-    });
-    // Every failed check keeps its screen, so a failure always has one.
-    let (Err(()), Some((screen, d))) = (compared, last) else {
+    let Some((screen, d)) = screen.differing(&expected, check.timeout) else {
         remove_stale_pictures(golden);
         return Ok(Verdict::Matched);
     };
