@@ -59,16 +59,10 @@ class Host:
         # A host that ended in order (its idle exit, a newer host) between our connect and
         # our request closes the connection unread and removes its socket: sent again, once,
         # to the new host, as the CLI does. A host that died mid-request is not asked twice.
-        for attempt in range(2):
-            conn, inode = self._connect()
-            try:
-                reply = self._exchange(conn, line, timeout)
-            finally:
-                conn.close()
-            if reply is not None:
-                break
-            if attempt == 0 and self._socket_inode() != inode:
-                continue
+        inode, reply = self._send(line, timeout)
+        if reply is None and self._socket_inode() != inode:
+            inode, reply = self._send(line, timeout)
+        if reply is None:
             raise ShottyError(
                 "host_unavailable",
                 f"the session host closed the connection without answering {method}",
@@ -78,6 +72,14 @@ class Host:
             data = error.get("data") or {}
             raise ShottyError(data.get("code", "session_error"), error.get("message", ""))
         return reply.get("result")
+
+    def _send(self, line: bytes, timeout: float) -> tuple[Optional[int], Optional[dict[str, Any]]]:
+        """The socket's inode when connected, and the reply (``None``: closed without one)."""
+        conn, inode = self._connect()
+        try:
+            return inode, self._exchange(conn, line, timeout)
+        finally:
+            conn.close()
 
     def _socket_inode(self) -> Optional[int]:
         try:
@@ -132,9 +134,12 @@ class Host:
         except (BrokenPipeError, ConnectionResetError):
             return None
         try:
-            return json.loads(received)
+            reply = json.loads(received)
         except ValueError as e:
             raise ShottyError("session_error", f"the host's reply is not JSON: {e}") from e
+        if not isinstance(reply, dict):
+            raise ShottyError("session_error", "the host's reply is not a JSON object")
+        return reply
 
 
 _shared: Optional[Host] = None

@@ -260,7 +260,7 @@ class Tui:
 
     def _wait(self, condition: dict[str, Any], timeout: float, what: str) -> dict[str, Any]:
         params = {**condition, "timeoutMs": _ms(timeout)}
-        reply = self._call("wait", params, timeout=timeout + REPLY_MARGIN)
+        reply: dict[str, Any] = self._call("wait", params, timeout=timeout + REPLY_MARGIN)
         if reply.get("matched"):
             return reply
         screen = describe_screen(reply.get("screen"))
@@ -276,11 +276,12 @@ class Tui:
 
     def text(self) -> str:
         """The screen as text: one line per row, each without its trailing blanks."""
-        return self._call("read", {})["screen"]["text"]
+        return str(self._call("read", {})["screen"]["text"])
 
     def snapshot(self) -> dict[str, Any]:
         """The screen as a snapshot (schema v1: cells, styles, cursor, title, modes)."""
-        return self._call("snapshot", {})["snapshot"]
+        snapshot: dict[str, Any] = self._call("snapshot", {})["snapshot"]
+        return snapshot
 
     def screenshot(self, path: PathLike, **appearance: Any) -> Path:
         """Renders the screen to ``path``: ``.svg``, ``.png``, ``.txt`` or ``.json``, drawn
@@ -322,7 +323,7 @@ class Tui:
         )
         if reply["verdict"] == "failed":
             raise ScreenMismatch(reply.get("message", ""), reply.get("actual"), reply.get("diff"))
-        return reply["verdict"]
+        return str(reply["verdict"])
 
     # -- ending -----------------------------------------------------------------------
 
@@ -370,10 +371,9 @@ def exit_status(reply: Mapping[str, Any]) -> int:
     if reply.get("exitCode") is not None:
         return int(reply["exitCode"])
     name = reply.get("signal")
-    try:
+    if isinstance(name, str) and name in signal.Signals.__members__:
         return -int(signal.Signals[name])
-    except (KeyError, TypeError):
-        return -1
+    return -1
 
 
 def describe_end(reply: Mapping[str, Any]) -> str:
