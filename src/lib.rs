@@ -100,6 +100,8 @@ pub mod tape;
 pub mod term;
 #[cfg(feature = "testing")]
 pub mod testing;
+#[cfg(feature = "web")]
+pub mod web;
 
 #[cfg(feature = "png")]
 pub use render::to_png;

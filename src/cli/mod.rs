@@ -17,6 +17,7 @@ mod tape;
 mod test;
 mod themes;
 mod timing;
+mod web;
 
 use std::ffi::OsString;
 
@@ -114,6 +115,10 @@ enum Command {
     /// docs/mcp.md).
     #[command(after_long_help = examples::MCP)]
     Mcp(HelpFlag),
+    /// Serve a live web page of the host's sessions (watch, type, scrub recordings) and the
+    /// session tools over MCP Streamable HTTP at /mcp, both behind one token (see
+    /// docs/mcp.md).
+    Web(web::WebArgs),
     /// List the built-in colour themes.
     Themes(themes::ThemesArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
@@ -166,6 +171,7 @@ pub fn run() -> i32 {
         Command::Test(args) => test::run(*args),
         Command::Tape(args) => tape::run(*args),
         Command::Mcp(_) => shotty::mcp::serve().map(|()| 0),
+        Command::Web(args) => web::run(args),
         // Handled before parsing, like `session`.
         Command::Serve(args) => Ok(serve::run(*args)),
     };

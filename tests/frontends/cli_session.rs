@@ -65,9 +65,15 @@ impl Env {
     }
 
     pub(crate) fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = self.shotty(&["session"]);
+        cmd.args(args);
+        cmd
+    }
+
+    /// `shotty ARGS` with this environment's host, HOME and temporary directories.
+    pub(crate) fn shotty(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_shotty"));
-        cmd.arg("session")
-            .args(args)
+        cmd.args(args)
             .env("SHOTTY_RUNTIME_DIR", &self.runtime)
             .env("SHOTTY_HOST_IDLE_MS", self.host_idle_ms.to_string())
             .env("HOME", &self.home)
@@ -163,7 +169,7 @@ pub(crate) struct RawConnection {
 
 impl RawConnection {
     /// Calls `method` and returns its result (the call must succeed).
-    fn call(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn call(&mut self, method: &str, params: Value) -> Value {
         let request = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
         let mut line = serde_json::to_vec(&request).expect("JSON");
         line.push(b'\n');

@@ -5,6 +5,10 @@
 
 #[path = "../support/asciinema.rs"]
 mod asciinema;
+// The page of `shotty web` in Chromium; the renderer's tests use the rest of it.
+#[allow(dead_code)]
+#[path = "../support/devtools.rs"]
+mod devtools;
 #[path = "../support/needs.rs"]
 mod needs;
 #[path = "../support/procs.rs"]
@@ -25,3 +29,4 @@ mod package;
 mod serve;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod start_up;
+mod web;

@@ -13,6 +13,9 @@
 //! case.
 
 mod animation;
+// Shared with the frontends' test of `shotty web`, which presses keys in a page.
+#[allow(dead_code)]
+#[path = "../support/devtools.rs"]
 mod devtools;
 mod trace;
 mod webkit;

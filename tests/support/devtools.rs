@@ -312,6 +312,24 @@ impl Page<'_> {
             .collect()
     }
 
+    /// Presses `key` as a keyboard would (`Input.dispatchKeyEvent`): a DOM key name
+    /// (`"Enter"`, `"ArrowUp"`) or one character, which it also types.
+    pub fn press(&mut self, key: &str) {
+        let text = match key {
+            "Enter" => "\r",
+            _ if key.chars().count() == 1 => key,
+            _ => "",
+        };
+        self.call(
+            "Input.dispatchKeyEvent",
+            json!({ "type": "keyDown", "key": key, "text": text }),
+        );
+        self.call(
+            "Input.dispatchKeyEvent",
+            json!({ "type": "keyUp", "key": key }),
+        );
+    }
+
     /// A PNG of the top-left `width`×`height` CSS pixels of the page.
     pub fn screenshot(&mut self, width: u32, height: u32) -> Vec<u8> {
         use base64::Engine;
