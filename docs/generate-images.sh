@@ -61,4 +61,8 @@ printf '\e[1mcargo test\e[0m\nrunning 12 tests\n\e[31mtest result: FAILED.\e[0m 
 "$shotty" diff "$tmp/expected.svg" "$tmp/actual.svg" -d macos --title "shotty diff" -o "$out/diff.png" \
   >/dev/null || true
 
+# The page of `shotty web` in Chromium, as its test drives it (a shell's finished commands).
+SHOTTY_WEB_SCREENSHOT="$PWD/$out/web.png" cargo test --quiet --test frontends -- \
+  web::chromium_watches_a_session_types_into_it_and_scrubs_its_recording >/dev/null
+
 echo "images written to $out"

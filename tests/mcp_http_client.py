@@ -17,6 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 # The same tool table as `shotty mcp` on stdio, read the same way.
 from mcp_client import EXPECTED_TOOLS, call, payload
 
+
 async def drive(url, token):
     headers = {"Authorization": f"Bearer {token}"}
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60)) as http:

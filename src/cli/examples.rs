@@ -81,6 +81,16 @@ Examples:
       Serve the session tools to an MCP client on stdin/stdout. Register it with:
       {\"mcpServers\": {\"shotty\": {\"command\": \"shotty\", \"args\": [\"mcp\"]}}}";
 
+pub(super) const WEB: &str = "\
+Examples:
+  shotty web
+      Serve on 127.0.0.1:7681 with a fresh token; open the URL it prints.
+  shotty web --listen 0.0.0.0:7681 --token-file ~/.config/shotty/web-token
+      For people and agents on other machines, the token read from a private file. Register
+      the MCP endpoint with an HTTP-capable client:
+      {\"mcpServers\": {\"shotty\": {\"type\": \"http\", \"url\": \"http://HOST:7681/mcp\",
+       \"headers\": {\"Authorization\": \"Bearer TOKEN\"}}}}";
+
 pub(super) const COMPLETIONS: &str = "\
 Examples:
   shotty completions bash > ~/.local/share/bash-completion/completions/shotty

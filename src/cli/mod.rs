@@ -118,6 +118,7 @@ enum Command {
     /// Serve a live web page of the host's sessions (watch, type, scrub recordings) and the
     /// session tools over MCP Streamable HTTP at /mcp, both behind one token (see
     /// docs/mcp.md).
+    #[command(after_long_help = examples::WEB)]
     Web(web::WebArgs),
     /// List the built-in colour themes.
     Themes(themes::ThemesArgs),

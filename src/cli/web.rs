@@ -18,6 +18,8 @@ pub struct WebArgs {
     /// of making a fresh one: clients configured with it keep working across restarts.
     #[arg(long, value_name = "PATH")]
     token_file: Option<PathBuf>,
+    #[command(flatten)]
+    help: super::HelpFlag,
 }
 
 pub fn run(args: WebArgs) -> Result<i32, String> {

@@ -579,4 +579,50 @@ fn chromium_watches_a_session_types_into_it_and_scrubs_its_recording() {
         &mut page,
         &format!("{SHOWN_SVG}.then(svg => svg.includes('sent-by-cli typed'))"),
     );
+    // A shell's finished commands: the last one and its exit code in the list, all of them
+    // once it is selected.
+    let shell = env.start(&[
+        "--name",
+        "shell",
+        "--shell-integration",
+        "--wait-ready",
+        "10s",
+        "--width",
+        "60",
+        "--height",
+        "8",
+        "--",
+        "bash",
+        "--norc",
+        "--noprofile",
+    ]);
+    for command in ["echo from the shell", "false"] {
+        env.ok(&["send", &shell, "--text", command, "--keys", "Enter"]);
+        env.ok(&["wait", &shell, "--command", "--timeout", "10s"]);
+    }
+    let last = format!("document.querySelector('[data-last-command=\"{shell}\"]')");
+    page_until(&mut page, &format!("{last} !== null"));
+    // The page reads commands when the list changes; a new screen of the shell changes it.
+    page_until(
+        &mut page,
+        &format!(
+            "(() => {{ const c = {last}; if (!c.textContent) {{ loadLastCommand('{shell}'); }} \
+             return c.textContent === 'false → 1' && c.className === 'exit-bad'; }})()"
+        ),
+    );
+    page.evaluate(&format!(
+        "document.querySelector('tr[data-id=\"{shell}\"]').click(), true"
+    ));
+    page_until(
+        &mut page,
+        "[...document.querySelectorAll('#commands tbody tr')].map(r => r.cells[1].textContent + '=' + r.cells[2].textContent).join(',') === 'echo from the shell=0,false=1'",
+    );
+    page_until(
+        &mut page,
+        &format!("{SHOWN_SVG}.then(svg => svg.includes('from the shell'))"),
+    );
+    // The README's picture of the page (docs/generate-images.sh).
+    if let Some(path) = std::env::var_os("SHOTTY_WEB_SCREENSHOT") {
+        std::fs::write(path, page.screenshot(1200, 700)).expect("screenshot written");
+    }
 }

@@ -44,16 +44,44 @@ async function loadSessions() {
     cell(row, ago(s.updatedAt));
     const last = cell(row, "");
     last.dataset.lastCommand = s.sessionId;
+    const thumb = document.createElement("img");
+    thumb.className = "thumb";
+    thumb.alt = "";
+    thumb.dataset.screen = s.sessionId;
+    thumb.src = screenUrl(s.sessionId);
+    row.insertCell().append(thumb);
     row.addEventListener("click", () => select(s.sessionId));
+    loadLastCommand(s.sessionId);
   }
   if (!state.selected && sessions.length) select(sessions[0].sessionId);
   else if (state.selected) refreshScreen();
 }
 
+function screenUrl(id) {
+  return `/api/sessions/${id}/screen.svg?v=${state.versions.get(id) || 0}`;
+}
+
 function refreshScreen() {
   if (!state.selected || !state.live) return;
-  const version = state.versions.get(state.selected) || 0;
-  $("screen-img").src = `/api/sessions/${state.selected}/screen.svg?v=${version}&t=${Date.now()}`;
+  $("screen-img").src = `${screenUrl(state.selected)}&t=${Date.now()}`;
+}
+
+// The last finished command and its exit code, in the session's row.
+async function loadLastCommand(id) {
+  try {
+    const { commands } = await api(`/api/sessions/${id}/commands`);
+    showLastCommand(id, commands);
+  } catch (e) {
+    // A session without shell integration has none.
+  }
+}
+
+function showLastCommand(id, commands) {
+  const last = commands[commands.length - 1];
+  const slot = document.querySelector(`[data-last-command="${id}"]`);
+  if (!slot || !last) return;
+  slot.textContent = `${last.text} → ${last.exitCode ?? "?"}`;
+  slot.className = last.exitCode ? "exit-bad" : "";
 }
 
 async function loadCommands(id) {
@@ -72,9 +100,7 @@ async function loadCommands(id) {
     cell(row, c.exitCode == null ? "" : String(c.exitCode), c.exitCode ? "exit-bad" : "");
     cell(row, c.durationMs == null ? "" : `${(c.durationMs / 1000).toFixed(2)} s`);
   }
-  const last = commands[commands.length - 1];
-  const slot = document.querySelector(`[data-last-command="${id}"]`);
-  if (slot && last) slot.textContent = `${last.text} → ${last.exitCode ?? "?"}`;
+  showLastCommand(id, commands);
 }
 
 async function loadRecording(id) {
@@ -88,6 +114,7 @@ async function loadRecording(id) {
 }
 
 function select(id) {
+  typing.pending.length = 0;
   state.selected = id;
   state.live = true;
   for (const row of $("sessions").tBodies[0].rows) {
@@ -120,7 +147,29 @@ function step(event) {
   return { text: event.key };
 }
 
-async function type(event) {
+// Keys go out in the order they were pressed: one send at a time, the keys pressed
+// meanwhile together in the next (requests in flight at once may arrive in any order).
+const typing = { pending: [], sending: false };
+
+async function flushKeys() {
+  if (typing.sending) return;
+  typing.sending = true;
+  while (typing.pending.length && state.selected) {
+    const steps = typing.pending.splice(0);
+    try {
+      await api(`/api/sessions/${state.selected}/send`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ steps }),
+      });
+    } catch (e) {
+      $("status").textContent = e.message;
+    }
+  }
+  typing.sending = false;
+}
+
+function type(event) {
   if (event.ctrlKey && event.key === "]") {
     $("screen").blur();
     return;
@@ -128,15 +177,8 @@ async function type(event) {
   const s = step(event);
   if (!s || !state.selected) return;
   event.preventDefault();
-  try {
-    await api(`/api/sessions/${state.selected}/send`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ steps: [s] }),
-    });
-  } catch (e) {
-    $("status").textContent = e.message;
-  }
+  typing.pending.push(s);
+  flushKeys();
 }
 
 function scrub() {
@@ -164,6 +206,8 @@ function listen() {
       loadSessions();
     } else if (event.type === "screen") {
       state.versions.set(event.sessionId, event.version);
+      const thumb = document.querySelector(`img[data-screen="${event.sessionId}"]`);
+      if (thumb) thumb.src = screenUrl(event.sessionId);
       if (event.sessionId === state.selected) {
         refreshScreen();
         loadCommands(event.sessionId);
