@@ -18,6 +18,10 @@ pub struct WebArgs {
     /// of making a fresh one: clients configured with it keep working across restarts.
     #[arg(long, value_name = "PATH")]
     token_file: Option<PathBuf>,
+    /// Where scenario runs leave their failure reports, which the page lists and opens
+    /// (default: ./shotty-report, where `shotty test` writes them).
+    #[arg(long, value_name = "DIR", default_value = "shotty-report")]
+    reports: PathBuf,
     #[command(flatten)]
     help: super::HelpFlag,
 }
@@ -35,9 +39,12 @@ pub fn run(args: WebArgs) -> Result<i32, String> {
         }
         None => guard::new_token().map_err(|e| format!("cannot make a token: {e}"))?,
     };
+    let reports = std::path::absolute(&args.reports)
+        .map_err(|e| format!("{}: {e}", args.reports.display()))?;
     let server = WebServer::bind(WebOptions {
         listen: args.listen,
         token,
+        reports: Some(reports),
     })?;
     let addr = server.local_addr()?;
     let announcement = format!(

@@ -5,6 +5,8 @@
 //!   as SVG), typing into a session, scrubbing its recording, its finished commands.
 //! - `/api/…` — what the page reads and does, as JSON and SVG (`routes.rs`); `/api/events` is a
 //!   server-sent event stream of screen changes (`live.rs`).
+//! - `/reports/NAME/{failure.md,trace.html}` — scenario failure reports from a directory
+//!   given at start ([`reports`]).
 //! - `/mcp` — the MCP Streamable HTTP transport (rmcp's), serving the same tool table as
 //!   `shotty mcp` ([`crate::mcp::Server`]): one tool table, two transports.
 //!
@@ -15,6 +17,7 @@
 
 pub mod guard;
 mod live;
+pub mod reports;
 mod routes;
 
 use std::convert::Infallible;
@@ -43,6 +46,9 @@ pub struct WebOptions {
     pub listen: SocketAddr,
     /// The token every request must carry.
     pub token: String,
+    /// Where scenario runs leave their failure reports (`shotty test`'s `shotty-report/`):
+    /// the page lists them and opens them.
+    pub reports: Option<std::path::PathBuf>,
 }
 
 /// A bound server, not yet serving: its address is known (`--listen 127.0.0.1:0`).
@@ -102,6 +108,7 @@ impl WebServer {
             guard,
             mcp,
             live: live::Live::new(),
+            reports: self.options.reports.clone(),
         });
         loop {
             let (stream, _) = match listener.accept().await {

@@ -1,6 +1,7 @@
 //! Every request: checked by the guard, then routed to the page, its API or MCP.
 
 use std::convert::Infallible;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures_util::StreamExt;
@@ -15,6 +16,7 @@ use tower_service::Service;
 
 use super::guard::{Guard, Refusal};
 use super::live::Live;
+use super::reports;
 use super::{Body, MAX_BODY};
 use crate::render::{Appearance, Format};
 use crate::session::client::{Client, reply_timeout};
@@ -31,11 +33,19 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; st
      img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; \
      frame-ancestors 'none'";
 
+/// A scenario's failure report: its own inline script and styles, its images inline, and no
+/// network at all.
+const REPORT_CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'unsafe-inline'; \
+     style-src 'unsafe-inline'; img-src data:; font-src data:; media-src data:; \
+     base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 /// Everything a request may reach.
 pub struct App {
     pub guard: Guard,
     pub mcp: StreamableHttpService<crate::mcp::Server, LocalSessionManager>,
     pub live: Arc<Live>,
+    /// Where scenario failure reports are (`--reports`).
+    pub reports: Option<PathBuf>,
 }
 
 impl App {
@@ -125,7 +135,40 @@ impl App {
                 self.send(id, request).await
             }
             (_, ["api", "sessions", _, "send"]) => status(StatusCode::METHOD_NOT_ALLOWED),
+            (&Method::GET, ["api", "reports"]) => {
+                let reports = self
+                    .reports
+                    .as_deref()
+                    .map(reports::list)
+                    .unwrap_or_default();
+                json_response(StatusCode::OK, &json!({ "reports": reports }))
+            }
+            (&Method::GET, ["reports", name, file]) => self.report(name, file),
             _ => problem(StatusCode::NOT_FOUND, &format!("nothing at {path}")),
+        }
+    }
+
+    /// One document of a scenario failure report.
+    fn report(&self, name: &str, file: &str) -> Response<Body> {
+        let found = self
+            .reports
+            .as_deref()
+            .and_then(|dir| reports::document(dir, name, file));
+        let Some((path, content_type)) = found else {
+            return problem(StatusCode::NOT_FOUND, "no such report");
+        };
+        match std::fs::read(&path) {
+            Ok(bytes) => Response::builder()
+                .header(header::CONTENT_TYPE, content_type)
+                .header(
+                    header::CONTENT_SECURITY_POLICY,
+                    REPORT_CONTENT_SECURITY_POLICY,
+                )
+                .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
+                .header(header::CACHE_CONTROL, "no-store")
+                .body(full(bytes))
+                .unwrap_or_else(|_| status(StatusCode::INTERNAL_SERVER_ERROR)),
+            Err(_) => problem(StatusCode::NOT_FOUND, "no such report"),
         }
     }
 

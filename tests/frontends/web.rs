@@ -626,3 +626,67 @@ fn chromium_watches_a_session_types_into_it_and_scrubs_its_recording() {
         std::fs::write(path, page.screenshot(1200, 700)).expect("screenshot written");
     }
 }
+
+#[test]
+fn scenario_failure_reports_are_listed_and_opened_and_nothing_else_of_their_directory() {
+    let env = Env::new();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = dir.path().join("broken.scenario.yaml");
+    std::fs::write(
+        &scenario,
+        "$version: 1\nscenario:\n  launch: {executable: sh, args: [-c, \"echo hi\"]}\n  \
+         verify: [{type: assert, args: {text: never shown}}]\n",
+    )
+    .expect("scenario written");
+    let ran = env
+        .shotty(&["scenario", "run"])
+        .arg(&scenario)
+        .current_dir(dir.path())
+        .output()
+        .expect("shotty scenario runs");
+    assert_eq!(ran.status.code(), Some(1));
+    let mut child = env
+        .shotty(&["web", "--listen", "127.0.0.1:0"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("shotty web starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("the URL");
+    let rest = line.trim().strip_prefix("http://").expect("a URL");
+    let (addr, token) = rest.split_once("/?token=").expect("a token");
+    let web = Web {
+        child,
+        addr: addr.to_owned(),
+        token: token.to_owned(),
+    };
+    let listed = web.get("/api/reports").json();
+    assert_eq!(listed["reports"][0]["name"], "broken", "{listed}");
+    assert_eq!(
+        listed["reports"][0]["documents"],
+        json!(["failure.md", "trace.html"])
+    );
+    let md = web.get("/reports/broken/failure.md");
+    assert_eq!(md.status, 200);
+    assert!(md.text().contains("never shown"), "{}", md.text());
+    let trace = web.get("/reports/broken/trace.html");
+    assert_eq!(
+        trace.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    let csp = trace.header("content-security-policy").expect("a CSP");
+    assert!(
+        csp.starts_with("default-src 'none'") && !csp.contains("connect-src"),
+        "{csp}"
+    );
+    for path in [
+        "/reports/broken/recording.cast",
+        "/reports/../broken.scenario.yaml",
+        "/reports/%2e%2e/failure.md",
+        "/reports/nope/failure.md",
+    ] {
+        assert_eq!(web.get(path).status, 404, "{path}");
+    }
+}

@@ -61,6 +61,32 @@ function screenUrl(id) {
   return `/api/sessions/${id}/screen.svg?v=${state.versions.get(id) || 0}`;
 }
 
+// Failed scenario runs (`shotty test`), newest first, each document opened in a tab of its own.
+async function loadReports() {
+  let reports = [];
+  try {
+    ({ reports } = await api("/api/reports"));
+  } catch (e) {
+    return;
+  }
+  const list = $("reports");
+  list.replaceChildren();
+  for (const r of reports) {
+    const item = document.createElement("li");
+    item.append(`${r.name} (${new Date(r.modifiedMs).toLocaleString()}): `);
+    for (const doc of r.documents) {
+      const link = document.createElement("a");
+      link.href = `/reports/${encodeURIComponent(r.name)}/${doc}`;
+      link.target = "_blank";
+      link.rel = "noopener";
+      link.textContent = doc;
+      item.append(link, " ");
+    }
+    list.append(item);
+  }
+  if (!reports.length) list.innerHTML = "<li>none</li>";
+}
+
 function refreshScreen() {
   if (!state.selected || !state.live) return;
   $("screen-img").src = `${screenUrl(state.selected)}&t=${Date.now()}`;
@@ -204,6 +230,7 @@ function listen() {
     const event = JSON.parse(message.data);
     if (event.type === "sessions" || event.type === "reload") {
       loadSessions();
+      loadReports();
     } else if (event.type === "screen") {
       state.versions.set(event.sessionId, event.version);
       const thumb = document.querySelector(`img[data-screen="${event.sessionId}"]`);
