@@ -42,7 +42,7 @@ pub fn list(dir: &Path) -> Vec<Value> {
             })
         })
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|(modified, _)| std::cmp::Reverse(*modified));
     found.into_iter().map(|(_, report)| report).collect()
 }
 

@@ -23,8 +23,12 @@ struct Web {
 
 impl Web {
     fn start(env: &Env) -> Web {
-        let mut child = env
-            .shotty(&["web", "--listen", "127.0.0.1:0"])
+        Web::run(env.shotty(&["web", "--listen", "127.0.0.1:0"]))
+    }
+
+    /// Runs `command` (a `shotty web`) and reads the URL it prints.
+    fn run(mut command: std::process::Command) -> Web {
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -645,23 +649,9 @@ fn scenario_failure_reports_are_listed_and_opened_and_nothing_else_of_their_dire
         .output()
         .expect("shotty scenario runs");
     assert_eq!(ran.status.code(), Some(1));
-    let mut child = env
-        .shotty(&["web", "--listen", "127.0.0.1:0"])
-        .current_dir(dir.path())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("shotty web starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("the URL");
-    let rest = line.trim().strip_prefix("http://").expect("a URL");
-    let (addr, token) = rest.split_once("/?token=").expect("a token");
-    let web = Web {
-        child,
-        addr: addr.to_owned(),
-        token: token.to_owned(),
-    };
+    let mut command = env.shotty(&["web", "--listen", "127.0.0.1:0"]);
+    command.current_dir(dir.path());
+    let web = Web::run(command);
     let listed = web.get("/api/reports").json();
     assert_eq!(listed["reports"][0]["name"], "broken", "{listed}");
     assert_eq!(
