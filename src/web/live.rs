@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
-use crate::session::client::{Client, reply_timeout_after};
+use crate::session::client::{Client, reply_timeout, reply_timeout_after};
 
 /// Events kept for a page that reads slowly; one that falls further behind is told to reload.
 const BACKLOG: usize = 1024;
@@ -82,7 +82,7 @@ impl Live {
                 }
             }
             let listed = tokio::task::spawn_blocking(|| {
-                Client::connect()?.call("list", &json!({ "all": true }), None)
+                Client::connect()?.call("list", &json!({ "all": true }), reply_timeout("list"))
             })
             .await;
             if let Ok(Ok(reply)) = listed {
