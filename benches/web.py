@@ -10,7 +10,12 @@ measures:
   * how long a change of a screen takes to reach the page (send → event), median of 50;
   * how long the page's requests take with N sessions: the list, one screen as SVG.
 
+With --chromium PATH, the page itself is then opened in headless Chromium (its list, the
+thumbnails of all N screens, the selected one live) and the idle share measured again with
+the page open.
+
 Usage: python3 benches/web.py [--binary target/release/shotty] [--sessions 100] [--idle 20]
+                              [--chromium /usr/bin/chromium]
 """
 
 import argparse
@@ -74,6 +79,7 @@ def main():
     parser.add_argument("--binary", default="target/release/shotty")
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--idle", type=float, default=20.0)
+    parser.add_argument("--chromium")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
 
@@ -145,6 +151,26 @@ def main():
             host_busy, web_busy = idle_share(min(args.idle, 10))
             print(f"page closed, {min(args.idle, 10):g} s: host {host_busy:.2f} % of a core, "
                   f"shotty web {web_busy:.2f} %")
+
+            if args.chromium:
+                profile = os.path.join(root, "chromium")
+                browser = subprocess.Popen(
+                    [args.chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                     "--disable-background-networking", "--disable-component-update",
+                     "--no-first-run", "--disable-sync", f"--user-data-dir={profile}",
+                     "--remote-debugging-port=0", "--window-size=1280,4000", url],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                try:
+                    # The page loads the list, 100 thumbnails and the selected screen.
+                    time.sleep(10)
+                    host_busy, web_busy = idle_share(args.idle)
+                    print(f"the page open in Chromium ({args.sessions} thumbnails), {args.idle:g} s: "
+                          f"host {host_busy:.2f} % of a core, shotty web {web_busy:.2f} %")
+                    list_ms, _ = timed_get(addr, token, "/api/sessions")
+                    print(f"with the page open: list {list_ms:.2f} ms (median of 20)")
+                finally:
+                    browser.kill()
+                    browser.wait()
         finally:
             web.kill()
             subprocess.run([binary, "session", "stop", "--all", "--yes"], env=env, capture_output=True)
