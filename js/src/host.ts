@@ -46,8 +46,11 @@ function socketInode(path: string): number | undefined {
   }
 }
 
+// Not `instanceof Error`: under jest, test code runs in a realm of its own, whose `Error` is
+// not the one Node's sockets throw.
 function errorCode(error: unknown): string | undefined {
-  return error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : undefined;
 }
 
 function connect(path: string): Promise<Socket> {

@@ -15,10 +15,11 @@ interface JestGlobals {
 }
 
 // jest injects its globals unless `injectGlobals: false`, where they come from @jest/globals.
-const jest: JestGlobals = "expect" in globalThis ? (globalThis as unknown as JestGlobals) : (require("@jest/globals") as JestGlobals);
+// (Not named `jest`: jest's module wrapper has a binding of that name.)
+const globals: JestGlobals = "expect" in globalThis ? (globalThis as unknown as JestGlobals) : (require("@jest/globals") as JestGlobals);
 
-jest.expect.extend(screenMatchers);
-endProgramsAfterTests(jest);
+globals.expect.extend(screenMatchers);
+endProgramsAfterTests(globals);
 
 declare module "expect" {
   interface Matchers<R extends void | Promise<void>, T = unknown> {

@@ -2,6 +2,7 @@
 // jest started on test files written for the occasion, as users run them).
 import { execFile } from "node:child_process";
 import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -52,6 +53,17 @@ export function scratch(): string {
   const dir = mkdtempSync(join(runs, "t-"));
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/**
+ * The environment of a session host of the test's own, not yet running: the first program
+ * started with it starts the host. (It ends by itself once idle: SHOTTY_HOST_IDLE_MS.)
+ */
+export function freshHost(): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), "shotty-js-host-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, "state"), { mode: 0o700 });
+  return { SHOTTY_RUNTIME_DIR: dir, SHOTTY_STATE_DIR: join(dir, "state") };
 }
 
 /** How an inner run ended: its exit code, output, and the runner's JSON report. */
@@ -146,4 +158,16 @@ export function outcomes(run: InnerRun): Record<string, string> {
 /** The failure messages of a report, joined. */
 export function failures(run: InnerRun): string {
   return run.report.testResults.flatMap((file) => file.assertionResults.flatMap((test) => test.failureMessages)).join("\n");
+}
+
+/** The screen an SVG of shotty holds, as text: its structured snapshot's cells, row by row. */
+export function svgText(path: string): string {
+  const svg = readFileSync(path, "utf8");
+  const start = svg.indexOf("<metadata>");
+  const end = svg.indexOf("</metadata>");
+  if (start < 0 || end < 0) {
+    throw new Error(`${path} has no structured snapshot`);
+  }
+  const snapshot = JSON.parse(svg.slice(start + "<metadata>".length, end)) as { rows: { cells: { t: string }[] }[] };
+  return snapshot.rows.map((row) => row.cells.map((cell) => cell.t).join("").trimEnd()).join("\n");
 }
