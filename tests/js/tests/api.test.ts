@@ -19,7 +19,7 @@ import {
 } from "shotty";
 import { describe, expect, test } from "vitest";
 
-import { alive, need, scratch } from "./support.js";
+import { alive, APPS, need, scratch } from "./support.js";
 
 /** The error `promise` rejects with (failing the test when it resolves). */
 async function rejection(promise: Promise<unknown>): Promise<ShottyError> {
@@ -89,6 +89,27 @@ describe("driving programs", () => {
     await sh.type("false");
     await sh.keys("Enter");
     expect((await sh.waitForCommand()).exitCode).toBe(1);
+  });
+
+  test("clicks and pastes reach the program encoded for the modes it turned on", async (context) => {
+    const python = need("python3", context);
+    await using p = await spawn([python, join(APPS, "keys.py")], { size: [60, 8] });
+    await p.waitForText("click here");
+    await p.clickText("here");
+    await p.waitForText("M");
+    await p.click(3, 20, { button: "right" });
+    await p.waitForText("21;4M");
+    await p.paste("a b");
+    await p.waitForText("201~");
+    await p.send({ delay: 10 }, { rawHex: "1b5b41" });
+    await p.waitForText("[A'");
+    const lines = (await p.text()).split("\n");
+    expect(lines.slice(1, 5)).toEqual([
+      String.raw`b'\x1b[<0;7;1M\x1b[<0;7;1m'`,
+      String.raw`b'\x1b[<2;21;4M\x1b[<2;21;4m'`,
+      String.raw`b'\x1b[200~a b\x1b[201~'`,
+      String.raw`b'\x1b[A'`,
+    ]);
   });
 
   test("a RegExp's flags reach the host's pattern", async () => {

@@ -116,41 +116,63 @@ describe("group", () => {
 
   test("no program is left after a failed test, nor after one started outside a test", async () => {
     const dir = scratch();
-    const pids = join(dir, "pids");
+    const perTest = join(dir, "per-test-pids");
+    const perFile = join(dir, "per-file-pids");
     write(dir, {
       "fails.test.ts": `
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { spawn, type Tui } from "shotty";
 import { beforeAll, expect, test } from "vitest";
 
+/** Starts a shell that starts a child; writes both pids to \`file\`. */
+async function family(file: string): Promise<Tui> {
+  const p = await spawn(["sh", "-c", "sleep 300 & echo child $!; exec sleep 301"], { size: [30, 3] });
+  await p.waitForRegex("child \\\\d+");
+  appendFileSync(file, (await p.text()).split(/\\s+/)[1] + " " + p.pid + " ");
+  return p;
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync("/proc/" + pid + "/stat", "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+const pids = (file: string) => readFileSync(file, "utf8").trim().split(" ").map(Number);
+
 let shared: Tui;
 beforeAll(async () => {
-  shared = await spawn(["sh", "-c", "sleep 300 & echo child $!; exec sleep 301"], { size: [30, 3] });
-  await shared.waitForRegex("child \\\\d+");
-  appendFileSync(${JSON.stringify(pids)}, (await shared.text()).split(/\\s+/)[1] + " " + shared.pid + " ");
+  shared = await family(${JSON.stringify(perFile)});
 });
 
 test("fails with programs running", async () => {
-  for (let i = 0; i < 3; i++) {
-    const p = await spawn(["sh", "-c", "sleep 300 & echo child $!; exec sleep 302"], { size: [30, 3] });
-    await p.waitForRegex("child \\\\d+");
-    appendFileSync(${JSON.stringify(pids)}, (await p.text()).split(/\\s+/)[1] + " " + p.pid + " ");
-  }
+  for (let i = 0; i < 3; i++) await family(${JSON.stringify(perTest)});
   expect(shared.pid).toBe(-1);
 });
 
 test("throws with a program running", async () => {
-  const p = await spawn(["sleep", "303"], { size: [20, 2] });
-  appendFileSync(${JSON.stringify(pids)}, p.pid + " ");
+  await family(${JSON.stringify(perTest)});
   throw new Error("boom");
+});
+
+test("the next test finds those ended, the file's own still running", () => {
+  expect(pids(${JSON.stringify(perTest)}).filter(alive)).toEqual([]);
+  expect(pids(${JSON.stringify(perFile)}).filter(alive).length).toBe(2);
 });
 `,
     });
     const run = await vitest(dir);
     expect(run.code).toBe(1);
-    expect(outcomes(run)).toEqual({ "fails with programs running": "failed", "throws with a program running": "failed" });
-    const started = readFileSync(pids, "utf8").trim().split(" ").map(Number);
-    expect(started.length).toBe(9);
+    expect(outcomes(run)).toEqual({
+      "fails with programs running": "failed",
+      "throws with a program running": "failed",
+      "the next test finds those ended, the file's own still running": "passed",
+    });
+    const started = [perTest, perFile].flatMap((file) => readFileSync(file, "utf8").trim().split(" ").map(Number));
+    expect(started.length).toBe(10);
     expect(started.filter(alive)).toEqual([]);
   });
 
