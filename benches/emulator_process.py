@@ -3,13 +3,16 @@
 stream fed to alacritty_terminal 0.26 and vt100 0.18 by `examples/feed_peer.rs` (64 KiB reads,
 10,000 lines of scrollback, the screen printed as text), interleaved in one run.
 
-  cargo build --profile dist && cargo build --profile dist --example feed_peer
-  python3 benches/emulator_process.py [--rounds N] [--size WxH] [--shotty BIN ...]
+  cargo build --profile dist && cargo build --profile dist --examples
+  python3 benches/emulator_process.py [--rounds N] [--size WxH] [--stream NAME] [--mib N] [--shotty BIN ...]
 
-The stream: every recorded fixture (tests/fixtures/*.bin) concatenated and repeated to 50 MiB
-(the single-kind streams of benches/support/streams.rs are criterion's, in process). Several
---shotty binaries (a change's before and after) run in the same loop. Prints the median wall
-time and MiB/s of each, and the ratios to the peers.
+The stream (--stream): `fixtures` (default), every recorded fixture (tests/fixtures/*.bin)
+concatenated and repeated to 50 MiB; or one of the criterion bench's seeded streams
+(benches/support/streams.rs: `synthetic` — equal parts plain text, true-colour SGR runs,
+`ls` listings, TUI cursor movement and Unicode — or `mixed`, `sgr`, `unicode`, …) written at
+--mib MiB by `examples/bench_stream.rs`. Several --shotty binaries (a change's before and
+after) run in the same loop. Prints the median wall time and MiB/s of each, and the ratios
+to the peers.
 """
 import glob
 import os
@@ -34,18 +37,25 @@ def main():
     width, height = option("--size", "200x50").split("x")
     shottys = [a for i, a in enumerate(sys.argv) if i > 0 and sys.argv[i - 1] == "--shotty"]
     shottys = shottys or [os.path.join(ROOT, "target", "dist", "shotty")]
-    peer = os.path.join(ROOT, "target", "dist", "examples", "feed_peer")
-    for binary in shottys + [peer]:
+    examples = os.path.join(ROOT, "target", "dist", "examples")
+    peer = os.path.join(examples, "feed_peer")
+    kind = option("--stream", "fixtures")
+    mib = int(option("--mib", "50"))
+    for binary in shottys + [peer] + ([] if kind == "fixtures" else [os.path.join(examples, "bench_stream")]):
         if not os.access(binary, os.X_OK):
             raise SystemExit(f"{binary} is missing: build it first (see the docstring)")
     env = dict(os.environ, XDG_CONFIG_HOME="/nonexistent")
     with tempfile.TemporaryDirectory(prefix="shotty-emulator-") as tmp:
-        stream = os.path.join(tmp, "mixed50.bin")
-        fixtures = sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "*.bin")))
-        data = b"".join(open(f, "rb").read() for f in fixtures)
-        with open(stream, "wb") as out:
-            while out.tell() < 50 * MIB:
-                out.write(data)
+        stream = os.path.join(tmp, f"{kind}{mib}.bin")
+        if kind == "fixtures":
+            fixtures = sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "*.bin")))
+            data = b"".join(open(f, "rb").read() for f in fixtures)
+            with open(stream, "wb") as out:
+                while out.tell() < mib * MIB:
+                    out.write(data)
+        else:
+            subprocess.run([os.path.join(examples, "bench_stream"), kind, str(mib), width, height,
+                            stream], check=True)
         size = os.path.getsize(stream)
         commands = {
             f"shotty {b}" if len(shottys) > 1 else "shotty": [
@@ -62,7 +72,7 @@ def main():
                 subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
                 times[name].append(time.perf_counter() - start)
     medians = {name: statistics.median(t) for name, t in times.items()}
-    print(f"{size / MIB:.1f} MiB stream at {width}x{height}, {rounds} interleaved rounds, median")
+    print(f"{size / MIB:.1f} MiB {kind} stream at {width}x{height}, {rounds} interleaved rounds, median")
     print("| emulator (whole process) | median | fastest | MiB/s | vs alacritty | vs vt100 |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, median in medians.items():

@@ -1,5 +1,9 @@
 //! Deterministic byte streams shared by the emulator benchmarks: the same input for every
-//! emulator measured in a run.
+//! emulator measured in a run — in process (`benches/emulator.rs`) and whole process
+//! (`examples/bench_stream.rs` writes them to files for `benches/emulator_process.py`).
+
+// Each target that includes this file uses its own part of it.
+#![allow(dead_code)]
 
 /// A tiny xorshift generator so the streams need no dependency and never change.
 pub struct Rng(u64);
@@ -217,15 +221,51 @@ pub fn mixed(size: usize, width: usize, height: usize) -> Vec<u8> {
     out
 }
 
+/// Equal parts of the five kinds that tell emulators apart: plain text, SGR colour runs (many
+/// true-colour pairs), `ls`-style listings, a TUI's cursor movement and Unicode (wide,
+/// combining), one after another.
+pub fn synthetic(size: usize, width: usize, height: usize) -> Vec<u8> {
+    let part = size / 5;
+    let mut out = Vec::with_capacity(size + 8192);
+    out.extend(ascii(part));
+    out.extend(sgr_heavy(part));
+    out.extend(ls_color(part));
+    out.extend(tui_redraw(part, width, height));
+    out.extend(unicode(part));
+    out
+}
+
+/// The streams' names, in the order of [`all`].
+pub const NAMES: [&str; 8] = [
+    "mixed",
+    "synthetic",
+    "ascii",
+    "sgr",
+    "ls_color",
+    "tui_redraw",
+    "scroll_region",
+    "unicode",
+];
+
+/// The stream called `name` (one of [`NAMES`]) of about `size` bytes.
+pub fn by_name(name: &str, size: usize, width: usize, height: usize) -> Option<Vec<u8>> {
+    Some(match name {
+        "mixed" => mixed(size, width, height),
+        "synthetic" => synthetic(size, width, height),
+        "ascii" => ascii(size),
+        "sgr" => sgr_heavy(size),
+        "ls_color" => ls_color(size),
+        "tui_redraw" => tui_redraw(size, width, height),
+        "scroll_region" => scroll_region(size, height),
+        "unicode" => unicode(size),
+        _ => return None,
+    })
+}
+
 /// Every stream at a size, with its name.
 pub fn all(size: usize, width: usize, height: usize) -> Vec<(&'static str, Vec<u8>)> {
-    vec![
-        ("mixed", mixed(size, width, height)),
-        ("ascii", ascii(size)),
-        ("sgr", sgr_heavy(size)),
-        ("ls_color", ls_color(size)),
-        ("tui_redraw", tui_redraw(size, width, height)),
-        ("scroll_region", scroll_region(size, height)),
-        ("unicode", unicode(size)),
-    ]
+    NAMES
+        .iter()
+        .filter_map(|&name| Some((name, by_name(name, size, width, height)?)))
+        .collect()
 }
