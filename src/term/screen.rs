@@ -10,7 +10,7 @@ use super::charset::{Charset, CharsetSlot, Charsets};
 use super::grid::{Cursor, Grid, LineSize, PromptMark, Row, Scrollback};
 use super::handler::{
     CursorShape, DcsRequest, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr,
-    TabClear,
+    TabClear, is_control,
 };
 use super::keys::KeyModes;
 use super::keys::kitty::FlagsUpdate;
@@ -1202,13 +1202,20 @@ impl Screen {
 }
 
 /// The cells `c` takes on the grid: 0 for a combining mark, `None` for a control. Printable
-/// ASCII, nearly every character, skips the Unicode tables.
+/// ASCII, nearly every character, and the blocks most text outside ASCII comes from — Latin
+/// letters, box drawing, kana, CJK ideographs, Hangul syllables, fullwidth forms — each one
+/// width throughout, skip the Unicode tables (a test checks every code point against them).
 #[inline(always)]
 fn cells_of(c: char) -> Option<usize> {
-    if (' '..'\x7f').contains(&c) {
-        Some(1)
-    } else {
-        c.width()
+    match c {
+        ' '..='~' | '\u{c0}'..='\u{24f}' | '\u{2500}'..='\u{257f}' => Some(1),
+        '\u{3041}'..='\u{3096}'
+        | '\u{30a1}'..='\u{30fa}'
+        | '\u{3400}'..='\u{4dbf}'
+        | '\u{4e00}'..='\u{9fff}'
+        | '\u{ac00}'..='\u{d7a3}'
+        | '\u{ff01}'..='\u{ff60}' => Some(2),
+        _ => c.width(),
     }
 }
 
@@ -1216,14 +1223,14 @@ impl Handler for Screen {
     #[inline(always)]
     fn print(&mut self, c: char) {
         // Fast path for the overwhelmingly common case: a character over plain cells, not
-        // reaching the last column, with nothing pending. Everything else takes
+        // reaching the last column, with no wrap pending. Everything else takes
         // `print_general`.
-        if !self.cursor.pending_wrap
-            && !self.pen_dirty
-            && !self.modes.insert
-            && self.charsets.is_identity()
-        {
+        if !self.cursor.pending_wrap && !self.modes.insert && self.charsets.is_identity() {
             let width = cells_of(c).unwrap_or(0);
+            // The first character after an SGR interns the new pen here, not on the slow path.
+            if width > 0 {
+                self.refresh_pen();
+            }
             let Cursor { row, col, .. } = self.cursor;
             // Short of the right margin (the last column without margins).
             if width > 0 && col + width <= self.margin_right {
@@ -1254,11 +1261,8 @@ impl Handler for Screen {
         // The fast path of `print` for a whole run: its conditions are checked once per
         // stretch of plain cells instead of once per character.
         while let Some(&first) = text.first() {
-            if !self.cursor.pending_wrap
-                && !self.pen_dirty
-                && !self.modes.insert
-                && self.charsets.is_identity()
-            {
+            if !self.cursor.pending_wrap && !self.modes.insert && self.charsets.is_identity() {
+                self.refresh_pen();
                 let Cursor { row, col, .. } = self.cursor;
                 // Short of the right margin, as in `print`.
                 let room = self.margin_right.saturating_sub(col).min(text.len());
@@ -1282,6 +1286,59 @@ impl Handler for Screen {
             self.print_general(char::from(first));
             text = &text[1..];
         }
+    }
+
+    fn print_text(&mut self, text: &str) -> usize {
+        // `print`'s fast path for a run of any characters, its conditions checked and the row
+        // found once per stretch of plain cells; a character it cannot take (zero width, at
+        // the margin, over a wide cell) goes to `print_general` and the run goes on after it.
+        let mut chars = text.char_indices();
+        let mut next = chars.next();
+        while let Some((at, first)) = next {
+            if is_control(first) {
+                return at;
+            }
+            if !self.cursor.pending_wrap && !self.modes.insert && self.charsets.is_identity() {
+                self.refresh_pen();
+                let Cursor { row, mut col, .. } = self.cursor;
+                let right = self.margin_right;
+                let cell = Cell {
+                    ch: ' ',
+                    style: self.pen_id,
+                    link: self.link,
+                    flags: self.protect,
+                };
+                let r = self.grid.row_mut(row);
+                let mut last = None;
+                if !r.size.is_double() {
+                    while let Some((_, c)) = next {
+                        let width = cells_of(c).unwrap_or(0);
+                        let cell = Cell { ch: c, ..cell };
+                        let written = width > 0
+                            && col + width <= right
+                            && if width == 1 {
+                                r.write_plain(col, cell)
+                            } else {
+                                r.write_plain_wide(col, cell)
+                            };
+                        if !written {
+                            break;
+                        }
+                        col += width;
+                        last = Some(c);
+                        next = chars.next();
+                    }
+                }
+                if last.is_some() {
+                    self.cursor.col = col;
+                    self.last_char = last;
+                    continue;
+                }
+            }
+            self.print_general(first);
+            next = chars.next();
+        }
+        text.len()
     }
 
     fn bell(&mut self) {
@@ -1995,5 +2052,17 @@ fn st(terminator: OscTerminator) -> &'static str {
     match terminator {
         OscTerminator::Bel => "\x07",
         OscTerminator::St => "\x1b\\",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_of_agrees_with_the_unicode_tables_at_every_code_point() {
+        for c in (0..=0x10_ffff).filter_map(char::from_u32) {
+            assert_eq!(cells_of(c), c.width(), "U+{:04X}", c as u32);
+        }
     }
 }
