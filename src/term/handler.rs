@@ -158,12 +158,6 @@ pub enum Report {
     KeyboardFlags,
 }
 
-/// Whether `c` is a C0 or C1 control character: executed, never printed.
-#[inline(always)]
-pub(crate) fn is_control(c: char) -> bool {
-    matches!(c, '\x00'..='\x1f' | '\u{80}'..='\u{9f}')
-}
-
 /// The terminal operations a byte stream can request.
 pub trait Handler {
     /// Prints a character at the cursor.
@@ -174,18 +168,6 @@ pub trait Handler {
         for &byte in text {
             self.print(char::from(byte));
         }
-    }
-    /// Prints `text` at the cursor up to its first control character (C0 or C1), as `print`
-    /// of each character in turn would, and returns the length printed (in bytes): the bulk
-    /// path for text beyond ASCII.
-    fn print_text(&mut self, text: &str) -> usize {
-        for (i, c) in text.char_indices() {
-            if is_control(c) {
-                return i;
-            }
-            self.print(c);
-        }
-        text.len()
     }
     /// BEL.
     fn bell(&mut self);

@@ -529,36 +529,15 @@ fn feed_ground_text<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, text: &[u8])
             done += run;
             continue;
         }
-        // Controls and other characters, up to the next long run of ASCII text: short ones
-        // (the spaces between words of other scripts) go with them, printed in one run. A
-        // UTF-8 sequence cut short at the end, by an ESC or by the end of `text`, is invalid
-        // and replaced: the caller never ends `text` inside a sequence that can still be
-        // finished.
-        let mut end = 0;
-        loop {
-            end += rest[end..]
-                .iter()
-                .position(is_ascii_text)
-                .unwrap_or(rest.len() - end);
-            let ascii = rest[end..]
-                .iter()
-                .take(SHORT_ASCII_RUN + 1)
-                .take_while(|b| is_ascii_text(b))
-                .count();
-            if ascii == 0 || ascii > SHORT_ASCII_RUN || end + ascii == rest.len() {
-                break;
-            }
-            end += ascii;
-        }
+        // Controls and other characters, up to the next ASCII text. A UTF-8 sequence cut
+        // short there, by an ESC or by the end of `text` is invalid and replaced: the caller
+        // never ends `text` inside a sequence that can still be finished.
+        let end = rest.iter().position(is_ascii_text).unwrap_or(rest.len());
         dispatch_ground_piece(dispatcher, &rest[..end]);
         done += end;
     }
     done
 }
-
-/// The longest run of ASCII text that [`feed_ground_text`] prints with the characters around
-/// it instead of on its own.
-const SHORT_ASCII_RUN: usize = 8;
 
 /// Dispatches text without ESC and without an unfinished UTF-8 sequence at its end, in the
 /// ground state: what the parser does with it (control characters executed, the rest
@@ -586,15 +565,13 @@ fn dispatch_ground_piece<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, mut pie
 }
 
 /// Dispatches valid text without ESC in the ground state: controls (C0, and C1 encoded in
-/// UTF-8) executed, the text between them printed a run at a time.
-fn dispatch_ground_text<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, mut text: &str) {
-    loop {
-        text = &text[dispatcher.print_text(text)..];
-        let Some(control) = text.chars().next() else {
-            return;
-        };
-        dispatcher.execute(control as u8);
-        text = &text[control.len_utf8()..];
+/// UTF-8) executed, everything else printed.
+fn dispatch_ground_text<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, text: &str) {
+    for c in text.chars() {
+        match c {
+            '\x00'..='\x1f' | '\u{80}'..='\u{9f}' => dispatcher.execute(c as u8),
+            _ => dispatcher.print(c),
+        }
     }
 }
 

@@ -52,14 +52,6 @@ impl<'a, H: Handler> Dispatcher<'a, H> {
         self.active = true;
         self.handler.print_ascii(text);
     }
-
-    /// Prints text the caller found in the ground state up to its first control character;
-    /// returns the length printed.
-    #[inline]
-    pub fn print_text(&mut self, text: &str) -> usize {
-        self.active = true;
-        self.handler.print_text(text)
-    }
 }
 
 /// A control sequence's parameters, each a group of values (`38:2:1:2:3` is one group of

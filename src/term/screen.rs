@@ -10,7 +10,7 @@ use super::charset::{Charset, CharsetSlot, Charsets};
 use super::grid::{Cursor, Grid, LineSize, PromptMark, Row, Scrollback};
 use super::handler::{
     CursorShape, DcsRequest, DynamicColor, Erase, Handler, OscTerminator, Protection, Report, Sgr,
-    TabClear, is_control,
+    TabClear,
 };
 use super::keys::KeyModes;
 use super::keys::kitty::FlagsUpdate;
@@ -1202,20 +1202,13 @@ impl Screen {
 }
 
 /// The cells `c` takes on the grid: 0 for a combining mark, `None` for a control. Printable
-/// ASCII, nearly every character, and the blocks most text outside ASCII comes from — Latin
-/// letters, box drawing, kana, CJK ideographs, Hangul syllables, fullwidth forms — each one
-/// width throughout, skip the Unicode tables (a test checks every code point against them).
+/// ASCII, nearly every character, skips the Unicode tables.
 #[inline(always)]
 fn cells_of(c: char) -> Option<usize> {
-    match c {
-        ' '..='~' | '\u{c0}'..='\u{24f}' | '\u{2500}'..='\u{257f}' => Some(1),
-        '\u{3041}'..='\u{3096}'
-        | '\u{30a1}'..='\u{30fa}'
-        | '\u{3400}'..='\u{4dbf}'
-        | '\u{4e00}'..='\u{9fff}'
-        | '\u{ac00}'..='\u{d7a3}'
-        | '\u{ff01}'..='\u{ff60}' => Some(2),
-        _ => c.width(),
+    if (' '..'\x7f').contains(&c) {
+        Some(1)
+    } else {
+        c.width()
     }
 }
 
@@ -1286,59 +1279,6 @@ impl Handler for Screen {
             self.print_general(char::from(first));
             text = &text[1..];
         }
-    }
-
-    fn print_text(&mut self, text: &str) -> usize {
-        // `print`'s fast path for a run of any characters, its conditions checked and the row
-        // found once per stretch of plain cells; a character it cannot take (zero width, at
-        // the margin, over a wide cell) goes to `print_general` and the run goes on after it.
-        let mut chars = text.char_indices();
-        let mut next = chars.next();
-        while let Some((at, first)) = next {
-            if is_control(first) {
-                return at;
-            }
-            if !self.cursor.pending_wrap && !self.modes.insert && self.charsets.is_identity() {
-                self.refresh_pen();
-                let Cursor { row, mut col, .. } = self.cursor;
-                let right = self.margin_right;
-                let cell = Cell {
-                    ch: ' ',
-                    style: self.pen_id,
-                    link: self.link,
-                    flags: self.protect,
-                };
-                let r = self.grid.row_mut(row);
-                let mut last = None;
-                if !r.size.is_double() {
-                    while let Some((_, c)) = next {
-                        let width = cells_of(c).unwrap_or(0);
-                        let cell = Cell { ch: c, ..cell };
-                        let written = width > 0
-                            && col + width <= right
-                            && if width == 1 {
-                                r.write_plain(col, cell)
-                            } else {
-                                r.write_plain_wide(col, cell)
-                            };
-                        if !written {
-                            break;
-                        }
-                        col += width;
-                        last = Some(c);
-                        next = chars.next();
-                    }
-                }
-                if last.is_some() {
-                    self.cursor.col = col;
-                    self.last_char = last;
-                    continue;
-                }
-            }
-            self.print_general(first);
-            next = chars.next();
-        }
-        text.len()
     }
 
     fn bell(&mut self) {
