@@ -1,7 +1,7 @@
 // The JavaScript API on real programs: the python REPL, vim, bash with shell integration, a
 // program that crashes, and what each failure tells.
 import { execFileSync } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 
@@ -205,7 +205,6 @@ describe("ending programs", () => {
   test("a program left open ends when the Node process exits", async () => {
     const dir = scratch();
     const script = join(dir, "forget.mjs");
-    const { writeFileSync } = await import("node:fs");
     writeFileSync(
       script,
       `import { spawn } from "shotty";\nconst p = await spawn(["sleep", "300"], { size: [20, 2] });\nconsole.log(p.pid);\n`,
