@@ -1,10 +1,13 @@
 //! Reads every theme in `themes/` at build time into the binary: the directory is the single
 //! list of built-in themes, and a broken theme file fails the build instead of a render. Also
-//! picks link options that make the binary start sooner (`build/start_up.rs`).
+//! writes the emulator's table of cell widths (`build/cell_widths.rs`) and picks link options
+//! that make the binary start sooner (`build/start_up.rs`).
 
 use std::fmt::Write;
 use std::path::Path;
 
+#[path = "build/cell_widths.rs"]
+mod cell_widths;
 #[path = "build/start_up.rs"]
 mod start_up;
 
@@ -15,6 +18,8 @@ mod scheme {
 
 fn main() {
     embed_themes();
+    let out_dir = std::env::var("OUT_DIR").expect("OUT_DIR");
+    cell_widths::write(Path::new(&out_dir));
     start_up::configure();
 }
 

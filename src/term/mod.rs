@@ -16,6 +16,7 @@ mod cell;
 mod charset;
 mod find;
 mod grid;
+mod ground;
 mod handler;
 pub mod keys;
 mod link;
@@ -32,6 +33,7 @@ mod settings;
 pub mod shell;
 mod snapshot;
 mod style;
+mod width;
 
 #[cfg(test)]
 mod bulk_print_tests;
@@ -60,7 +62,6 @@ pub use style::{
 pub use capability::TERM_NAME;
 
 use parser::Dispatcher;
-use vte::Perform as _;
 
 /// The unterminated-string guard looks at the input in blocks of this many bytes (counted
 /// from the start of the stream, so however the input is split into calls, the blocks, and
@@ -180,7 +181,7 @@ impl Terminal {
     /// which is where ordinary output resumes), everything up to the next ESC is text and
     /// controls: runs of printable ASCII go to the screen in one call each instead of one
     /// call per character, the rest is decoded here as the parser decodes it in its ground
-    /// state ([`dispatch_ground_piece`]). A whole, plain control sequence at that ESC is read and
+    /// state ([`ground::feed_text`]). A whole, plain control sequence at that ESC is read and
     /// dispatched here too ([`parser::Csi::read`], exactly as vte reads it), and the ground
     /// state goes on after it; anything else at an ESC is the parser's.
     fn feed(&mut self, bytes: &[u8]) {
@@ -189,8 +190,7 @@ impl Terminal {
         let mut rest = bytes;
         while !rest.is_empty() {
             if self.ground {
-                let text = memchr::memchr(0x1b, rest).map_or(rest, |esc| &rest[..esc]);
-                let done = feed_ground_text(&mut dispatcher, text);
+                let done = ground::feed_text(&mut dispatcher, rest);
                 rest = &rest[done..];
                 if rest.is_empty() {
                     break;
@@ -509,69 +509,6 @@ impl Terminal {
     /// is what a finished command printed, for screenshots fitted to the output.
     pub fn history_snapshot(&self, max_lines: usize) -> Snapshot {
         snapshot::build_history(&self.screen, max_lines)
-    }
-}
-
-/// Feeds `text` (no ESC in it) to a parser in its ground state, printable ASCII runs straight
-/// to the handler. Returns how much it took: all of it, or all but an unfinished UTF-8
-/// sequence at its end, which is left to the parser's general path with what follows.
-fn feed_ground_text<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, text: &[u8]) -> usize {
-    let is_ascii_text = |b: &u8| (0x20..0x7f).contains(b);
-    let mut done = 0;
-    while done < text.len() {
-        let rest = &text[done..];
-        let run = rest
-            .iter()
-            .position(|b| !is_ascii_text(b))
-            .unwrap_or(rest.len());
-        if run > 0 {
-            dispatcher.print_ascii(&rest[..run]);
-            done += run;
-            continue;
-        }
-        // Controls and other characters, up to the next ASCII text. A UTF-8 sequence cut
-        // short there, by an ESC or by the end of `text` is invalid and replaced: the caller
-        // never ends `text` inside a sequence that can still be finished.
-        let end = rest.iter().position(is_ascii_text).unwrap_or(rest.len());
-        dispatch_ground_piece(dispatcher, &rest[..end]);
-        done += end;
-    }
-    done
-}
-
-/// Dispatches text without ESC and without an unfinished UTF-8 sequence at its end, in the
-/// ground state: what the parser does with it (control characters executed, the rest
-/// printed, each invalid sequence printed as U+FFFD), but a lone byte 0x80–0x9F is invalid
-/// UTF-8 like any other and printed as U+FFFD, as xterm does, where the parser would execute
-/// it as a C1 control (only a C1 control encoded in UTF-8 is one).
-fn dispatch_ground_piece<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, mut piece: &[u8]) {
-    while !piece.is_empty() {
-        match std::str::from_utf8(piece) {
-            Ok(text) => {
-                dispatch_ground_text(dispatcher, text);
-                return;
-            }
-            Err(e) => {
-                let valid = e.valid_up_to();
-                // The prefix was just checked.
-                let text = std::str::from_utf8(&piece[..valid]).unwrap_or_default();
-                dispatch_ground_text(dispatcher, text);
-                dispatcher.print(char::REPLACEMENT_CHARACTER);
-                // The caller cut off any unfinished sequence, so every error has a length.
-                piece = &piece[valid + e.error_len().unwrap_or(piece.len() - valid)..];
-            }
-        }
-    }
-}
-
-/// Dispatches valid text without ESC in the ground state: controls (C0, and C1 encoded in
-/// UTF-8) executed, everything else printed.
-fn dispatch_ground_text<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, text: &str) {
-    for c in text.chars() {
-        match c {
-            '\x00'..='\x1f' | '\u{80}'..='\u{9f}' => dispatcher.execute(c as u8),
-            _ => dispatcher.print(c),
-        }
     }
 }
 

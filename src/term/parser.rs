@@ -109,10 +109,11 @@ pub(crate) struct CsiParams {
 impl ParamGroups for CsiParams {
     #[inline]
     fn groups(&self) -> impl Iterator<Item = &[u16]> {
-        let ends = &self.ends[..self.groups];
-        ends.iter().enumerate().map(|(i, &end)| {
-            let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-            &self.values[start..end as usize]
+        let mut start = 0;
+        self.ends[..self.groups].iter().map(move |&end| {
+            let group = &self.values[start..end as usize];
+            start = end as usize;
+            group
         })
     }
 
@@ -187,31 +188,48 @@ impl Csi {
             }
             Some(())
         };
-        // Parameters, then intermediates, then the final byte.
-        let mut value: u16 = 0;
-        let mut in_intermediates = false;
+        // Parameters, then intermediates, then the final byte. Digits come first: they are
+        // most of a sequence's bytes. A value is kept in a `u32` and capped at `u16::MAX`
+        // after each digit, which is what vte's saturating `u16` arithmetic gives.
+        let mut value: u32 = 0;
         let final_byte = loop {
             let b = *bytes.get(i)?;
             i += 1;
+            let digit = b.wrapping_sub(b'0');
+            if digit < 10 {
+                value = (value * 10 + u32::from(digit)).min(u32::from(u16::MAX));
+                continue;
+            }
             match b {
-                0x40..=0x7e => break b,
-                0x20..=0x2f if intermediate_count < 2 => {
-                    self.intermediates[intermediate_count] = b;
-                    intermediate_count += 1;
-                    in_intermediates = true;
-                }
-                _ if in_intermediates => return None,
-                b'0'..=b'9' => {
-                    value = value.saturating_mul(10).saturating_add(u16::from(b - b'0'));
-                }
-                b':' | b';' => {
-                    add(value, b == b';')?;
+                b';' | b':' => {
+                    add(value as u16, b == b';')?;
                     value = 0;
+                }
+                0x40..=0x7e => break b,
+                0x20..=0x2f => {
+                    // Intermediates: only more of them (two in all, a private marker
+                    // counted) or the final byte may follow.
+                    let mut b = b;
+                    loop {
+                        if intermediate_count == 2 {
+                            return None;
+                        }
+                        self.intermediates[intermediate_count] = b;
+                        intermediate_count += 1;
+                        b = *bytes.get(i)?;
+                        i += 1;
+                        match b {
+                            0x20..=0x2f => {}
+                            0x40..=0x7e => break,
+                            _ => return None,
+                        }
+                    }
+                    break b;
                 }
                 _ => return None,
             }
         };
-        add(value, true)?;
+        add(value as u16, true)?;
         self.params.len = len;
         self.params.groups = groups;
         self.intermediate_count = intermediate_count;

@@ -2,8 +2,6 @@
 
 use std::fmt::Write as _;
 
-use unicode_width::UnicodeWidthChar;
-
 use super::capability;
 use super::cell::{Cell, CellFlags};
 use super::charset::{Charset, CharsetSlot, Charsets};
@@ -21,6 +19,7 @@ use super::reflow;
 use super::settings;
 use super::shell::{self, MAX_COMMAND_OUTPUT, MAX_COMMAND_TEXT, Place, ShellEvent, ShellState};
 use super::style::{Attrs, Color, Style, StyleId, StyleTable};
+use super::width::cells_of;
 
 /// Titles longer than this (in bytes) are truncated.
 pub const MAX_TITLE_LEN: usize = 4096;
@@ -689,7 +688,7 @@ impl Screen {
         let _ = write!(out, "\x1b[{}m", settings::sgr(self.styles.get(cell.style)));
         self.push_link(out, cell.link);
         let width = if cell.is_wide() { 2 } else { 1 };
-        if cell.ch.width() == Some(width) {
+        if cells_of(cell.ch) == Some(width) {
             out.push(cell.ch);
             out.push_str(self.grid.row(row).extra(col).unwrap_or(""));
         } else {
@@ -1198,17 +1197,6 @@ impl Screen {
         self.scroll_top = 0;
         self.scroll_bottom = height - 1;
         self.reset_side_margins();
-    }
-}
-
-/// The cells `c` takes on the grid: 0 for a combining mark, `None` for a control. Printable
-/// ASCII, nearly every character, skips the Unicode tables.
-#[inline(always)]
-fn cells_of(c: char) -> Option<usize> {
-    if (' '..'\x7f').contains(&c) {
-        Some(1)
-    } else {
-        c.width()
     }
 }
 
@@ -1837,6 +1825,7 @@ impl Handler for Screen {
         self.modes.cursor_blink = blink;
     }
 
+    #[inline]
     fn sgr(&mut self, attr: Sgr) {
         let pen = &mut self.pen;
         match attr {
@@ -1992,17 +1981,5 @@ fn st(terminator: OscTerminator) -> &'static str {
     match terminator {
         OscTerminator::Bel => "\x07",
         OscTerminator::St => "\x1b\\",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cells_of_agrees_with_the_unicode_tables_at_every_code_point() {
-        for c in (0..=0x10_ffff).filter_map(char::from_u32) {
-            assert_eq!(cells_of(c), c.width(), "U+{:04X}", c as u32);
-        }
     }
 }
