@@ -20,14 +20,15 @@ const ESC: u8 = 0x1b;
 pub(super) fn feed_text<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, bytes: &[u8]) -> usize {
     let mut done = 0;
     // Scanned once: a run of printable ASCII ends at any other byte, ESC included.
-    while let Some(rest) = bytes.get(done..).filter(|rest| !rest.is_empty()) {
-        let run = printable_ascii_prefix(rest);
-        if run > 0 {
+    while let Some(&first) = bytes.get(done) {
+        let rest = &bytes[done..];
+        if is_printable_ascii(first) {
+            let run = printable_ascii_prefix(rest);
             dispatcher.print_ascii(&rest[..run]);
             done += run;
             continue;
         }
-        if rest[0] == ESC {
+        if first == ESC {
             break;
         }
         let end = rest

@@ -237,6 +237,9 @@ const LARGE_CACHE_AFTER: usize = 64;
 #[derive(Clone, Debug)]
 pub struct StyleTable {
     styles: Vec<Style>,
+    /// The key of each of `styles`: what a lookup compares and growing the index hashes, one
+    /// load each instead of a key computed from the style every time.
+    keys: Vec<u128>,
     /// The ids of `styles`, by the hash of their key: 4 bytes an entry where a map from keys
     /// would take 32, so even a table of [`MAX_STYLES`] stays a megabyte, mostly in cache.
     index: HashTable<StyleId>,
@@ -276,6 +279,7 @@ impl StyleTable {
         });
         StyleTable {
             styles: vec![Style::default()],
+            keys: vec![default_key],
             index,
             cache: vec![(default_key, StyleId::DEFAULT); SMALL_CACHE].into_boxed_slice(),
         }
@@ -313,10 +317,10 @@ impl StyleTable {
             return Some(id);
         }
         let hash = key_hash(key);
-        let key_of = |styles: &[Style], id: StyleId| styles.get(id.0 as usize).map(Style::key);
+        let key_of = |keys: &[u128], id: StyleId| keys.get(id.0 as usize).copied();
         let found = self
             .index
-            .find(hash, |&id| key_of(&self.styles, id) == Some(key));
+            .find(hash, |&id| key_of(&self.keys, id) == Some(key));
         let id = match found {
             Some(&id) => id,
             None => {
@@ -325,9 +329,10 @@ impl StyleTable {
                 }
                 let id = StyleId(self.styles.len() as u32);
                 self.styles.push(style);
-                let styles = &self.styles;
+                self.keys.push(key);
+                let keys = &self.keys;
                 self.index
-                    .insert_unique(hash, id, |&id| key_of(styles, id).map_or(0, key_hash));
+                    .insert_unique(hash, id, |&id| key_of(keys, id).map_or(0, key_hash));
                 if self.styles.len() > LARGE_CACHE_AFTER && self.cache.len() < LARGE_CACHE {
                     let default = (Style::default().key(), StyleId::DEFAULT);
                     self.cache = vec![default; LARGE_CACHE].into_boxed_slice();
