@@ -15,28 +15,31 @@ const ESC: u8 = 0x1b;
 /// Feeds the text `bytes` starts with — everything before the first ESC — to a parser in
 /// its ground state. Returns how much it took: up to that ESC, or all of `bytes`.
 ///
-/// The caller never ends `bytes` inside a UTF-8 sequence that can still be finished, so a
-/// sequence cut short by an ESC or by the end of `bytes` is invalid, and replaced.
+/// Each byte is looked at once: a run of printable ASCII ends at any other byte, ESC
+/// included, and anything else is decoded where it starts. A UTF-8 sequence ends at the
+/// first byte that cannot continue it (printable ASCII, an ESC) or at the end of `bytes`,
+/// and is then invalid and replaced: the caller never ends `bytes` inside a sequence that
+/// can still be finished.
 pub(super) fn feed_text<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, bytes: &[u8]) -> usize {
     let mut done = 0;
-    // Scanned once: a run of printable ASCII ends at any other byte, ESC included.
     while let Some(&first) = bytes.get(done) {
-        let rest = &bytes[done..];
         if is_printable_ascii(first) {
+            let rest = &bytes[done..];
             let run = printable_ascii_prefix(rest);
             dispatcher.print_ascii(&rest[..run]);
             done += run;
-            continue;
-        }
-        if first == ESC {
+        } else if first == ESC {
             break;
+        } else {
+            let (decoded, len) = decode(&bytes[done..]);
+            done += len;
+            match decoded {
+                // C1 controls count only encoded in UTF-8; a lone byte 0x80–0x9F is invalid.
+                Some(c @ ('\x00'..='\x1f' | '\u{80}'..='\u{9f}')) => dispatcher.execute(c as u8),
+                Some(c) => dispatcher.print(c),
+                None => dispatcher.print(char::REPLACEMENT_CHARACTER),
+            }
         }
-        let end = rest
-            .iter()
-            .position(|&b| is_printable_ascii(b) || b == ESC)
-            .unwrap_or(rest.len());
-        dispatch_piece(dispatcher, &rest[..end]);
-        done += end;
     }
     done
 }
@@ -78,22 +81,6 @@ fn printable_ascii_prefix(bytes: &[u8]) -> usize {
             .iter()
             .position(|&b| !is_printable_ascii(b))
             .unwrap_or(tail.len())
-}
-
-/// Dispatches controls and characters other than printable ASCII (no ESC among them):
-/// C0 controls and C1 controls encoded in UTF-8 executed, other characters printed, each
-/// invalid sequence printed as one U+FFFD.
-fn dispatch_piece<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, piece: &[u8]) {
-    let mut at = 0;
-    while at < piece.len() {
-        let (decoded, len) = decode(&piece[at..]);
-        at += len;
-        match decoded {
-            Some(c @ ('\x00'..='\x1f' | '\u{80}'..='\u{9f}')) => dispatcher.execute(c as u8),
-            Some(c) => dispatcher.print(c),
-            None => dispatcher.print(char::REPLACEMENT_CHARACTER),
-        }
-    }
 }
 
 /// The character `bytes` (not empty) starts with and how many bytes it takes; or `None` and
