@@ -304,23 +304,33 @@ impl Row {
     /// the end of the row). Returns how many characters it wrote.
     #[inline]
     pub(crate) fn write_plain_run(&mut self, col: usize, text: &[u8], cell: Cell) -> usize {
+        let occ = self.occ;
         let Some(slots) = self.cells.get_mut(col..) else {
             return 0;
         };
-        let mut written = 0;
-        for (slot, &byte) in slots.iter_mut().zip(text) {
-            if slot.flags != CellFlags::empty() {
-                break;
+        let plain = |byte: u8| Cell {
+            ch: char::from(byte),
+            ..cell
+        };
+        let written = if col >= occ {
+            // Cells from `occ` on are blank: output at the end of a line checks nothing.
+            let n = slots.len().min(text.len());
+            for (slot, &byte) in slots[..n].iter_mut().zip(text) {
+                *slot = plain(byte);
             }
-            *slot = Cell {
-                ch: char::from(byte),
-                ..cell
-            };
-            written += 1;
-        }
-        if written > 0 && col + written > self.occ {
-            self.occ = col + written;
-        }
+            n
+        } else {
+            let mut written = 0;
+            for (slot, &byte) in slots.iter_mut().zip(text) {
+                if slot.flags != CellFlags::empty() {
+                    break;
+                }
+                *slot = plain(byte);
+                written += 1;
+            }
+            written
+        };
+        self.occ = occ.max(col + written);
         written
     }
 

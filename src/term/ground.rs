@@ -26,7 +26,13 @@ pub(super) fn feed_text<H: Handler>(dispatcher: &mut Dispatcher<'_, H>, bytes: &
         if is_printable_ascii(first) {
             let rest = &bytes[done..];
             let run = printable_ascii_prefix(rest);
-            dispatcher.print_ascii(&rest[..run]);
+            if run == 1 {
+                // A lone space between words of other scripts or colour changes: printing one
+                // character costs less than setting up a run.
+                dispatcher.print(char::from(first));
+            } else {
+                dispatcher.print_ascii(&rest[..run]);
+            }
             done += run;
         } else if first == ESC {
             break;
