@@ -7,10 +7,9 @@
 
 use vte::Perform as _;
 
+use super::ESC;
 use super::handler::Handler;
 use super::parser::Dispatcher;
-
-const ESC: u8 = 0x1b;
 
 /// Feeds the text `bytes` starts with — everything before the first ESC — to a parser in
 /// its ground state. Returns how much it took: up to that ESC, or all of `bytes`.

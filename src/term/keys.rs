@@ -111,7 +111,7 @@
 use std::fmt;
 use std::sync::LazyLock;
 
-const ESC: u8 = 0x1b;
+use super::ESC;
 
 /// Start of a bracketed paste.
 pub const PASTE_START: &[u8] = b"\x1b[200~";

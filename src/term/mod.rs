@@ -63,6 +63,9 @@ pub use capability::TERM_NAME;
 
 use parser::Dispatcher;
 
+/// The escape character that starts every control sequence.
+const ESC: u8 = 0x1b;
+
 /// The unterminated-string guard looks at the input in blocks of this many bytes (counted
 /// from the start of the stream, so however the input is split into calls, the blocks, and
 /// with them the point where a string is cut, are the same).
@@ -137,7 +140,7 @@ impl Terminal {
         }
         while !bytes.is_empty() {
             if self.skipping_osc {
-                match bytes.iter().position(|&b| b == 0x07 || b == 0x1b) {
+                match bytes.iter().position(|&b| b == 0x07 || b == ESC) {
                     Some(i) => {
                         self.skipping_osc = false;
                         // BEL ends the string; ESC may start ST (`ESC \`), which the parser

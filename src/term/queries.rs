@@ -3,6 +3,8 @@
 //! same output — `session attach` — must not answer them too, or its answers reach the program
 //! as typed input. [`QueryFilter`] passes everything else through unchanged.
 
+use super::ESC;
+
 /// Removes terminal queries from a byte stream given in pieces (a sequence split between two
 /// pieces is held until it is complete; one longer than [`MAX_HELD`] is passed on as it is).
 #[derive(Clone, Debug, Default)]
@@ -12,8 +14,6 @@ pub struct QueryFilter {
 
 /// The longest unfinished sequence held back.
 pub const MAX_HELD: usize = 4096;
-
-const ESC: u8 = 0x1b;
 
 /// How a sequence starting at `bytes[0]` (an ESC) ends: `Some(len)` when complete.
 fn sequence_len(bytes: &[u8]) -> Option<usize> {

@@ -1828,16 +1828,15 @@ impl Handler for Screen {
     // Inlined into the SGR dispatch, where each attribute is a constant: one store each.
     #[inline(always)]
     fn sgr(&mut self, attr: Sgr) {
-        if attr == Sgr::Reset {
-            // The default style is always id 0: the pen needs no interning.
-            self.pen = Style::default();
-            self.pen_id = StyleId::DEFAULT;
-            self.pen_dirty = false;
-            return;
-        }
         let pen = &mut self.pen;
         match attr {
-            Sgr::Reset => {}
+            Sgr::Reset => {
+                // The default style is always id 0: the pen needs no interning.
+                *pen = Style::default();
+                self.pen_id = StyleId::DEFAULT;
+                self.pen_dirty = false;
+                return;
+            }
             Sgr::Bold => pen.attrs.set(Attrs::BOLD, true),
             Sgr::Dim => pen.attrs.set(Attrs::DIM, true),
             Sgr::NormalIntensity => {
