@@ -796,7 +796,9 @@ impl Builder<'_> {
                         Fill::Solid => 1.0,
                         Fill::Alpha(a) => a,
                     };
-                    boxdraw::append_joined(self.shape(colors.fg, alpha), &path);
+                    // Joined with its neighbours where the SVG is written
+                    // (`path_data::push_relative`).
+                    self.shape(colors.fg, alpha).push_str(&path);
                 }
                 self.scratch = path;
                 spaces += width;

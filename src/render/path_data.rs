@@ -6,22 +6,155 @@
 //!
 //! Every number is a whole number of hundredths (see [`super::number`]), so the relative
 //! values are computed exactly, in integers: each point ends where the absolute data put it.
+//!
+//! Rectangles that meet edge to edge are written as one first ([`join_rectangles`]): the
+//! layout draws cell by cell, so a table's vertical rule is a rectangle a row and an
+//! underline one a cell, where the filled area is one rectangle.
+
+use std::collections::HashMap;
 
 use super::number::push_hundredths;
 
 /// A point in hundredths of a pixel.
 type Point = (i64, i64);
 
-/// Appends `d` with every command relative. Returns `false`, having written nothing, when `d`
-/// holds something the layout does not write (another command, a number with more than two
-/// decimals or an exponent), so that the caller can write `d` as it is.
+/// Appends `d` with rectangles that meet joined and every command relative. Returns `false`,
+/// having written nothing, when `d` holds something the layout does not write (another
+/// command, a number with more than two decimals or an exponent), so that the caller can
+/// write `d` as it is.
 pub(crate) fn push_relative(out: &mut String, d: &str) -> bool {
     let start = out.len();
-    if write_relative(out, d).is_none() {
+    let joined = join_rectangles(d);
+    if write_relative(out, joined.as_deref().unwrap_or(d)).is_none() {
         out.truncate(start);
         return false;
     }
     true
+}
+
+/// A rectangle in hundredths: left, top, right, bottom.
+type Rect = [i64; 4];
+
+/// A subpath of path data: a rectangle, or anything else as written.
+enum Piece<'a> {
+    Rect(Rect),
+    Other(&'a str),
+}
+
+/// `d` with each rectangle that continues another to the right at the same height, then each
+/// that continues another downwards at the same width, joined into that one (where it was
+/// first written); the same filled area under the nonzero rule, as every rectangle the
+/// layout writes winds clockwise. `None` when nothing joins or `d` is not made of subpaths
+/// that each start with an absolute `M`.
+pub(crate) fn join_rectangles(d: &str) -> Option<String> {
+    let d = d.trim_start();
+    if !d.starts_with('M') {
+        return None;
+    }
+    let mut starts: Vec<usize> = d.match_indices('M').map(|(i, _)| i).collect();
+    starts.push(d.len());
+    let mut pieces: Vec<Piece> = starts
+        .windows(2)
+        .map(|w| {
+            let piece = &d[w[0]..w[1]];
+            rectangle(piece).map_or(Piece::Other(piece), Piece::Rect)
+        })
+        .collect();
+    let before = pieces.len();
+    // Across: the edge is x, the run is y0..y1. Down: the edge is y, the run is x0..x1.
+    join_along(
+        &mut pieces,
+        |r| (r[1], r[3], r[0]),
+        |r| r[2],
+        |r, to| r[2] = to,
+    );
+    join_along(
+        &mut pieces,
+        |r| (r[0], r[2], r[1]),
+        |r| r[3],
+        |r, to| r[3] = to,
+    );
+    if pieces.len() == before {
+        return None;
+    }
+    let mut out = String::with_capacity(d.len());
+    for piece in &pieces {
+        match piece {
+            Piece::Other(text) => out.push_str(text),
+            Piece::Rect([x0, y0, x1, y1]) => {
+                out.push('M');
+                push_hundredths(&mut out, *x0);
+                out.push(' ');
+                push_hundredths(&mut out, *y0);
+                for (command, v) in [('H', x1), ('V', y1), ('H', x0)] {
+                    out.push(command);
+                    push_hundredths(&mut out, *v);
+                }
+                out.push('Z');
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Joins each rectangle whose leading edge and extent (`start`: extent from, extent to, edge)
+/// equal the trailing edge (`end`) and extent of one before it into that one.
+fn join_along(
+    pieces: &mut Vec<Piece>,
+    start: impl Fn(&Rect) -> (i64, i64, i64),
+    end: impl Fn(&Rect) -> i64,
+    extend: impl Fn(&mut Rect, i64),
+) {
+    // (extent from, extent to, trailing edge) → index of the rectangle ending there.
+    let mut open: HashMap<(i64, i64, i64), usize> = HashMap::new();
+    let mut kept = Vec::with_capacity(pieces.len());
+    for piece in pieces.drain(..) {
+        let Piece::Rect(r) = piece else {
+            kept.push(piece);
+            continue;
+        };
+        let (from, to, edge) = start(&r);
+        if let Some(i) = open.remove(&(from, to, edge))
+            && let Some(Piece::Rect(earlier)) = kept.get_mut(i)
+        {
+            extend(earlier, end(&r));
+            open.insert((from, to, end(earlier)), i);
+            continue;
+        }
+        open.insert((from, to, end(&r)), kept.len());
+        kept.push(Piece::Rect(r));
+    }
+    *pieces = kept;
+}
+
+/// The rectangle a subpath draws, if it is one as the layout writes them: `M x0 y0 H x1 V y1
+/// H x0 Z` or `M x0 y0 h w v h h -w z`, clockwise (positive width and height).
+fn rectangle(piece: &str) -> Option<Rect> {
+    let mut input = Numbers {
+        rest: piece.as_bytes(),
+    };
+    input.letter(b'M')?;
+    let (x0, y0) = (input.number()?, input.number()?);
+    let rect = if input.letter(b'H').is_some() {
+        let x1 = input.number()?;
+        input.letter(b'V')?;
+        let y1 = input.number()?;
+        input.letter(b'H')?;
+        (input.number()? == x0).then_some(())?;
+        input.letter(b'Z')?;
+        [x0, y0, x1, y1]
+    } else {
+        input.letter(b'h')?;
+        let w = input.number()?;
+        input.letter(b'v')?;
+        let h = input.number()?;
+        input.letter(b'h')?;
+        (input.number()? == -w).then_some(())?;
+        input.letter(b'z')?;
+        [x0, y0, x0 + w, y0 + h]
+    };
+    let ends = input.command()?.is_none();
+    (ends && rect[2] > rect[0] && rect[3] > rect[1]).then_some(rect)
 }
 
 fn write_relative(out: &mut String, d: &str) -> Option<()> {
@@ -128,6 +261,16 @@ impl Numbers<'_> {
             }
             _ => None,
         }
+    }
+
+    /// The command letter `letter` next; `None`, having read nothing, otherwise.
+    fn letter(&mut self, letter: u8) -> Option<()> {
+        let rest = self.rest;
+        if self.command()? == Some(letter) {
+            return Some(());
+        }
+        self.rest = rest;
+        None
     }
 
     fn number_follows(&mut self) -> bool {
@@ -282,9 +425,55 @@ mod tests {
     #[test]
     fn rectangles_become_the_same_relative_shape_wherever_they_are() {
         let a = relative("M8 16.42H16.4V17.59H8Z");
-        let b = relative("M8 16.42H16.4V17.59H8ZM16.4 16.42H24.8V17.59H16.4Z");
+        let b = relative("M8 16.42H16.4V17.59H8ZM20 16.42H28.4V17.59H20Z");
         assert_eq!(a, "m8 16.42h8.4v1.17h-8.4z");
-        assert_eq!(b, "m8 16.42h8.4v1.17h-8.4zm8.4 0h8.4v1.17h-8.4z");
+        assert_eq!(b, "m8 16.42h8.4v1.17h-8.4zm12 0h8.4v1.17h-8.4z");
+    }
+
+    #[test]
+    fn rectangles_that_meet_are_joined_across_then_down() {
+        // A rule of three cells, in both forms the layout writes.
+        assert_eq!(
+            relative(
+                "M8 16.42H16.4V17.59H8ZM16.4 16.42h8.4v1.17h-8.4zM24.8 16.42H33.2V17.59H24.8Z"
+            ),
+            "m8 16.42h25.2v1.17h-25.2z"
+        );
+        // A vertical line through three rows, one row's piece cut in two.
+        assert_eq!(
+            relative("M11 0H12V18H11ZM11 18H12V27H11ZM11 27H12V36H11ZM11 36H12V54H11Z"),
+            "m11 0h1v54h-1z"
+        );
+        // A 2×2 block: the rows join across first, then down.
+        assert_eq!(
+            relative("M0 0H1V1H0ZM1 0H2V1H1ZM0 1H1V2H0ZM1 1H2V2H1Z"),
+            "m0 0h2v2h-2z"
+        );
+    }
+
+    #[test]
+    fn rectangles_that_only_touch_or_differ_in_extent_stay_apart_and_in_order() {
+        for d in [
+            // Same row, a gap of 0.01.
+            "M0 0H1V1H0ZM1.01 0H2V1H1.01Z",
+            // Meeting edge to edge, but of other heights.
+            "M0 0H1V1H0ZM1 0H2V1.5H1Z",
+            // One below the other, of other widths.
+            "M0 0H1V1H0ZM0 1H1.5V2H0Z",
+            // A curve between two rectangles that would not join anyway.
+            "M0 0H1V1H0ZM5 5C6 6 7 7 8 8ZM3 0H4V1H3Z",
+            // Counter-clockwise: not a rectangle as the layout writes them.
+            "M1 0H0V1H1ZM1 0H2V1H1Z",
+        ] {
+            assert!(join_rectangles(d).is_none(), "{d:?}");
+        }
+        // What is not a rectangle stays where it was, between the joined ones.
+        let d = "M0 0H1V1H0ZM5 5C6 6 7 7 8 8ZM1 0H2V1H1Z";
+        assert_eq!(
+            join_rectangles(d).as_deref(),
+            Some("M0 0H2V1H0ZM5 5C6 6 7 7 8 8Z")
+        );
+        assert_eq!(points(&relative(d)), points("M0 0H2V1H0ZM5 5C6 6 7 7 8 8Z"));
     }
 
     #[test]
