@@ -138,7 +138,7 @@ pub struct CellMetrics {
     pub font_size: f64,
     /// Cell width: the primary font's advance.
     pub width: f64,
-    /// Cell height: font size × line height.
+    /// Cell height: font size × line height, rounded to hundredths of a pixel.
     pub height: f64,
     /// Baseline, from the top of the cell (the font's ascent–descent box centred vertically).
     pub baseline: f64,
@@ -155,7 +155,8 @@ pub struct CellMetrics {
 }
 
 impl CellMetrics {
-    /// Metrics of the primary font at `font_size` px with `line_height` × font size rows.
+    /// Metrics of the primary font at `font_size` px with rows of `line_height` × font size
+    /// (rounded to hundredths of a pixel).
     pub fn new(font_size: f64, line_height: f64) -> CellMetrics {
         // JetBrains Mono's own values, used only if the bundled font failed to parse.
         let (upem, advance, ascent, descent, ul_pos, ul_thick, strike_pos) = match primary_face() {
@@ -176,7 +177,11 @@ impl CellMetrics {
             None => (1000.0, 600.0, 1020.0, -300.0, -150.0, 50.0, 260.0),
         };
         let scale = font_size / upem;
-        let height = font_size * line_height;
+        // In whole hundredths of a pixel, the precision every coordinate is written in, so
+        // that every row is the same height as written and each row's top is the row
+        // above's bottom (18.004 px rows were written 18 or 18.01 px high by position). The
+        // width stays the font's advance, which glyphs placed by their run's start follow.
+        let height = (font_size * line_height * 100.0).round() / 100.0;
         let baseline = (height - (ascent - descent) * scale) / 2.0 + ascent * scale;
         let stroke = (ul_thick * scale).max(1.0);
         CellMetrics {

@@ -21,9 +21,9 @@ use super::svg::is_xml_safe;
 
 /// Sub-pixel offsets a glyph is drawn at, per pixel across.
 const PHASES_X: f64 = 256.0;
-/// Sub-pixel offsets a glyph is drawn at, per pixel down: fewer, since rows of a height in
-/// hundredths (18.004 px at 14 px) put baselines at nine offsets over 24 rows, each a set of
-/// glyphs to rasterise, that 1/16 px merges into two.
+/// Sub-pixel offsets a glyph is drawn at, per pixel down: fewer, since baselines fall on
+/// few offsets (rows are a whole number of hundredths high; 18 px at 14 px puts them all on
+/// one), each a set of glyphs to rasterise, and 1/16 px merges nearby ones.
 const PHASES_Y: f64 = 16.0;
 
 /// The coverage bytes the cache holds before it starts afresh: every printable ASCII glyph of

@@ -1157,7 +1157,7 @@ fn worst_cell_ink(
 //
 // The two rasterisers never agree exactly: Skia (Chromium) and tiny-skia (resvg) anti-alias
 // glyph edges differently, and Chromium puts text baselines on whole pixels while resvg keeps
-// the fractional baseline (rows are 18.004 px apart at the default line height), so a
+// the fractional baseline (14.04 px below each row's top at the default size), so a
 // horizontal stem that is one crisp row in one image is two half-tone rows in the other.
 // Measured with Chromium 156 (Debian 12), after masking the characters no bundled face has
 // (see `foreign_glyph_boxes`); "far cell" is the most far pixels in one cell, "ink" the largest
