@@ -885,6 +885,11 @@ impl Builder<'_> {
 }
 
 impl Layout {
+    /// The x of the cell grid's right edge.
+    pub(crate) fn grid_right(&self) -> f64 {
+        self.grid.end.0
+    }
+
     /// Lays out `snapshot` with `appearance` (masked first when it asks to mask secrets).
     pub fn new(snapshot: &Snapshot, appearance: &Appearance) -> Result<Layout, RenderError> {
         let snapshot = &*super::mask::masked(snapshot, &appearance.mask);

@@ -476,6 +476,15 @@ fn row_text_start(run: &Run) -> Option<f64> {
     fits.then_some(x)
 }
 
+/// The runs of a row [`row_text`] writes: those with a [`row_text_start`], on the baseline `y`,
+/// in cells `width` wide, ending at `end` if given (see [`TextFit::Grid`]).
+struct RowText<'a> {
+    runs: &'a [&'a Run],
+    y: f64,
+    width: f64,
+    end: Option<f64>,
+}
+
 /// The runs of one row that have a [`row_text_start`] as one `<text>` from the first run's
 /// start: a `<tspan>` for each stretch of cells in one style (the cells up to the next run
 /// written as spaces), the whole `<text>` stretched to its cells (`textLength`, glyphs and
@@ -485,12 +494,16 @@ fn row_text_start(run: &Run) -> Option<f64> {
 /// instead of one of each a run.
 fn row_text(
     out: &mut String,
-    runs: &[&Run],
-    y: f64,
-    width: f64,
+    row: &RowText,
     classes: &[TextClass],
     text_style: &impl Fn(usize) -> TextStyle,
 ) {
+    let &RowText {
+        runs,
+        y,
+        width,
+        end: row_end,
+    } = row;
     let Some(x0) = runs.first().and_then(|r| row_text_start(r)) else {
         return;
     };
@@ -514,6 +527,11 @@ fn row_text(
             None => stretches.push((run.class, run.text.clone(), run.cells)),
         }
         end = column(run) + run.cells;
+    }
+    if let (Some(row_end), Some((_, text, cells))) = (row_end, stretches.last_mut()) {
+        let spaces = (((row_end - x0) / width).round() as usize).saturating_sub(end);
+        text.extend(std::iter::repeat_n(' ', spaces));
+        *cells += spaces;
     }
     // The plain style (neither bold nor italic, which a tspan would inherit) of the most
     // cells; the first used on a tie, so the choice is deterministic.
@@ -981,7 +999,16 @@ pub(crate) fn text(
                 Baseline::PerRun => row[0].y,
                 Baseline::Row(y) => y,
             };
-            row_text(out, &joined, baseline, width, &layout.classes, &text_style);
+            let row = RowText {
+                runs: &joined,
+                y: baseline,
+                width,
+                end: match fit {
+                    TextFit::Grid { row_end, .. } => row_end,
+                    TextFit::Bundled | TextFit::Placed => None,
+                },
+            };
+            row_text(out, &row, &layout.classes, &text_style);
         }
     }
     let unlinked = |r: &&Run| r.link.is_none() && !in_row_text(r);
@@ -1089,8 +1116,11 @@ impl Content<'_> {
 /// How a document's text keeps to the cell grid, by the faces that draw it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum TextFit {
-    /// The viewer's fonts: runs stretched to cells this wide ([`Fit::Cells`]).
-    Grid(f64),
+    /// The viewer's fonts: runs stretched to cells `width` wide ([`Fit::Cells`]). With
+    /// `row_end`, each row's text runs on in spaces to that x, the grid's right edge, as a
+    /// terminal's row does: every row from the same column then has the same `textLength`,
+    /// which gzip stores once, and an animation's rows are its stills' to the pixel.
+    Grid { width: f64, row_end: Option<f64> },
     /// The bundled faces (embedded, or the raster's): runs placed by their starts, and a
     /// fallback glyph wider than its cells narrowed into them ([`font::ink_fit`]).
     Bundled,
@@ -1103,8 +1133,19 @@ impl TextFit {
     /// The cell width runs are stretched to, if they are.
     fn grid(self) -> Option<f64> {
         match self {
-            TextFit::Grid(width) => Some(width),
+            TextFit::Grid { width, .. } => Some(width),
             TextFit::Bundled | TextFit::Placed => None,
+        }
+    }
+
+    /// The fit in a row's own space (a double-size row's), where the grid's edge is not.
+    fn in_row_space(self) -> TextFit {
+        match self {
+            TextFit::Grid { width, .. } => TextFit::Grid {
+                width,
+                row_end: None,
+            },
+            other => other,
         }
     }
 }
@@ -1117,7 +1158,10 @@ pub(crate) fn text_fit(layout: &Layout, a: &Appearance, raster: bool) -> TextFit
     } else if raster || a.embed_font {
         TextFit::Bundled
     } else {
-        TextFit::Grid(layout.metrics.width)
+        TextFit::Grid {
+            width: layout.metrics.width,
+            row_end: Some(layout.grid_right()),
+        }
     }
 }
 
@@ -1407,7 +1451,7 @@ pub(crate) fn scaled_rows(
             &row.shapes,
             &row.strokes,
             &row.runs,
-            fit,
+            fit.in_row_space(),
             text_style,
         );
         body.push_str("\n</g>\n</g>");

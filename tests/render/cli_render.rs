@@ -505,11 +505,12 @@ fn option_values_may_start_with_a_dash() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let svg = stdout(&out);
+    // Rows run on in spaces to the grid's right edge.
     assert!(
-        svg.contains(">-x<") && svg.contains(">--- cut ---<"),
+        svg.contains(">-x<") && svg.contains(">--- cut --- "),
         "{svg}"
     );
-    assert!(!svg.contains(">a<"), "cropped at the pattern: {svg}");
+    assert!(!svg.contains(">a "), "cropped at the pattern: {svg}");
 }
 
 /// Renders `input` at 20×2 to `dir/name` (the format follows the extension) and returns the

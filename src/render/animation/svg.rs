@@ -33,11 +33,11 @@ const STRIP_COLUMNS: usize = 64;
 /// The longest drawing of a row that one screen shows which is written in place rather than
 /// defined and used. A short row (a line being typed) costs less in place than its id and
 /// reference; a long one (a frame of an animated scene) compresses better among the other
-/// definitions, beside the rows it shares most of its markup with. Measured on the
-/// recordings of `benches/animation.py`: in place, `docs/demo.cast` gzips 7 % smaller and
-/// agg's demo 4 % larger than with every row defined; with this limit, the smaller of both.
-/// (200 before runs carried their `textLength`, some 45 bytes a run.)
-const IN_PLACE_MAX: usize = 256;
+/// definitions, beside the rows it shares most of its markup with. Measured on
+/// `docs/demo.cast`, agg's demo and a recording of `python -m rich.progress` (rows running
+/// to the grid's right edge): 256 and 512 give `docs/demo.cast` the same size, 128 7 % more;
+/// 512 gives the rich recording 9 % less than 256 and agg's demo 0.2 % more.
+const IN_PLACE_MAX: usize = 512;
 
 /// The strip's pitch is a multiple of this many pixels: a whole number, so every screen's
 /// place in pixels is exact.
@@ -632,8 +632,9 @@ mod tests {
     #[test]
     fn each_distinct_row_is_drawn_once() {
         let doc = svg(&scrolling(), Timing::default(), &Appearance::default());
+        // Each row runs to the grid's right edge: "line " and the number in 25 cells.
         for i in 0..12 {
-            let row = format!(">{i}</");
+            let row = format!(">{i:<25}</");
             assert_eq!(doc.matches(&row).count(), 1, "line {i}:\n{doc}");
         }
         // 13 screens (the blank first one too), each its own group of the strip; 12 keyframes
@@ -662,11 +663,16 @@ mod tests {
         let doc = svg(&timeline, Timing::default(), &Appearance::default());
         let (defs, strip) = doc.split_once("</defs>").expect("defs");
         // The banner, on every screen, is defined once and used three times.
-        assert_eq!(defs.matches(">banner</text>").count(), 1, "{doc}");
+        // Rows run to the grid's right edge, 20 cells.
+        assert_eq!(
+            defs.matches(">banner              </text>").count(),
+            1,
+            "{doc}"
+        );
         assert_eq!(strip.matches("<use href=\"#r0\"").count(), 3, "{doc}");
         // Each typed line is on one screen only: drawn there, at the row's baseline.
         for typed in ["$", "$ l", "$ ls"] {
-            let text = format!(">{typed}</text>");
+            let text = format!(">{typed:<20}</text>");
             assert_eq!(defs.matches(&text).count(), 0, "{typed}: {doc}");
             assert_eq!(strip.matches(&text).count(), 1, "{typed}: {doc}");
         }

@@ -322,6 +322,24 @@ fn the_animation_shows_the_recordings_screen_at_each_moment_in_firefox() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The default SVG of the 80×24 vim recording in Firefox, as in Chromium above: its rows run
+/// to the grid's right edge in the animation and the stills alike, and land on the same
+/// pixels.
+#[test]
+fn an_80x24_vim_animation_shows_each_moments_still_in_firefox() {
+    let Some(firefox) = firefox() else { return };
+    let (dir, _keep) = workdir("animation-vim-firefox");
+    let vim = Recording {
+        cast: vim_recording(),
+        moments: &VIM_MOMENTS,
+        options: &[],
+    };
+    let failures = check_moments(&dir, "Firefox", &vim, |svg, at_ms, name| {
+        firefox_screenshot(&firefox, svg, at_ms, &dir, name)
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// WebKit's picture of `svg` inlined in a page: the animation paused at `at_ms` by a style
 /// sheet alone, or switched off.
 fn webkit_screenshot(
