@@ -5,18 +5,21 @@ recordings at the same frame rate and idle limit. Whole processes, as users run 
 time (median of --runs), peak memory (max RSS from /usr/bin/time), bytes and gzipped bytes.
 
 Recordings: docs/demo.cast (14 s, typing and a progress bar), agg's own demo.cast (an
-asciinema recording of a fish session, 89x22), and a generated 30-minute recording (a build
-log scrolling for 30 minutes with a progress line) for the memory bound.
+asciinema recording of a fish session, 89x22), rich's progress demo (`python -m rich.progress`,
+about a minute of bars and log lines at 100x30, recorded by `asciinema rec` in the run when
+RICH_PYTHON names a Python with rich and asciinema is on PATH), and a generated 30-minute
+recording (a build log scrolling for 30 minutes with a progress line) for the memory bound.
 
 The peers are not installed by the project: build agg from its public repository
 (`cargo build --profile dist`) and `npm install svg-term-cli`, then point AGG and SVG_TERM at the
 binaries. AGG_DEMO is agg's demo.cast (its repository's root).
 
-Usage: AGG=… SVG_TERM=… AGG_DEMO=… python3 benches/animation.py [--runs 3]
+Usage: AGG=… SVG_TERM=… AGG_DEMO=… RICH_PYTHON=… python3 benches/animation.py [--runs 3]
 """
 import gzip
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -61,6 +64,18 @@ def long_recording(path):
     return path
 
 
+def rich_progress(python, path):
+    """rich's progress demo recorded by asciinema at 100x30; None without asciinema."""
+    asciinema = shutil.which("asciinema")
+    if asciinema is None:
+        print("asciinema is not on PATH: no rich progress recording", file=sys.stderr)
+        return None
+    subprocess.run([asciinema, "rec", "--quiet", "--overwrite", "--cols", "100", "--rows", "30",
+                    "--command", f"{python} -m rich.progress", path],
+                   check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    return path
+
+
 def measure(argv):
     """Median wall seconds and the largest max RSS (KiB) of `argv` over RUNS runs."""
     times, rss = [], []
@@ -86,6 +101,11 @@ def main():
         casts = [("docs/demo.cast", os.path.join(ROOT, "docs/demo.cast"))]
         if agg_demo:
             casts.append(("agg demo.cast", v2(agg_demo, os.path.join(tmp, "agg-demo.cast"))))
+        rich_python = os.environ.get("RICH_PYTHON")
+        if rich_python:
+            rich = rich_progress(rich_python, os.path.join(tmp, "rich-progress.cast"))
+            if rich:
+                casts.append(("python -m rich.progress", rich))
         casts.append(("30-minute build", long_recording(os.path.join(tmp, "long.cast"))))
         rows = []
         for name, cast in casts:

@@ -183,6 +183,13 @@ pub(crate) fn num(out: &mut String, name: &str, v: f64) {
     out.push('"');
 }
 
+/// ` name="number"` for a coordinate, nothing when it is 0 (the attribute's default).
+pub(crate) fn coordinate(out: &mut String, name: &str, v: f64) {
+    if v != 0.0 {
+        num(out, name, v);
+    }
+}
+
 /// ` name="#rrggbb"`.
 fn color(out: &mut String, name: &str, c: Rgb) {
     out.push(' ');
@@ -298,8 +305,8 @@ fn rect(out: &mut String, r: Rect, style: RectStyle) {
         num(out, "rx", rx);
     }
     num(out, "width", r.w);
-    num(out, "x", r.x);
-    num(out, "y", r.y);
+    coordinate(out, "x", r.x);
+    coordinate(out, "y", r.y);
     out.push_str("/>");
 }
 
@@ -1235,7 +1242,6 @@ fn document(
         chrome(&mut body, layout, &mut defs);
     }
 
-    body.push_str("\n<g>");
     if content.under_text {
         // The raster is drawn at the appearance's scale from the document's origin.
         let pixels_per_unit = inline_styles.then_some(a.scale);
@@ -1253,7 +1259,6 @@ fn document(
         text_style,
     );
     if !content.over_text {
-        body.push_str("\n</g>");
         return close_svg(out, &defs, &body);
     }
     if !layout.masked.is_empty() {
@@ -1270,7 +1275,6 @@ fn document(
         body.push_str("\n</g>");
     }
     caption(&mut body, layout);
-    body.push_str("\n</g>");
     close_svg(out, &defs, &body)
 }
 

@@ -43,15 +43,6 @@ const IN_PLACE_MAX: usize = 512;
 /// place in pixels is exact.
 const STRIP_PITCH: f64 = 100.0;
 
-/// Appends ` name="v"` (a coordinate), nothing when `v` is 0.
-fn push_attr(out: &mut String, name: &str, v: f64) {
-    if v != 0.0 {
-        let _ = write!(out, " {name}=\"");
-        push_f(out, v);
-        out.push('"');
-    }
-}
-
 /// Appends an SVG translation's arguments: `x y`, or `x` alone when `y` is 0.
 fn push_translation(out: &mut String, x: f64, y: f64) {
     push_f(out, x);
@@ -230,8 +221,8 @@ impl SvgAnimation {
         );
         let id = self.define('b', block);
         let _ = write!(body, "\n<use href=\"#b{id}\"");
-        push_attr(body, "x", r.x);
-        push_attr(body, "y", r.y);
+        still::coordinate(body, "x", r.x);
+        still::coordinate(body, "y", r.y);
         body.push_str("/>");
     }
 
