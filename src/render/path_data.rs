@@ -9,7 +9,10 @@
 //!
 //! Rectangles that meet edge to edge are written as one first ([`join_rectangles`]): the
 //! layout draws cell by cell, so a table's vertical rule is a rectangle a row and an
-//! underline one a cell, where the filled area is one rectangle.
+//! underline one a cell, where the filled area is one rectangle. A rectangle is then written
+//! from its bottom-left corner, `m x y v-h w vh z`, clockwise like the layout's `h w v h h -w
+//! z` but with its width once: the number that changes from frame to frame of a progress
+//! bar.
 
 use std::collections::HashMap;
 
@@ -24,8 +27,8 @@ type Point = (i64, i64);
 /// write `d` as it is.
 pub(crate) fn push_relative(out: &mut String, d: &str) -> bool {
     let start = out.len();
-    let joined = join_rectangles(d);
-    if write_relative(out, joined.as_deref().unwrap_or(d)).is_none() {
+    let rewritten = join_rectangles(d);
+    if write_relative(out, rewritten.as_deref().unwrap_or(d)).is_none() {
         out.truncate(start);
         return false;
     }
@@ -44,8 +47,9 @@ enum Piece<'a> {
 /// `d` with each rectangle that continues another to the right at the same height, then each
 /// that continues another downwards at the same width, joined into that one (where it was
 /// first written); the same filled area under the nonzero rule, as every rectangle the
-/// layout writes winds clockwise. `None` when nothing joins or `d` is not made of subpaths
-/// that each start with an absolute `M`.
+/// layout writes winds clockwise. Each rectangle is written `M x0 y1 V y0 H x1 V y1 Z`
+/// (clockwise too). `None` when `d` is not made of subpaths that each start with an absolute
+/// `M`.
 pub(crate) fn join_rectangles(d: &str) -> Option<String> {
     let d = d.trim_start();
     if !d.starts_with('M') {
@@ -60,7 +64,6 @@ pub(crate) fn join_rectangles(d: &str) -> Option<String> {
             rectangle(piece).map_or(Piece::Other(piece), Piece::Rect)
         })
         .collect();
-    let before = pieces.len();
     // Across: the edge is x, the run is y0..y1. Down: the edge is y, the run is x0..x1.
     join_along(
         &mut pieces,
@@ -74,9 +77,6 @@ pub(crate) fn join_rectangles(d: &str) -> Option<String> {
         |r| r[3],
         |r, to| r[3] = to,
     );
-    if pieces.len() == before {
-        return None;
-    }
     let mut out = String::with_capacity(d.len());
     for piece in &pieces {
         match piece {
@@ -85,8 +85,8 @@ pub(crate) fn join_rectangles(d: &str) -> Option<String> {
                 out.push('M');
                 push_hundredths(&mut out, *x0);
                 out.push(' ');
-                push_hundredths(&mut out, *y0);
-                for (command, v) in [('H', x1), ('V', y1), ('H', x0)] {
+                push_hundredths(&mut out, *y1);
+                for (command, v) in [('V', y0), ('H', x1), ('V', y1)] {
                     out.push(command);
                     push_hundredths(&mut out, *v);
                 }
@@ -426,8 +426,9 @@ mod tests {
     fn rectangles_become_the_same_relative_shape_wherever_they_are() {
         let a = relative("M8 16.42H16.4V17.59H8Z");
         let b = relative("M8 16.42H16.4V17.59H8ZM20 16.42H28.4V17.59H20Z");
-        assert_eq!(a, "m8 16.42h8.4v1.17h-8.4z");
-        assert_eq!(b, "m8 16.42h8.4v1.17h-8.4zm12 0h8.4v1.17h-8.4z");
+        // From the bottom-left corner, clockwise: up, across (the width, once), down.
+        assert_eq!(a, "m8 17.59v-1.17h8.4v1.17z");
+        assert_eq!(b, "m8 17.59v-1.17h8.4v1.17zm12 0v-1.17h8.4v1.17z");
     }
 
     #[test]
@@ -437,18 +438,23 @@ mod tests {
             relative(
                 "M8 16.42H16.4V17.59H8ZM16.4 16.42h8.4v1.17h-8.4zM24.8 16.42H33.2V17.59H24.8Z"
             ),
-            "m8 16.42h25.2v1.17h-25.2z"
+            "m8 17.59v-1.17h25.2v1.17z"
         );
         // A vertical line through three rows, one row's piece cut in two.
         assert_eq!(
             relative("M11 0H12V18H11ZM11 18H12V27H11ZM11 27H12V36H11ZM11 36H12V54H11Z"),
-            "m11 0h1v54h-1z"
+            "m11 54v-54h1v54z"
         );
         // A 2×2 block: the rows join across first, then down.
         assert_eq!(
             relative("M0 0H1V1H0ZM1 0H2V1H1ZM0 1H1V2H0ZM1 1H2V2H1Z"),
-            "m0 0h2v2h-2z"
+            "m0 2v-2h2v2z"
         );
+    }
+
+    /// The number of subpaths of absolute path data.
+    fn subpaths(d: &str) -> usize {
+        d.matches('M').count()
     }
 
     #[test]
@@ -465,15 +471,22 @@ mod tests {
             // Counter-clockwise: not a rectangle as the layout writes them.
             "M1 0H0V1H1ZM1 0H2V1H1Z",
         ] {
-            assert!(join_rectangles(d).is_none(), "{d:?}");
+            let rewritten = join_rectangles(d).expect("subpaths from M");
+            assert_eq!(subpaths(&rewritten), subpaths(d), "{d:?}: {rewritten:?}");
         }
+        assert_eq!(
+            join_rectangles("M1 0H0V1H1ZM1 0H2V1H1Z").as_deref(),
+            Some("M1 0H0V1H1ZM1 1V0H2V1Z")
+        );
         // What is not a rectangle stays where it was, between the joined ones.
         let d = "M0 0H1V1H0ZM5 5C6 6 7 7 8 8ZM1 0H2V1H1Z";
         assert_eq!(
             join_rectangles(d).as_deref(),
-            Some("M0 0H2V1H0ZM5 5C6 6 7 7 8 8Z")
+            Some("M0 1V0H2V1ZM5 5C6 6 7 7 8 8Z")
         );
-        assert_eq!(points(&relative(d)), points("M0 0H2V1H0ZM5 5C6 6 7 7 8 8Z"));
+        assert_eq!(points(&relative(d)), points("M0 1V0H2V1ZM5 5C6 6 7 7 8 8Z"));
+        // Data that does not start a subpath with M is left as it is.
+        assert!(join_rectangles("m0 0h1v1h-1z").is_none());
     }
 
     #[test]
@@ -486,8 +499,11 @@ mod tests {
             "M1 1 2 2 3 1Z",
         ];
         for d in paths {
+            // The rectangles rewritten as they are written (from another corner), then made
+            // relative: every point of that stays where it was.
+            let absolute = join_rectangles(d).unwrap_or_else(|| d.to_owned());
             let r = relative(d);
-            assert_eq!(points(&r), points(d), "{d:?} became {r:?}");
+            assert_eq!(points(&r), points(&absolute), "{d:?} became {r:?}");
             assert!(!r.chars().any(|c| c.is_ascii_uppercase()), "{r:?}");
         }
     }

@@ -556,20 +556,18 @@ fn row_text(
         .rev()
         .max_by_key(|&&(_, n)| n)
         .map(|&(class, _)| class);
-    out.push_str("\n<text");
-    if let Some(base) = base {
-        style_attributes(out, text_style(base), false);
-    }
-    num(out, "x", x0);
-    num(out, "y", y);
     // A row in one style is its text alone.
     let single = match stretches.as_slice() {
         [(class, text, _)] => Some((*class, text)),
         _ => None,
     };
-    if let (Some((class, _)), None) = (single, base) {
+    out.push_str("\n<text");
+    // The style first, whichever it is, so that rows read alike up to their coordinates.
+    if let Some(class) = base.or(single.map(|(class, _)| class)) {
         style_attributes(out, text_style(class), false);
     }
+    num(out, "x", x0);
+    num(out, "y", y);
     let cells: usize = stretches.iter().map(|s| s.2).sum();
     stretch(out, cells as f64 * width);
     out.push_str(" xml:space=\"preserve\">");

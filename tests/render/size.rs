@@ -10,7 +10,7 @@ use crate::support::golden_inputs::{Input, input_bytes};
 
 /// The median of the ten screens below, gzipped at level 9 (`gzip -9 -n`), in bytes. Lower it
 /// when a change makes the screens smaller; never raise it to let a change pass.
-const MEDIAN_LIMIT: usize = 1255;
+const MEDIAN_LIMIT: usize = 1254;
 
 /// The screens of `benches/svg_size.py`: fixture, cut before its last alternate-screen exit,
 /// terminal size.
