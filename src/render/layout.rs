@@ -797,7 +797,7 @@ impl Builder<'_> {
                         Fill::Alpha(a) => a,
                     };
                     // Joined with its neighbours where the SVG is written
-                    // (`path_data::push_relative`).
+                    // (`path_data::push_relative_from`).
                     self.shape(colors.fg, alpha).push_str(&path);
                 }
                 self.scratch = path;
@@ -888,6 +888,11 @@ impl Layout {
     /// The x of the cell grid's right edge.
     pub(crate) fn grid_right(&self) -> f64 {
         self.grid.end.0
+    }
+
+    /// The y of the cell grid's top edge.
+    pub(crate) fn grid_top(&self) -> f64 {
+        self.grid.origin.1
     }
 
     /// Lays out `snapshot` with `appearance` (masked first when it asks to mask secrets).

@@ -21,18 +21,101 @@ use super::number::push_hundredths;
 /// A point in hundredths of a pixel.
 type Point = (i64, i64);
 
-/// Appends `d` with rectangles that meet joined and every command relative. Returns `false`,
-/// having written nothing, when `d` holds something the layout does not write (another
-/// command, a number with more than two decimals or an exponent), so that the caller can
-/// write `d` as it is.
-pub(crate) fn push_relative(out: &mut String, d: &str) -> bool {
+/// Appends `d` with rectangles that meet joined and every command relative, for a drawing
+/// whose origin is at `top` (hundredths) on the page: the first move is from (0, `top`), so
+/// the drawing placed at `y = top` is where `d` puts it (0 for the page itself). Returns
+/// `false`, having written nothing, when `d` holds something the layout does not write
+/// (another command, a number with more than two decimals or an exponent), so that the
+/// caller can write `d` as it is.
+pub(crate) fn push_relative_from(out: &mut String, d: &str, top: i64) -> bool {
     let start = out.len();
     let rewritten = join_rectangles(d);
-    if write_relative(out, rewritten.as_deref().unwrap_or(d)).is_none() {
+    if write_relative(out, rewritten.as_deref().unwrap_or(d), (0, top)).is_none() {
         out.truncate(start);
         return false;
     }
     true
+}
+
+/// `d`'s subpaths by the band of rows each lies in: band `i` is `top + i·height ..
+/// top + (i+1)·height` (hundredths), and a subpath belongs to the band holding the middle of
+/// its vertical extent (the layout draws each cell within its row). The bands in order, each
+/// with its subpaths in their order in `d`. `None` when `d` is not made of subpaths that each
+/// start with an absolute `M`, or holds something the layout does not write.
+pub(crate) fn split_into_bands(d: &str, top: i64, height: i64) -> Option<Vec<(i64, String)>> {
+    let d = d.trim_start();
+    if !d.starts_with('M') || height <= 0 {
+        return None;
+    }
+    let mut starts: Vec<usize> = d.match_indices('M').map(|(i, _)| i).collect();
+    starts.push(d.len());
+    let mut bands: Vec<(i64, String)> = Vec::new();
+    for w in starts.windows(2) {
+        let piece = &d[w[0]..w[1]];
+        let (low, high) = y_extent(piece)?;
+        let band = ((low + high) / 2 - top).div_euclid(height);
+        match bands.iter_mut().find(|(b, _)| *b == band) {
+            Some((_, text)) => text.push_str(piece),
+            None => bands.push((band, piece.to_owned())),
+        }
+    }
+    bands.sort_by_key(|(band, _)| *band);
+    Some(bands)
+}
+
+/// The least and greatest y a subpath reaches, control points included (hundredths).
+fn y_extent(piece: &str) -> Option<(i64, i64)> {
+    let mut input = Numbers {
+        rest: piece.as_bytes(),
+    };
+    let (mut at, mut start): (Point, Point) = ((0, 0), (0, 0));
+    let (mut low, mut high) = (i64::MAX, i64::MIN);
+    let mut seen = |y: i64| {
+        low = low.min(y);
+        high = high.max(y);
+    };
+    while let Some(command) = input.command()? {
+        let mut repeat = command;
+        loop {
+            match repeat {
+                b'M' | b'L' => {
+                    at = (input.number()?, input.number()?);
+                    if repeat == b'M' {
+                        start = at;
+                    }
+                }
+                b'H' => at.0 = input.number()?,
+                b'V' => at.1 = input.number()?,
+                b'h' => at.0 += input.number()?,
+                b'v' => at.1 += input.number()?,
+                b'C' => {
+                    for _ in 0..2 {
+                        input.number()?;
+                        seen(input.number()?);
+                    }
+                    at = (input.number()?, input.number()?);
+                }
+                b'q' => {
+                    input.number()?;
+                    seen(at.1 + input.number()?);
+                    at = (at.0 + input.number()?, at.1 + input.number()?);
+                }
+                b'Z' | b'z' => {
+                    at = start;
+                    break;
+                }
+                _ => return None,
+            }
+            seen(at.1);
+            if !input.number_follows() {
+                break;
+            }
+            if repeat == b'M' {
+                repeat = b'L';
+            }
+        }
+    }
+    (low <= high).then_some((low, high))
 }
 
 /// A rectangle in hundredths: left, top, right, bottom.
@@ -157,10 +240,10 @@ fn rectangle(piece: &str) -> Option<Rect> {
     (ends && rect[2] > rect[0] && rect[3] > rect[1]).then_some(rect)
 }
 
-fn write_relative(out: &mut String, d: &str) -> Option<()> {
+fn write_relative(out: &mut String, d: &str, from: Point) -> Option<()> {
     let mut input = Numbers { rest: d.as_bytes() };
-    let mut at: Point = (0, 0);
-    let mut subpath: Point = (0, 0);
+    let mut at: Point = from;
+    let mut subpath: Point = from;
     let mut writer = Writer { out };
     while let Some(command) = input.command()? {
         // A command's arguments may repeat (after M, as L).
@@ -418,7 +501,7 @@ mod tests {
 
     fn relative(d: &str) -> String {
         let mut out = String::new();
-        assert!(push_relative(&mut out, d), "{d:?} was refused");
+        assert!(push_relative_from(&mut out, d, 0), "{d:?} was refused");
         out
     }
 
@@ -490,6 +573,36 @@ mod tests {
     }
 
     #[test]
+    fn subpaths_go_to_the_band_holding_their_middle_and_keep_their_order() {
+        // Bands of 18 from 8: a rule in band 0, an arc in band 1 (its curve reaches above
+        // the band, its middle does not), a line through band 2 to its bottom edge, and a
+        // second rule in band 0 after them.
+        let d = "M8 16H20V17H8ZM30 30C30 25 35 25 40 25V32H30ZM11 44H12V62H11ZM20 16h5v1h-5z";
+        assert_eq!(
+            split_into_bands(d, 800, 1800),
+            Some(vec![
+                (0, "M8 16H20V17H8ZM20 16h5v1h-5z".to_owned()),
+                (1, "M30 30C30 25 35 25 40 25V32H30Z".to_owned()),
+                (2, "M11 44H12V62H11Z".to_owned()),
+            ])
+        );
+        // Drawn from each band's top, placed there: the same points as the page's.
+        for (band, part) in split_into_bands(d, 800, 1800).expect("bands") {
+            let top = 800 + band * 1800;
+            let mut out = String::new();
+            assert!(push_relative_from(&mut out, &part, top));
+            let placed: Vec<_> = points(&out)
+                .into_iter()
+                .map(|(c, x, y)| (c, x, y + top))
+                .collect();
+            let absolute = join_rectangles(&part).expect("subpaths from M");
+            assert_eq!(placed, points(&absolute), "band {band}: {out:?}");
+        }
+        assert!(split_into_bands("m0 0h1v1h-1z", 0, 1800).is_none());
+        assert!(split_into_bands("M0 0A1 1 0 0 1 2 2Z", 0, 1800).is_none());
+    }
+
+    #[test]
     fn every_point_stays_where_the_absolute_data_put_it() {
         let paths = [
             "M8 16.42H16.4V17.59H8ZM11.03 0.5H13.37V62.01H11.03Z",
@@ -519,7 +632,10 @@ mod tests {
             "M1 1H",
         ] {
             let mut out = String::from("kept");
-            assert!(!push_relative(&mut out, d), "{d:?} was accepted as {out:?}");
+            assert!(
+                !push_relative_from(&mut out, d, 0),
+                "{d:?} was accepted as {out:?}"
+            );
             assert_eq!(out, "kept");
         }
     }

@@ -892,11 +892,11 @@ fn drawing(
     text(out, layout, runs, Baseline::PerRun, fit, text_style);
 }
 
-/// ` d="…"`: the layout's path data, relative ([`path_data::push_relative`]) unless it holds
-/// something that cannot be.
-fn path_data(out: &mut String, d: &str) {
+/// ` d="…"`: the layout's path data, relative ([`path_data::push_relative_from`]) for a
+/// drawing whose origin is at `top` (hundredths) unless it holds something that cannot be.
+fn path_data(out: &mut String, d: &str, top: i64) {
     out.push_str(" d=\"");
-    if !path_data::push_relative(out, d) {
+    if !path_data::push_relative_from(out, d, top) {
         push_value(out, d);
     }
     out.push('"');
@@ -904,23 +904,29 @@ fn path_data(out: &mut String, d: &str) {
 
 /// Box drawing, blocks and decorations, then curly underlines: one `<path>` each.
 pub(crate) fn shapes_and_strokes(out: &mut String, shapes: &[Shape], strokes: &[Stroke1]) {
+    shapes_from(out, shapes, 0);
+    for s in strokes {
+        out.push_str("\n<path");
+        light_class(out, 's', s.color);
+        path_data(out, &s.path, 0);
+        out.push_str(" fill=\"none\"");
+        paint(out, "stroke", s.color);
+        num(out, "stroke-width", s.width);
+        out.push_str("/>");
+    }
+}
+
+/// The `<path>`s of `shapes` for a drawing whose origin is at `top` (hundredths) on the page:
+/// placed with `<use y>` at `top`, they are where the layout put them.
+pub(crate) fn shapes_from(out: &mut String, shapes: &[Shape], top: i64) {
     for shape in shapes {
         out.push_str("\n<path");
         light_class(out, 'f', shape.fill);
-        path_data(out, &shape.path);
+        path_data(out, &shape.path, top);
         paint(out, "fill", shape.fill);
         if shape.alpha < 1.0 {
             num(out, "fill-opacity", shape.alpha as f64);
         }
-        out.push_str("/>");
-    }
-    for s in strokes {
-        out.push_str("\n<path");
-        light_class(out, 's', s.color);
-        path_data(out, &s.path);
-        out.push_str(" fill=\"none\"");
-        paint(out, "stroke", s.color);
-        num(out, "stroke-width", s.width);
         out.push_str("/>");
     }
 }

@@ -20,8 +20,9 @@ use rustc_hash::FxHashMap;
 
 use super::AnimationWriter;
 use crate::recording::frames::Timing;
-use crate::render::layout::{self, Layout, Paint, Rect, TextClass};
+use crate::render::layout::{self, Layout, Paint, Rect, Shape, TextClass};
 use crate::render::number::{push_f, push_hundredths};
+use crate::render::path_data;
 use crate::render::svg::{self as still, Baseline, FontSubsets, LightColours, TextStyle};
 use crate::render::{Appearance, RenderError};
 
@@ -226,6 +227,50 @@ impl SvgAnimation {
         body.push_str("/>");
     }
 
+    /// Places the screen's box drawing, blocks and decorations row by row: each row's drawn
+    /// once at the origin and placed with `<use>`, as rows of text are, so a row that stays
+    /// (a finished progress bar, a table's rules) costs a reference on each later screen.
+    /// Curly underlines, and shapes that cannot be split into rows, are drawn for the screen.
+    fn place_shapes(&mut self, body: &mut String, layout: &Layout) {
+        let hundredths = |v: f64| (v * 100.0).round() as i64;
+        let (top, height) = (
+            hundredths(layout.grid_top()),
+            hundredths(layout.metrics.height),
+        );
+        let mut rows: Vec<(i64, Vec<Shape>)> = Vec::new();
+        let mut whole: Vec<Shape> = Vec::new();
+        for shape in &layout.shapes {
+            let Some(bands) = path_data::split_into_bands(&shape.path, top, height) else {
+                whole.push(shape.clone());
+                continue;
+            };
+            for (band, path) in bands {
+                let part = Shape { path, ..*shape };
+                match rows.iter_mut().find(|(b, _)| *b == band) {
+                    Some((_, shapes)) => shapes.push(part),
+                    None => rows.push((band, vec![part])),
+                }
+            }
+        }
+        rows.sort_by_key(|(band, _)| *band);
+        for (band, shapes) in &rows {
+            let row_top = top + band * height;
+            let mut drawing = String::new();
+            still::shapes_from(&mut drawing, shapes, row_top);
+            let id = self.define('s', drawing);
+            let _ = write!(body, "\n<use href=\"#s{id}\"");
+            let mut y = String::new();
+            push_hundredths(&mut y, row_top);
+            let _ = write!(body, " y=\"{y}\"/>");
+        }
+        let mut rest = String::new();
+        still::shapes_and_strokes(&mut rest, &whole, &layout.strokes);
+        if !rest.is_empty() {
+            let id = self.define('s', rest);
+            let _ = write!(body, "\n<use href=\"#s{id}\"/>");
+        }
+    }
+
     /// The animation's class number of each of the layout's text classes.
     fn class_numbers(&mut self, layout: &Layout) -> Vec<usize> {
         layout
@@ -271,12 +316,7 @@ impl SvgAnimation {
         if let Some((r, colour)) = layout.cursor {
             self.place_rect(&mut body, r, colour);
         }
-        let mut shapes = String::new();
-        still::shapes_and_strokes(&mut shapes, &layout.shapes, &layout.strokes);
-        if !shapes.is_empty() {
-            let id = self.define('s', shapes);
-            let _ = write!(body, "\n<use href=\"#s{id}\"/>");
-        }
+        self.place_shapes(&mut body, layout);
         let mut pieces = vec![Piece::Markup(body)];
         // Runs come row by row.
         let baseline = layout.metrics.baseline;
@@ -640,6 +680,50 @@ mod tests {
             doc,
             svg(&scrolling(), Timing::default(), &Appearance::default())
         );
+    }
+
+    #[test]
+    fn box_drawing_is_drawn_row_by_row_and_a_row_that_stays_once() {
+        // A progress bar that grows under a rule that stays.
+        let mut timeline = Timeline::new(20, 3, 1 << 20);
+        timeline.push(
+            Duration::ZERO,
+            Event::Output("──────\r\n".as_bytes().to_vec()),
+        );
+        for i in 1..=4u64 {
+            let bar = format!("\r{}", "━".repeat(i as usize));
+            timeline.push(
+                Duration::from_millis(200 * i),
+                Event::Output(bar.into_bytes()),
+            );
+        }
+        let doc = svg(&timeline, Timing::default(), &Appearance::default());
+        let (defs, strip) = doc.split_once("</defs>").expect("defs");
+        // The rule (1.16 px light line) is defined once and placed on all five screens at
+        // its row's top; each length of bar (2.34 px heavy line) once, on the second row.
+        let rule = defs.matches("v-1.16h50.4v1.16z").count();
+        assert_eq!(rule, 1, "{doc}");
+        let rule_id = defs
+            .split("<g id=\"")
+            .find(|group| group.contains("v-1.16h50.4v1.16z"))
+            .and_then(|group| group.split('"').next())
+            .expect("the rule's group");
+        assert_eq!(
+            strip
+                .matches(&format!("<use href=\"#{rule_id}\" y=\"8\"/>"))
+                .count(),
+            5,
+            "{doc}"
+        );
+        for cells in 1..=4 {
+            let bar = format!("h{}v", crate::render::number::f(8.4 * cells as f64));
+            assert_eq!(defs.matches(&bar).count(), 1, "{bar}: {doc}");
+        }
+        let bars_placed = strip
+            .lines()
+            .filter(|l| l.starts_with("<use href=\"#s") && l.ends_with(" y=\"26\"/>"))
+            .count();
+        assert_eq!(bars_placed, 4, "{doc}");
     }
 
     #[test]
