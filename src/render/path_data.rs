@@ -43,17 +43,14 @@ pub(crate) fn push_relative_from(out: &mut String, d: &str, top: i64) -> bool {
 /// with its subpaths in their order in `d`. `None` when `d` is not made of subpaths that each
 /// start with an absolute `M`, or holds something the layout does not write.
 pub(crate) fn split_into_bands(d: &str, top: i64, height: i64) -> Option<Vec<(i64, String)>> {
-    let d = d.trim_start();
-    if !d.starts_with('M') || height <= 0 {
+    if height <= 0 {
         return None;
     }
-    let mut starts: Vec<usize> = d.match_indices('M').map(|(i, _)| i).collect();
-    starts.push(d.len());
     let mut bands: Vec<(i64, String)> = Vec::new();
-    for w in starts.windows(2) {
-        let piece = &d[w[0]..w[1]];
+    for piece in subpaths(d)? {
         let (low, high) = y_extent(piece)?;
-        let band = ((low + high) / 2 - top).div_euclid(height);
+        let middle = low.checked_add(high)? / 2;
+        let band = middle.checked_sub(top)?.div_euclid(height);
         match bands.iter_mut().find(|(b, _)| *b == band) {
             Some((_, text)) => text.push_str(piece),
             None => bands.push((band, piece.to_owned())),
@@ -86,8 +83,8 @@ fn y_extent(piece: &str) -> Option<(i64, i64)> {
                 }
                 b'H' => at.0 = input.number()?,
                 b'V' => at.1 = input.number()?,
-                b'h' => at.0 += input.number()?,
-                b'v' => at.1 += input.number()?,
+                b'h' => at.0 = at.0.checked_add(input.number()?)?,
+                b'v' => at.1 = at.1.checked_add(input.number()?)?,
                 b'C' => {
                     for _ in 0..2 {
                         input.number()?;
@@ -97,8 +94,9 @@ fn y_extent(piece: &str) -> Option<(i64, i64)> {
                 }
                 b'q' => {
                     input.number()?;
-                    seen(at.1 + input.number()?);
-                    at = (at.0 + input.number()?, at.1 + input.number()?);
+                    seen(at.1.checked_add(input.number()?)?);
+                    let (dx, dy) = (input.number()?, input.number()?);
+                    at = (at.0.checked_add(dx)?, at.1.checked_add(dy)?);
                 }
                 b'Z' | b'z' => {
                     at = start;
@@ -118,6 +116,21 @@ fn y_extent(piece: &str) -> Option<(i64, i64)> {
     (low <= high).then_some((low, high))
 }
 
+/// The subpaths of `d`, each from its `M`; `None` unless every subpath starts with an
+/// absolute `M` (as the layout writes them), so each stands on its own.
+fn subpaths(d: &str) -> Option<impl Iterator<Item = &str>> {
+    let d = d.trim_start();
+    if !d.starts_with('M') {
+        return None;
+    }
+    let mut starts = d.match_indices('M').map(|(i, _)| i).peekable();
+    Some(std::iter::from_fn(move || {
+        let start = starts.next()?;
+        let end = starts.peek().copied().unwrap_or(d.len());
+        Some(&d[start..end])
+    }))
+}
+
 /// A rectangle in hundredths: left, top, right, bottom.
 type Rect = [i64; 4];
 
@@ -134,18 +147,8 @@ enum Piece<'a> {
 /// (clockwise too). `None` when `d` is not made of subpaths that each start with an absolute
 /// `M`.
 pub(crate) fn join_rectangles(d: &str) -> Option<String> {
-    let d = d.trim_start();
-    if !d.starts_with('M') {
-        return None;
-    }
-    let mut starts: Vec<usize> = d.match_indices('M').map(|(i, _)| i).collect();
-    starts.push(d.len());
-    let mut pieces: Vec<Piece> = starts
-        .windows(2)
-        .map(|w| {
-            let piece = &d[w[0]..w[1]];
-            rectangle(piece).map_or(Piece::Other(piece), Piece::Rect)
-        })
+    let mut pieces: Vec<Piece> = subpaths(d)?
+        .map(|piece| rectangle(piece).map_or(Piece::Other(piece), Piece::Rect))
         .collect();
     // Across: the edge is x, the run is y0..y1. Down: the edge is y, the run is x0..x1.
     join_along(
@@ -234,7 +237,7 @@ fn rectangle(piece: &str) -> Option<Rect> {
         input.letter(b'h')?;
         (input.number()? == -w).then_some(())?;
         input.letter(b'z')?;
-        [x0, y0, x0 + w, y0 + h]
+        [x0, y0, x0.checked_add(w)?, y0.checked_add(h)?]
     };
     let ends = input.command()?.is_none();
     (ends && rect[2] > rect[0] && rect[3] > rect[1]).then_some(rect)

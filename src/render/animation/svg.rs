@@ -3,8 +3,9 @@
 //! Each distinct row of text that more than one screen shows is drawn once, in `<defs>`, at
 //! its own origin, and placed with `<use>` wherever and whenever it appears (a scrolling shell
 //! reuses every line); a short row only one screen shows (a line being typed) is written in
-//! place, where an id and a reference would cost more than they save. Each distinct set of
-//! box-drawing shapes is drawn once too. Each distinct screen is a nested `<svg>` in a
+//! place, where an id and a reference would cost more than they save. A row's box drawing,
+//! blocks and decorations are drawn once at its origin and placed the same way (a row of
+//! them that stays, a finished progress bar, costs a reference). Each distinct screen is a nested `<svg>` in a
 //! *strip*: the screens side by side in a grid whose pitch is the strip's `font-size`, so a
 //! screen's place is a small number of `em` (written twice: on the screen and in its
 //! keyframe), clipped to the terminal area; one CSS animation moves the strip so the screen of
@@ -254,14 +255,13 @@ impl SvgAnimation {
         }
         rows.sort_by_key(|(band, _)| *band);
         for (band, shapes) in &rows {
-            let row_top = top + band * height;
+            let row_top = top.saturating_add(band.saturating_mul(height));
             let mut drawing = String::new();
             still::shapes_from(&mut drawing, shapes, row_top);
             let id = self.define('s', drawing);
-            let _ = write!(body, "\n<use href=\"#s{id}\"");
-            let mut y = String::new();
-            push_hundredths(&mut y, row_top);
-            let _ = write!(body, " y=\"{y}\"/>");
+            let _ = write!(body, "\n<use href=\"#s{id}\" y=\"");
+            push_hundredths(body, row_top);
+            body.push_str("\"/>");
         }
         let mut rest = String::new();
         still::shapes_and_strokes(&mut rest, &whole, &layout.strokes);
