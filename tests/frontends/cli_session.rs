@@ -288,7 +288,8 @@ fn an_agent_workflow_on_bash() {
         std::fs::metadata(parent).unwrap().permissions().mode() & 0o777,
         0o700
     );
-    assert!(std::fs::read_to_string(&path).unwrap().contains("one-42</"));
+    // The row's text runs on in spaces to the grid's right edge.
+    assert!(std::fs::read_to_string(&path).unwrap().contains(">one-42 "));
 
     let stopped = env.ok(&["stop", &id]);
     assert_eq!(stopped["stopped"], json!([id]));
