@@ -31,6 +31,8 @@
 //! cell edges; they overhang the cell sideways by half their horizontal width, which is what
 //! makes diagonals in diagonally adjacent cells join without a notch.
 
+use super::number::hundredths;
+
 /// How a character's geometry is filled.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Fill {
@@ -129,11 +131,6 @@ impl Cell {
 
 type Point = (f64, f64);
 
-/// A coordinate in hundredths: what is written, so comparisons see what the rasteriser sees.
-fn quantise(v: f64) -> i64 {
-    (v * 100.0).round() as i64
-}
-
 /// Writes path commands, choosing `H`/`V` where a segment is axis-aligned after rounding and
 /// dropping segments that round to nothing.
 struct Pen<'a> {
@@ -157,14 +154,14 @@ impl<'a> Pen<'a> {
     }
 
     fn move_to(&mut self, p: Point) {
-        let q = (quantise(p.0), quantise(p.1));
+        let q = (hundredths(p.0), hundredths(p.1));
         self.out.push('M');
         self.point(q);
         self.at = q;
     }
 
     fn line_to(&mut self, p: Point) {
-        let q = (quantise(p.0), quantise(p.1));
+        let q = (hundredths(p.0), hundredths(p.1));
         if q == self.at {
             return;
         }
@@ -182,11 +179,11 @@ impl<'a> Pen<'a> {
     }
 
     fn cubic_to(&mut self, c1: Point, c2: Point, p: Point) {
-        let q = (quantise(p.0), quantise(p.1));
+        let q = (hundredths(p.0), hundredths(p.1));
         self.out.push('C');
-        self.point((quantise(c1.0), quantise(c1.1)));
+        self.point((hundredths(c1.0), hundredths(c1.1)));
         self.out.push(' ');
-        self.point((quantise(c2.0), quantise(c2.1)));
+        self.point((hundredths(c2.0), hundredths(c2.1)));
         self.out.push(' ');
         self.point(q);
         self.at = q;
@@ -198,7 +195,7 @@ impl<'a> Pen<'a> {
 
     /// The rectangle x0..x1 × y0..y1, clockwise; nothing if it rounds to zero area.
     fn rect(&mut self, x0: f64, y0: f64, x1: f64, y1: f64) {
-        if quantise(x1) <= quantise(x0) || quantise(y1) <= quantise(y0) {
+        if hundredths(x1) <= hundredths(x0) || hundredths(y1) <= hundredths(y0) {
             return;
         }
         self.move_to((x0, y0));

@@ -36,6 +36,12 @@ pub(crate) fn push_f(out: &mut String, v: f64) {
     }
 }
 
+/// `v` in whole hundredths, as [`push_f`] writes it: what every written coordinate is, so
+/// comparisons and sums in these units see what a reader of the document sees.
+pub(crate) fn hundredths(v: f64) -> i64 {
+    (v * 100.0).round() as i64
+}
+
 /// Appends `n` hundredths: at most two decimals, no trailing zeros, no `-0`.
 pub(crate) fn push_hundredths(out: &mut String, n: i64) {
     // Written back to front: [-]digits[.d[d]].

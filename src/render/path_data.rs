@@ -14,7 +14,7 @@
 //! z` but with its width once: the number that changes from frame to frame of a progress
 //! bar.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::number::push_hundredths;
 
@@ -42,21 +42,17 @@ pub(crate) fn push_relative_from(out: &mut String, d: &str, top: i64) -> bool {
 /// its vertical extent (the layout draws each cell within its row). The bands in order, each
 /// with its subpaths in their order in `d`. `None` when `d` is not made of subpaths that each
 /// start with an absolute `M`, or holds something the layout does not write.
-pub(crate) fn split_into_bands(d: &str, top: i64, height: i64) -> Option<Vec<(i64, String)>> {
+pub(crate) fn split_into_bands(d: &str, top: i64, height: i64) -> Option<BTreeMap<i64, String>> {
     if height <= 0 {
         return None;
     }
-    let mut bands: Vec<(i64, String)> = Vec::new();
+    let mut bands: BTreeMap<i64, String> = BTreeMap::new();
     for piece in subpaths(d)? {
         let (low, high) = y_extent(piece)?;
         let middle = low.checked_add(high)? / 2;
         let band = middle.checked_sub(top)?.div_euclid(height);
-        match bands.iter_mut().find(|(b, _)| *b == band) {
-            Some((_, text)) => text.push_str(piece),
-            None => bands.push((band, piece.to_owned())),
-        }
+        bands.entry(band).or_default().push_str(piece);
     }
-    bands.sort_by_key(|(band, _)| *band);
     Some(bands)
 }
 
@@ -583,11 +579,11 @@ mod tests {
         let d = "M8 16H20V17H8ZM30 30C30 25 35 25 40 25V32H30ZM11 44H12V62H11ZM20 16h5v1h-5z";
         assert_eq!(
             split_into_bands(d, 800, 1800),
-            Some(vec![
+            Some(BTreeMap::from([
                 (0, "M8 16H20V17H8ZM20 16h5v1h-5z".to_owned()),
                 (1, "M30 30C30 25 35 25 40 25V32H30Z".to_owned()),
                 (2, "M11 44H12V62H11Z".to_owned()),
-            ])
+            ]))
         );
         // Drawn from each band's top, placed there: the same points as the page's.
         for (band, part) in split_into_bands(d, 800, 1800).expect("bands") {

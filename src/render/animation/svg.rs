@@ -15,6 +15,7 @@
 //! which is what a viewer that does not animate (or a reader who asked for reduced motion)
 //! sees. The window chrome is drawn once, from the last screen (its title included).
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use rustc_hash::FxHashMap;
@@ -22,7 +23,7 @@ use rustc_hash::FxHashMap;
 use super::AnimationWriter;
 use crate::recording::frames::Timing;
 use crate::render::layout::{self, Layout, Paint, Rect, Shape, TextClass};
-use crate::render::number::{push_f, push_hundredths};
+use crate::render::number::{hundredths, push_f, push_hundredths};
 use crate::render::path_data;
 use crate::render::svg::{self as still, Baseline, FontSubsets, LightColours, TextStyle};
 use crate::render::{Appearance, RenderError};
@@ -233,12 +234,11 @@ impl SvgAnimation {
     /// (a finished progress bar, a table's rules) costs a reference on each later screen.
     /// Curly underlines, and shapes that cannot be split into rows, are drawn for the screen.
     fn place_shapes(&mut self, body: &mut String, layout: &Layout) {
-        let hundredths = |v: f64| (v * 100.0).round() as i64;
         let (top, height) = (
             hundredths(layout.grid_top()),
             hundredths(layout.metrics.height),
         );
-        let mut rows: Vec<(i64, Vec<Shape>)> = Vec::new();
+        let mut rows: BTreeMap<i64, Vec<Shape>> = BTreeMap::new();
         let mut whole: Vec<Shape> = Vec::new();
         for shape in &layout.shapes {
             let Some(bands) = path_data::split_into_bands(&shape.path, top, height) else {
@@ -246,14 +246,9 @@ impl SvgAnimation {
                 continue;
             };
             for (band, path) in bands {
-                let part = Shape { path, ..*shape };
-                match rows.iter_mut().find(|(b, _)| *b == band) {
-                    Some((_, shapes)) => shapes.push(part),
-                    None => rows.push((band, vec![part])),
-                }
+                rows.entry(band).or_default().push(Shape { path, ..*shape });
             }
         }
-        rows.sort_by_key(|(band, _)| *band);
         for (band, shapes) in &rows {
             let row_top = top.saturating_add(band.saturating_mul(height));
             let mut drawing = String::new();
@@ -337,7 +332,6 @@ impl SvgAnimation {
             let id = self.row_id(draw(baseline), || draw(first.y));
             // In the hundredths the document writes numbers in, so that the row's baseline
             // plus its place is exactly the still's baseline.
-            let hundredths = |v: f64| (v * 100.0).round() as i64;
             let y = hundredths(first.y) - hundredths(baseline);
             pieces.push(Piece::Row { id, y });
         }
