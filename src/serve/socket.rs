@@ -3,7 +3,7 @@
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 
@@ -130,7 +130,7 @@ pub(super) fn bind_unix(path: &Path) -> Result<(UnixListener, SocketFile), Sessi
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(SessionError::io(&format!("cannot check {shown}"), e)),
     }
-    let listener = UnixListener::bind(path)
+    let listener = crate::session::paths::bind_private_socket(path)
         .map_err(|e| SessionError::io(&format!("cannot listen on unix:{shown}"), e))?;
     let file = std::fs::symlink_metadata(path)
         .map(|meta| SocketFile {
@@ -139,9 +139,5 @@ pub(super) fn bind_unix(path: &Path) -> Result<(UnixListener, SocketFile), Sessi
             ino: meta.ino(),
         })
         .map_err(|e| SessionError::io(&format!("cannot check {shown}"), e))?;
-    if let Err(e) = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)) {
-        file.remove();
-        return Err(SessionError::io(&format!("cannot protect {shown}"), e));
-    }
     Ok((listener, file))
 }

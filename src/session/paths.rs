@@ -3,7 +3,9 @@
 
 use std::fs;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::error::{ErrorCode, SessionError};
 
@@ -41,6 +43,30 @@ pub fn state_dir() -> PathBuf {
 /// The host's socket.
 pub fn socket_path() -> PathBuf {
     runtime_dir().join("host.sock")
+}
+
+/// Listens on a new Unix socket at `path` that is private (0600) from the moment anyone can
+/// find it there.
+///
+/// Binding creates the socket file with the umask's mode, and a client that connects before
+/// a later `chmod` finds a socket that fails its ownership check. So the socket is bound
+/// under a staging name beside `path`, made private, and only then linked to `path`; the
+/// link fails with `AlreadyExists` rather than replace anything at `path`.
+pub fn bind_private_socket(path: &Path) -> std::io::Result<UnixListener> {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    // Short, so a path near the 108-byte socket address limit still fits staged.
+    let staging = path.with_file_name(format!(
+        ".{:x}-{:x}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    // A name with this process's id can only be left by an earlier process of that id.
+    let _ = fs::remove_file(&staging);
+    let listener = UnixListener::bind(&staging)?;
+    let published = fs::set_permissions(&staging, fs::Permissions::from_mode(0o600))
+        .and_then(|()| fs::hard_link(&staging, path));
+    let _ = fs::remove_file(&staging);
+    published.map(|()| listener)
 }
 
 /// Writes `bytes` to `path` as a private file (0600), whole or not at all, synced
@@ -113,6 +139,7 @@ pub fn check_private_file(path: &Path) -> Result<(), SessionError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::net::UnixStream;
 
     #[test]
     fn private_dirs_are_created_0700_and_loose_ones_tightened() {
@@ -149,5 +176,51 @@ mod tests {
         );
         fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
         check_private_file(&file).unwrap();
+    }
+
+    #[test]
+    fn a_socket_is_private_whenever_it_can_be_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("host.sock");
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // Looks for the socket as a client would, as fast as it can, while it is bound and
+        // removed again and again.
+        let watcher = {
+            let (path, done) = (path.clone(), std::sync::Arc::clone(&done));
+            std::thread::spawn(move || {
+                let (mut seen, mut exposed) = (0, Vec::new());
+                while !done.load(Ordering::Relaxed) {
+                    if let Ok(meta) = fs::symlink_metadata(&path) {
+                        seen += 1;
+                        if meta.mode() & 0o077 != 0 {
+                            exposed.push(format!("{:o}", meta.mode() & 0o777));
+                        }
+                    }
+                }
+                (seen, exposed)
+            })
+        };
+        for _ in 0..2000 {
+            let listener = bind_private_socket(&path).unwrap();
+            UnixStream::connect(&path).unwrap();
+            assert!(listener.accept().is_ok());
+            fs::remove_file(&path).unwrap();
+        }
+        done.store(true, Ordering::Relaxed);
+        let (seen, exposed) = watcher.join().unwrap();
+        assert!(seen > 0, "the watcher never saw the socket");
+        assert!(
+            exposed.is_empty(),
+            "{} of {seen} sightings open to others, the first mode {:?}",
+            exposed.len(),
+            exposed.first()
+        );
+        // Nothing is left beside it, and an existing file is never replaced.
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
+        fs::write(&path, b"x").unwrap();
+        let refused = bind_private_socket(&path).unwrap_err();
+        assert_eq!(refused.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read(&path).unwrap(), b"x");
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
     }
 }

@@ -2,8 +2,7 @@
 //! time in arrival order (a `wait` on its connection's own thread), answered in order.
 
 use std::io::{BufReader, Write};
-use std::os::unix::fs::PermissionsExt;
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
@@ -429,10 +428,8 @@ pub fn run(
     raise_open_file_limit();
     let host = Arc::new(Host::new(socket, state_dir, idle_exit)?);
     let _ = std::fs::remove_file(socket);
-    let listener = UnixListener::bind(socket)
+    let listener = crate::session::paths::bind_private_socket(socket)
         .map_err(|e| SessionError::io(&format!("cannot listen on {}", socket.display()), e))?;
-    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))
-        .map_err(|e| SessionError::io("cannot protect the socket", e))?;
     let (jobs_tx, jobs_rx) = mpsc::sync_channel::<Job>(64);
     {
         let host = Arc::clone(&host);
