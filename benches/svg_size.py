@@ -46,6 +46,9 @@ INPUTS = [
     ("colors_256", False),
     ("less_search", True),
     ("top", False),
+    ("bash_line_editing", False),
+    ("bash_wrap_40", False),
+    ("python_repl", False),
 ]
 ALT_EXITS = [b"\x1b[?1049l", b"\x1b[?1047l", b"\x1b[?47l"]
 

@@ -78,8 +78,8 @@ enum Escape {
     Json,
 }
 
-/// `s` as XML (or HTML) character data: `&`, `<` and `>` escaped, characters XML cannot
-/// carry replaced by U+FFFD. For documents around shotty's images (reports, JUnit XML).
+/// `s` as XML (or HTML) character data: `&` and `<` escaped (and `>` where it would end a
+/// `]]>`), characters XML cannot carry replaced by U+FFFD. For documents around shotty's images (reports, JUnit XML).
 pub fn xml_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     push_text(&mut out, s);
@@ -93,7 +93,8 @@ pub fn xml_value(s: &str) -> String {
     out
 }
 
-/// Appends XML character data: `&`, `<` and `>` escaped, unsafe characters replaced.
+/// Appends XML character data: `&` and `<` escaped (and `>` after `]]`), unsafe characters
+/// replaced.
 fn push_text(out: &mut String, s: &str) {
     push_escaped(out, s, Escape::Text);
 }
@@ -113,6 +114,14 @@ fn push_escaped(out: &mut String, s: &str, how: Escape) {
         let entity = match b {
             b'&' => "&amp;",
             b'<' => "&lt;",
+            // Character data may hold `>` except after `]]` (XML 1.0, section 2.4), which the
+            // text written so far can end with: a `>` is written out to the end of `out` first.
+            b'>' if !attribute => {
+                out.push_str(&s[start..i]);
+                out.push_str(if out.ends_with("]]") { "&gt;" } else { ">" });
+                start = i + 1;
+                continue;
+            }
             b'>' => "&gt;",
             b'"' if attribute => "&quot;",
             b'\'' if attribute => "&apos;",
@@ -416,7 +425,20 @@ fn run_tspans(out: &mut String, style: TextStyle, x: &RunX, y: Option<f64>, text
 /// `<tspan class=… x=… y=…>text</tspan>` (`y` optional); centred runs get class `m`. The
 /// enclosing `<text>` carries `xml:space="preserve"`, which the tspans inherit.
 fn tspan(out: &mut String, style: TextStyle, place: Place, y: Option<f64>, text: &str) {
-    out.push_str("<tspan");
+    placed(out, "tspan", style, place, y, text);
+}
+
+/// `<name class=… x=… y=…>text</name>`: a [`tspan`], or a `<text>` of its own.
+fn placed(
+    out: &mut String,
+    name: &str,
+    style: TextStyle,
+    place: Place,
+    y: Option<f64>,
+    text: &str,
+) {
+    out.push('<');
+    out.push_str(name);
     style_attributes(out, style, matches!(place, Place::Centers(_)));
     out.push_str(" x=\"");
     match place {
@@ -433,9 +455,14 @@ fn tspan(out: &mut String, style: TextStyle, place: Place, y: Option<f64>, text:
     if let Some(y) = y {
         num(out, "y", y);
     }
+    if name == "text" && text.contains([' ', '\t', '\n']) {
+        out.push_str(" xml:space=\"preserve\"");
+    }
     out.push('>');
     push_text(out, text);
-    out.push_str("</tspan>");
+    out.push_str("</");
+    out.push_str(name);
+    out.push('>');
 }
 
 /// The colour and face of a text element (` class=…` or presentation attributes); a centred
@@ -623,7 +650,8 @@ fn font_stack(a: &Appearance, embedded: &str) -> String {
 /// The style sheet: the `c<index>` rules of `text_classes` (index and class), the centring
 /// class `m` if there are `centred` runs or a centred title, and for the colours that adapt a
 /// `prefers-color-scheme: light` block with their light colours (`light`, and the text classes
-/// and title that adapt).
+/// and title that adapt). `fitted` is whether the text is fitted to the grid
+/// ([`TextFit::Grid`]).
 pub(crate) fn css(
     text_classes: impl IntoIterator<Item = (usize, TextClass)>,
     frame: Option<&Frame>,
@@ -631,27 +659,31 @@ pub(crate) fn css(
     (font_faces, embedded_families): (&str, &str),
     centred: bool,
     light: &LightColours,
+    fitted: bool,
 ) -> String {
     let mut css = String::new();
     css.push_str(font_faces);
-    // geometricPrecision: Chromium otherwise lays text out with a slightly smaller font
-    // whenever the viewBox-to-viewport scale is not exactly 1 (it snaps fractional SVG sizes
-    // to 1/64 px), and long runs drift off the grid (0.65 px after 70 columns).
     // font-variant-ligatures:none turns off contextual alternates (calt) as well as ligatures.
+    // geometricPrecision, unless every run is fitted to its cells: Chromium otherwise lays
+    // text out with a slightly smaller font whenever the viewBox-to-viewport scale is not
+    // exactly 1 (it snaps fractional SVG sizes to 1/64 px), and runs placed by their starts
+    // drift off the grid (0.65 px after 70 columns).
     // font-synthesis: the embedded faces are all the PNG draws with, and resvg draws a fallback
     // face's glyph (CJK, symbols) in a bold or italic run as the face has it; a browser would
     // thicken or slant it, and the SVG would no longer look like the PNG.
-    let synthesis = if embedded_families.is_empty() {
-        ""
-    } else {
-        ";font-synthesis:none"
-    };
     let _ = write!(
         css,
-        "text{{font-family:{};font-size:{}px;font-variant-ligatures:none;text-rendering:geometricPrecision{synthesis}}}",
+        "text{{font-family:{};font-size:{}px;font-variant-ligatures:none",
         font_stack(a, embedded_families),
-        f(a.font_size)
+        f(a.font_size),
     );
+    if !fitted {
+        css.push_str(";text-rendering:geometricPrecision");
+    }
+    if !embedded_families.is_empty() {
+        css.push_str(";font-synthesis:none");
+    }
+    css.push('}');
     if centred || frame.is_some_and(|f| f.title.is_some() && title_centred(f)) {
         css.push_str(".m{text-anchor:middle}");
     }
@@ -1023,16 +1055,39 @@ pub(crate) fn text(
         }
     }
     let unlinked = |r: &&Run| r.link.is_none() && !in_row_text(r);
-    let mut shared = runs
-        .iter()
-        .filter(|r| unlinked(r) && narrowed(r).is_none())
-        .peekable();
-    if shared.peek().is_some() {
-        open(out, None);
-        for run in shared {
-            tspans(out, run);
+    let shared = join_centred(runs.iter().filter(|r| unlinked(r) && narrowed(r).is_none()));
+    match shared.as_slice() {
+        [] => {}
+        // One run centred character by character: a `<text>` of its own, without a tspan.
+        [
+            Run {
+                x: RunX::Centers(centres),
+                ..
+            },
+        ] => {
+            let run = &shared[0];
+            out.push('\n');
+            let place = Place::Centers(centres);
+            let y = match baseline {
+                Baseline::PerRun => run.y,
+                Baseline::Row(y) => y,
+            };
+            placed(
+                out,
+                "text",
+                text_style(run.class),
+                place,
+                Some(y),
+                &run.text,
+            );
         }
-        out.push_str("</text>");
+        _ => {
+            open(out, None);
+            for run in &shared {
+                tspans(out, run);
+            }
+            out.push_str("</text>");
+        }
     }
     for run in runs.iter().filter(|r| unlinked(r) && narrowed(r).is_some()) {
         apart(out, run);
@@ -1045,6 +1100,42 @@ pub(crate) fn text(
         apart(out, run);
         out.push_str("\n</a>");
     }
+}
+
+/// `runs` with each run centred character by character joined to the one before it if that
+/// one is of the same class and row and has a centre for each of its characters (so every
+/// centre stays with its character): one `<tspan>` for the wide characters of a row instead
+/// of one for each stretch of them. Runs drawn narrowed are centred here (the grid's fit).
+fn join_centred<'a>(runs: impl Iterator<Item = &'a Run>) -> Vec<Run> {
+    let mut joined: Vec<Run> = Vec::new();
+    for run in runs {
+        let mut run = run.clone();
+        if let RunX::Narrowed { centre, .. } = run.x {
+            run.x = RunX::Centers(vec![centre]);
+        }
+        if let (
+            Some(Run {
+                x: RunX::Centers(before),
+                y,
+                class,
+                text,
+                cells,
+                ..
+            }),
+            RunX::Centers(centres),
+        ) = (joined.last_mut(), &run.x)
+            && *y == run.y
+            && *class == run.class
+            && before.len() == text.chars().count()
+        {
+            before.extend_from_slice(centres);
+            text.push_str(&run.text);
+            *cells += run.cells;
+            continue;
+        }
+        joined.push(run);
+    }
+    joined
 }
 
 /// Writes the layout as an SVG document. The structured snapshot goes into `<metadata>`
@@ -1142,7 +1233,7 @@ pub(crate) enum TextFit {
 
 impl TextFit {
     /// The cell width runs are stretched to, if they are.
-    fn grid(self) -> Option<f64> {
+    pub(crate) fn grid(self) -> Option<f64> {
         match self {
             TextFit::Grid { width, .. } => Some(width),
             TextFit::Bundled | TextFit::Placed => None,
@@ -1206,6 +1297,7 @@ fn document(
             light_colours.add_fill(class.fill);
         }
     }
+    let fit = text_fit(layout, a, inline_styles);
     let css = css(
         classes,
         layout.frame.as_ref(),
@@ -1213,12 +1305,12 @@ fn document(
         (&font_faces, &families),
         centred,
         &light_colours,
+        fit.grid().is_some(),
     );
     let text_style = |class: usize| match layout.classes.get(class) {
         Some(c) if !in_sheet(class) => TextStyle::Inline(*c),
         _ => TextStyle::Class(class),
     };
-    let fit = text_fit(layout, a, inline_styles);
     let text_bytes: usize = layout.all_runs().map(|r| r.text.len() + 64).sum();
     let shape_bytes: usize = layout.shapes.iter().map(|s| s.path.len() + 40).sum();
     let mut out = String::with_capacity(
@@ -1321,9 +1413,9 @@ pub(crate) fn open_svg(out: &mut String, layout: &Layout) {
 
 /// `<style>` with the style sheet.
 pub(crate) fn style_sheet(out: &mut String, css: &str) {
-    out.push_str("\n<style>\n");
+    out.push_str("\n<style>");
     push_text(out, css);
-    out.push_str("\n</style>");
+    out.push_str("</style>");
 }
 
 /// `<defs>` (if any), the body and the end of the document.
@@ -1633,11 +1725,25 @@ mod tests {
         let s = "a <b> & \"c\" 'd' é 日本 😀 \u{fdd0} \u{1fffe}";
         assert_eq!(
             escaped(s, Escape::Text),
-            "a &lt;b&gt; &amp; \"c\" 'd' é 日本 😀 \u{fdd0} \u{1fffe}"
+            "a &lt;b> &amp; \"c\" 'd' é 日本 😀 \u{fdd0} \u{1fffe}"
         );
         let value = "a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos; é 日本 😀 \u{fdd0} \u{1fffe}";
         assert_eq!(escaped(s, Escape::Value), value);
         assert_eq!(escaped(s, Escape::Uri), value);
+    }
+
+    /// `]]>` cannot be character data: its `>` is escaped, also when the `]]` came in an
+    /// earlier piece of the same text. A parser reads back what went in.
+    #[test]
+    fn a_greater_than_sign_is_escaped_only_where_it_would_end_a_cdata_end() {
+        assert_eq!(escaped("a]]>b ]>c ]] >", Escape::Text), "a]]&gt;b ]>c ]] >");
+        let mut out = String::from("<t>");
+        push_text(&mut out, "x]]");
+        push_text(&mut out, ">>");
+        out.push_str("</t>");
+        assert_eq!(out, "<t>x]]&gt;></t>");
+        let parsed = roxmltree::Document::parse(&out).expect("well-formed");
+        assert_eq!(parsed.root_element().text(), Some("x]]>>"));
     }
 
     #[test]

@@ -523,7 +523,7 @@ fn chromium_watches_a_session_types_into_it_and_scrubs_its_recording() {
     );
     page_until(
         &mut page,
-        &format!("{SHOWN_SVG}.then(svg => svg.includes('ready&gt;'))"),
+        &format!("{SHOWN_SVG}.then(svg => svg.includes('ready>'))"),
     );
     // A change made elsewhere appears by itself.
     env.ok(&["send", &id, "--text", "sent-by-cli"]);

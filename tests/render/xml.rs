@@ -48,10 +48,15 @@ fn assert_png(snapshot: &Snapshot, appearance: &Appearance) {
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
 }
 
-/// The text of every `<tspan>` in document order.
+/// The text and `x` of every `<tspan>`, and of every `<text>` holding its text itself, in
+/// document order.
 fn tspans(doc: &roxmltree::Document) -> Vec<(String, String)> {
+    // A `<text>` holding one placed run itself counts as one.
     doc.descendants()
-        .filter(|n| n.has_tag_name("tspan"))
+        .filter(|n| {
+            n.has_tag_name("tspan")
+                || (n.has_tag_name("text") && n.first_child().is_some_and(|c| c.is_text()))
+        })
         .map(|n| {
             (
                 n.text().unwrap_or("").to_owned(),

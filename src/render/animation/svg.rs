@@ -535,6 +535,9 @@ impl AnimationWriter for SvgAnimation {
             (&font_faces, &families),
             self.centred,
             &self.light,
+            still::text_fit(&last, &self.appearance, false)
+                .grid()
+                .is_some(),
         );
         css.push_str(&self.animation_css(end));
 
