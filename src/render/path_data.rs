@@ -13,6 +13,9 @@
 //! from its bottom-left corner, `m x y v-h w vh z`, clockwise like the layout's `h w v h h -w
 //! z` but with its width once: the number that changes from frame to frame of a progress
 //! bar.
+//!
+//! One reader ([`walk`]) turns the layout's commands into absolute segments for all of it:
+//! what is a rectangle, which row a subpath is in and what is written.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -58,57 +61,14 @@ pub(crate) fn split_into_bands(d: &str, top: i64, height: i64) -> Option<BTreeMa
 
 /// The least and greatest y a subpath reaches, control points included (hundredths).
 fn y_extent(piece: &str) -> Option<(i64, i64)> {
-    let mut input = Numbers {
-        rest: piece.as_bytes(),
-    };
-    let (mut at, mut start): (Point, Point) = ((0, 0), (0, 0));
     let (mut low, mut high) = (i64::MAX, i64::MIN);
-    let mut seen = |y: i64| {
-        low = low.min(y);
-        high = high.max(y);
-    };
-    while let Some(command) = input.command()? {
-        let mut repeat = command;
-        loop {
-            match repeat {
-                b'M' | b'L' => {
-                    at = (input.number()?, input.number()?);
-                    if repeat == b'M' {
-                        start = at;
-                    }
-                }
-                b'H' => at.0 = input.number()?,
-                b'V' => at.1 = input.number()?,
-                b'h' => at.0 = at.0.checked_add(input.number()?)?,
-                b'v' => at.1 = at.1.checked_add(input.number()?)?,
-                b'C' => {
-                    for _ in 0..2 {
-                        input.number()?;
-                        seen(input.number()?);
-                    }
-                    at = (input.number()?, input.number()?);
-                }
-                b'q' => {
-                    input.number()?;
-                    seen(at.1.checked_add(input.number()?)?);
-                    let (dx, dy) = (input.number()?, input.number()?);
-                    at = (at.0.checked_add(dx)?, at.1.checked_add(dy)?);
-                }
-                b'Z' | b'z' => {
-                    at = start;
-                    break;
-                }
-                _ => return None,
-            }
-            seen(at.1);
-            if !input.number_follows() {
-                break;
-            }
-            if repeat == b'M' {
-                repeat = b'L';
-            }
+    walk(piece, |segment| {
+        for &(_, y) in segment.points() {
+            low = low.min(y);
+            high = high.max(y);
         }
-    }
+        Some(())
+    })?;
     (low <= high).then_some((low, high))
 }
 
@@ -209,107 +169,129 @@ fn join_along(
     *pieces = kept;
 }
 
-/// The rectangle a subpath draws, if it is one as the layout writes them: `M x0 y0 H x1 V y1
-/// H x0 Z` or `M x0 y0 h w v h h -w z`, clockwise (positive width and height).
+/// The rectangle a subpath draws, if it is one as the layout writes them: from its top-left
+/// corner clockwise (`M x0 y0 H x1 V y1 H x0 Z`, or `M x0 y0 h w v h h -w z`), with a
+/// positive width and height.
 fn rectangle(piece: &str) -> Option<Rect> {
-    let mut input = Numbers {
-        rest: piece.as_bytes(),
-    };
-    input.letter(b'M')?;
-    let (x0, y0) = (input.number()?, input.number()?);
-    let rect = if input.letter(b'H').is_some() {
-        let x1 = input.number()?;
-        input.letter(b'V')?;
-        let y1 = input.number()?;
-        input.letter(b'H')?;
-        (input.number()? == x0).then_some(())?;
-        input.letter(b'Z')?;
-        [x0, y0, x1, y1]
-    } else {
-        input.letter(b'h')?;
-        let w = input.number()?;
-        input.letter(b'v')?;
-        let h = input.number()?;
-        input.letter(b'h')?;
-        (input.number()? == -w).then_some(())?;
-        input.letter(b'z')?;
-        [x0, y0, x0.checked_add(w)?, y0.checked_add(h)?]
-    };
-    let ends = input.command()?.is_none();
-    (ends && rect[2] > rect[0] && rect[3] > rect[1]).then_some(rect)
+    let mut segments = [Segment::Close; 5];
+    let mut count = 0;
+    walk(piece, |segment| {
+        *segments.get_mut(count)? = segment;
+        count += 1;
+        Some(())
+    })?;
+    match segments {
+        [
+            Segment::Move((x0, y0)),
+            Segment::Line((x1, top)),
+            Segment::Line((right, y1)),
+            Segment::Line((left, bottom)),
+            Segment::Close,
+        ] if count == 5 && (top, right, left, bottom) == (y0, x1, x0, y1) && x1 > x0 && y1 > y0 => {
+            Some([x0, y0, x1, y1])
+        }
+        _ => None,
+    }
 }
 
+/// Writes `d` with every command relative, the first from `from`.
 fn write_relative(out: &mut String, d: &str, from: Point) -> Option<()> {
-    let mut input = Numbers { rest: d.as_bytes() };
-    let mut at: Point = from;
-    let mut subpath: Point = from;
     let mut writer = Writer { out };
+    let (mut at, mut subpath) = (from, from);
+    walk(d, |segment| {
+        let relative = |p: Point| Some((p.0.checked_sub(at.0)?, p.1.checked_sub(at.1)?));
+        match segment {
+            Segment::Move(p) => {
+                let (dx, dy) = relative(p)?;
+                writer.command('m', &[dx, dy]);
+                subpath = p;
+            }
+            Segment::Line(p) => match relative(p)? {
+                (dx, 0) => writer.command('h', &[dx]),
+                (0, dy) => writer.command('v', &[dy]),
+                (dx, dy) => writer.command('l', &[dx, dy]),
+            },
+            Segment::Cubic([c1, c2, p]) => {
+                let [(a, b), (c, d), (e, f)] = [relative(c1)?, relative(c2)?, relative(p)?];
+                writer.command('c', &[a, b, c, d, e, f]);
+            }
+            Segment::Quadratic([c, p]) => {
+                let [(a, b), (e, f)] = [relative(c)?, relative(p)?];
+                writer.command('q', &[a, b, e, f]);
+            }
+            Segment::Close => writer.command('z', &[]),
+        }
+        at = segment.end().unwrap_or(subpath);
+        Some(())
+    })
+}
+
+/// One command of path data the layout wrote, its points absolute (hundredths).
+#[derive(Clone, Copy)]
+enum Segment {
+    Move(Point),
+    Line(Point),
+    /// Two control points and the end.
+    Cubic([Point; 3]),
+    /// The control point and the end.
+    Quadratic([Point; 2]),
+    Close,
+}
+
+impl Segment {
+    /// Every point of it, control points included; none for a close.
+    fn points(&self) -> &[Point] {
+        match self {
+            Segment::Move(p) | Segment::Line(p) => std::slice::from_ref(p),
+            Segment::Cubic(points) => points,
+            Segment::Quadratic(points) => points,
+            Segment::Close => &[],
+        }
+    }
+
+    /// Where it ends; `None` for a close, which ends where its subpath began.
+    fn end(&self) -> Option<Point> {
+        self.points().last().copied()
+    }
+}
+
+/// Reads path data the layout wrote (`M H V L C Z` and the relative `h v q z`), calling
+/// `each` with every command as a [`Segment`] in order; `None` as soon as `d` holds anything
+/// else, a number overflows or `each` says `None`. The one reader of the commands: what
+/// joins, bands and rewrites path data agree on what it draws.
+fn walk(d: &str, mut each: impl FnMut(Segment) -> Option<()>) -> Option<()> {
+    let mut input = Numbers { rest: d.as_bytes() };
+    let (mut at, mut subpath): (Point, Point) = ((0, 0), (0, 0));
+    let offset = |at: Point, dx: i64, dy: i64| Some((at.0.checked_add(dx)?, at.1.checked_add(dy)?));
     while let Some(command) = input.command()? {
         // A command's arguments may repeat (after M, as L).
         let mut repeat = command;
         loop {
-            match repeat {
-                b'M' | b'L' => {
-                    let p = (input.number()?, input.number()?);
-                    let (dx, dy) = (p.0 - at.0, p.1 - at.1);
-                    if repeat == b'M' {
-                        writer.command('m', &[dx, dy]);
-                        subpath = p;
-                    } else if dy == 0 {
-                        writer.command('h', &[dx]);
-                    } else if dx == 0 {
-                        writer.command('v', &[dy]);
-                    } else {
-                        writer.command('l', &[dx, dy]);
-                    }
-                    at = p;
-                }
-                b'H' => {
-                    let x = input.number()?;
-                    writer.command('h', &[x - at.0]);
-                    at.0 = x;
-                }
-                b'V' => {
-                    let y = input.number()?;
-                    writer.command('v', &[y - at.1]);
-                    at.1 = y;
-                }
-                b'h' => {
-                    let dx = input.number()?;
-                    writer.command('h', &[dx]);
-                    at.0 += dx;
-                }
-                b'v' => {
-                    let dy = input.number()?;
-                    writer.command('v', &[dy]);
-                    at.1 += dy;
-                }
-                b'C' => {
-                    let mut v = [0; 6];
-                    for (i, slot) in v.iter_mut().enumerate() {
-                        *slot = input.number()? - if i % 2 == 0 { at.0 } else { at.1 };
-                    }
-                    writer.command('c', &v);
-                    at = (at.0 + v[4], at.1 + v[5]);
-                }
+            let segment = match repeat {
+                b'M' => Segment::Move((input.number()?, input.number()?)),
+                b'L' => Segment::Line((input.number()?, input.number()?)),
+                b'H' => Segment::Line((input.number()?, at.1)),
+                b'V' => Segment::Line((at.0, input.number()?)),
+                b'h' => Segment::Line(offset(at, input.number()?, 0)?),
+                b'v' => Segment::Line(offset(at, 0, input.number()?)?),
+                b'C' => Segment::Cubic([
+                    (input.number()?, input.number()?),
+                    (input.number()?, input.number()?),
+                    (input.number()?, input.number()?),
+                ]),
                 b'q' => {
-                    let v = [
-                        input.number()?,
-                        input.number()?,
-                        input.number()?,
-                        input.number()?,
-                    ];
-                    writer.command('q', &v);
-                    at = (at.0 + v[2], at.1 + v[3]);
+                    let control = offset(at, input.number()?, input.number()?)?;
+                    Segment::Quadratic([control, offset(at, input.number()?, input.number()?)?])
                 }
-                b'Z' | b'z' => {
-                    writer.command('z', &[]);
-                    at = subpath;
-                    break;
-                }
+                b'Z' | b'z' => Segment::Close,
                 _ => return None,
+            };
+            if let Segment::Move(p) = segment {
+                subpath = p;
             }
-            if !input.number_follows() {
+            at = segment.end().unwrap_or(subpath);
+            each(segment)?;
+            if matches!(segment, Segment::Close) || !input.number_follows() {
                 break;
             }
             if repeat == b'M' {
@@ -343,16 +325,6 @@ impl Numbers<'_> {
             }
             _ => None,
         }
-    }
-
-    /// The command letter `letter` next; `None`, having read nothing, otherwise.
-    fn letter(&mut self, letter: u8) -> Option<()> {
-        let rest = self.rest;
-        if self.command()? == Some(letter) {
-            return Some(());
-        }
-        self.rest = rest;
-        None
     }
 
     fn number_follows(&mut self) -> bool {
