@@ -19,7 +19,7 @@
 //! let mut term = shotty::Terminal::new(40, 3);
 //! term.advance("\x1b[31mred\x1b[0m and 日本".as_bytes());
 //! let svg = shotty::to_svg(&term.snapshot(), &shotty::Appearance::default())?;
-//! assert!(svg.starts_with("<svg") && svg.contains(">日本</tspan>"));
+//! assert!(svg.starts_with("<svg") && svg.contains(">日本<"));
 //! # Ok(())
 //! # }
 //! ```
