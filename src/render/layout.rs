@@ -134,6 +134,20 @@ pub enum RunX {
     },
 }
 
+/// Whether a run centred character by character ([`RunX::Centers`]), `text` with `centres`
+/// centres, can take more characters: only if each of its characters has a centre of its own
+/// (a mark or joiner without one would take the next character's) and none is outside the
+/// Basic Multilingual Plane. Browsers hand out an `x` list's values differently — Chromium
+/// one a character, Firefox one a UTF-16 code unit — and agree only up to the first
+/// character that takes two units.
+pub(crate) fn centres_can_follow(text: &str, centres: usize) -> bool {
+    let mut count = 0;
+    text.chars().all(|c| {
+        count += 1;
+        c < '\u{10000}'
+    }) && count == centres
+}
+
 /// A run of text in one class.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Run {
@@ -844,6 +858,10 @@ impl Builder<'_> {
                     && o.run.link == link
                     && o.simple == simple
                     && o.extendable
+                    && match &o.run.x {
+                        RunX::Centers(xs) => centres_can_follow(&o.run.text, xs.len()),
+                        _ => true,
+                    }
                     && o.end_col + spaces == c
                     && spaces <= if simple { MAX_JOINED_SPACES } else { 0 }
             });

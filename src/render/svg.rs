@@ -12,7 +12,7 @@ use std::fmt::Write;
 use crate::term::{Rgb, Snapshot};
 
 use super::font::{self, PRIMARY_FAMILY};
-use super::layout::{Frame, Layout, Paint, Rect, Run, RunX, Shape, Stroke1, TextClass};
+use super::layout::{self, Frame, Layout, Paint, Rect, Run, RunX, Shape, Stroke1, TextClass};
 use super::number::{f, push_f};
 use super::path_data;
 use super::{Appearance, Backdrop, RenderError, WindowStyle};
@@ -1103,9 +1103,10 @@ pub(crate) fn text(
 }
 
 /// `runs` with each run centred character by character joined to the one before it if that
-/// one is of the same class and row and has a centre for each of its characters (so every
-/// centre stays with its character): one `<tspan>` for the wide characters of a row instead
-/// of one for each stretch of them. Runs drawn narrowed are centred here (the grid's fit).
+/// one is of the same class and row and can take more ([`layout::centres_can_follow`]: a
+/// centre for each of its characters, none outside the BMP), so every centre stays with its
+/// character in every browser: one `<tspan>` for the wide characters of a row instead of one for each
+/// stretch of them. Runs drawn narrowed are centred here (the grid's fit).
 fn join_centred<'a>(runs: impl Iterator<Item = &'a Run>) -> Vec<Run> {
     let mut joined: Vec<Run> = Vec::new();
     for run in runs {
@@ -1126,7 +1127,7 @@ fn join_centred<'a>(runs: impl Iterator<Item = &'a Run>) -> Vec<Run> {
         ) = (joined.last_mut(), &run.x)
             && *y == run.y
             && *class == run.class
-            && before.len() == text.chars().count()
+            && layout::centres_can_follow(text, before.len())
         {
             before.extend_from_slice(centres);
             text.push_str(&run.text);

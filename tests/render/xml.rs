@@ -276,3 +276,45 @@ fn awkward_command_line_text_gives_valid_svg_and_png() {
         }
     }
 }
+
+/// Every list of `x` values means the same in Chromium, which gives out one value a
+/// character, and Firefox, which gives out one a UTF-16 code unit (both seen in headless
+/// screenshots of `<text x="20 130 240 350">😀😀AB</text>`: the second emoji at 130 in
+/// Chromium, at 240 in Firefox): each value before the last falls on a character of the
+/// Basic Multilingual Plane that has its own centre, so the counts agree up to the last.
+#[test]
+fn lists_of_positions_mean_the_same_in_every_browser() {
+    let mut term = Terminal::new(40, 4);
+    term.advance("😀👍🏽A ❤️😀中 中😀文 👨‍👩‍👧 🇺🇸\r\n中文日本語😀😀\r\n☃é\u{301}中".as_bytes());
+    let appearance = Appearance {
+        metadata: false,
+        ..Appearance::default()
+    };
+    let svg = render::to_svg(&term.snapshot(), &appearance).expect("svg");
+    let doc = parse(&svg);
+    let mut lists = 0;
+    for node in doc.descendants() {
+        let Some(xs) = node.attribute("x").map(|x| x.split_whitespace().count()) else {
+            continue;
+        };
+        let Some(text) = node.text().filter(|_| xs > 1) else {
+            continue;
+        };
+        lists += 1;
+        // The characters the values before the last are read for: the same ones either way
+        // only if none of them takes two UTF-16 units.
+        let before_last: Vec<char> = text.chars().take(xs - 1).collect();
+        assert!(
+            before_last.iter().all(|&c| c < '\u{10000}'),
+            "{text:?} has {xs} x values: in Firefox they fall on other characters\n{svg}"
+        );
+        // Nor is any of them a mark, selector or joiner, which has no centre of its own.
+        assert!(
+            !before_last
+                .iter()
+                .any(|c| matches!(c, '\u{300}'..='\u{36f}' | '\u{200d}' | '\u{fe00}'..='\u{fe0f}')),
+            "{text:?} has {xs} x values: one goes to a mark\n{svg}"
+        );
+    }
+    assert!(lists > 0, "no list of positions to check\n{svg}");
+}
