@@ -79,7 +79,8 @@ enum Escape {
 }
 
 /// `s` as XML (or HTML) character data: `&` and `<` escaped (and `>` where it would end a
-/// `]]>`), characters XML cannot carry replaced by U+FFFD. For documents around shotty's images (reports, JUnit XML).
+/// `]]>`), characters XML cannot carry replaced by U+FFFD. For documents around shotty's
+/// images (reports, JUnit XML).
 pub fn xml_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     push_text(&mut out, s);
@@ -1105,8 +1106,8 @@ pub(crate) fn text(
 /// `runs` with each run centred character by character joined to the one before it if that
 /// one is of the same class and row and can take more ([`layout::centres_can_follow`]: a
 /// centre for each of its characters, none outside the BMP), so every centre stays with its
-/// character in every browser: one `<tspan>` for the wide characters of a row instead of one for each
-/// stretch of them. Runs drawn narrowed are centred here (the grid's fit).
+/// character in every browser: one `<tspan>` for the wide characters of a row instead of one
+/// for each stretch of them. Runs drawn narrowed are centred here (the grid's fit).
 fn join_centred<'a>(runs: impl Iterator<Item = &'a Run>) -> Vec<Run> {
     let mut joined: Vec<Run> = Vec::new();
     for run in runs {
