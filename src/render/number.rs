@@ -15,19 +15,8 @@ pub(crate) fn push_f(out: &mut String, v: f64) {
     // Integer arithmetic gives exactly the digits `{:.2}` of round(x) / 100 would (the
     // nearest double to n / 100 is far closer than the rounding step) while the value is
     // well inside f64's exact range; anything else (and NaN) takes the formatter.
-    if x.abs() < 1e13 {
-        // `x.round()` (half away from zero) without the libm call: below 2^52 the
-        // fraction `x - trunc(x)` is exact.
-        let t = x as i64;
-        let frac = x - t as f64;
-        let n = if frac >= 0.5 {
-            t + 1
-        } else if frac <= -0.5 {
-            t - 1
-        } else {
-            t
-        };
-        push_hundredths(out, n);
+    if x.abs() < EXACT {
+        push_hundredths(out, hundredths(v));
     } else {
         use std::fmt::Write;
         let r = x.round() / 100.0;
@@ -36,10 +25,27 @@ pub(crate) fn push_f(out: &mut String, v: f64) {
     }
 }
 
+/// Hundredths below this are whole numbers rounded exactly by [`hundredths`].
+const EXACT: f64 = 1e13;
+
 /// `v` in whole hundredths, as [`push_f`] writes it: what every written coordinate is, so
 /// comparisons and sums in these units see what a reader of the document sees.
 pub(crate) fn hundredths(v: f64) -> i64 {
-    (v * 100.0).round() as i64
+    let x = v * 100.0;
+    if x.abs() >= EXACT || x.is_nan() {
+        return x.round() as i64;
+    }
+    // `x.round()` (half away from zero) without the libm call: below 2^52 the fraction
+    // `x - trunc(x)` is exact.
+    let t = x as i64;
+    let frac = x - t as f64;
+    if frac >= 0.5 {
+        t + 1
+    } else if frac <= -0.5 {
+        t - 1
+    } else {
+        t
+    }
 }
 
 /// Appends `n` hundredths: at most two decimals, no trailing zeros, no `-0`.

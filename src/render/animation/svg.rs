@@ -1,19 +1,19 @@
 //! Animated SVG: one self-contained document that plays in browsers without script.
 //!
-//! Each distinct row of text that more than one screen shows is drawn once, in `<defs>`, at
-//! its own origin, and placed with `<use>` wherever and whenever it appears (a scrolling shell
-//! reuses every line); a short row only one screen shows (a line being typed) is written in
-//! place, where an id and a reference would cost more than they save. A row's box drawing,
-//! blocks and decorations are drawn once at its origin and placed the same way (a row of
-//! them that stays, a finished progress bar, costs a reference). Each distinct screen is a nested `<svg>` in a
-//! *strip*: the screens side by side in a grid whose pitch is the strip's `font-size`, so a
-//! screen's place is a small number of `em` (written twice: on the screen and in its
-//! keyframe), clipped to the terminal area; one CSS animation moves the strip so the screen of
-//! the moment sits under the clip (`step-end`: frames switch, never slide). Cell backgrounds
-//! and the cursor stay in each screen's own group, merged as the still renderer merges them,
-//! so the grid is exactly the still's. The strip's own `transform` shows the last screen,
-//! which is what a viewer that does not animate (or a reader who asked for reduced motion)
-//! sees. The window chrome is drawn once, from the last screen (its title included).
+//! Each distinct row of text that more than one screen shows is drawn once, in `<defs>`, at its own
+//! origin, and placed with `<use>` wherever and whenever it appears (a scrolling shell reuses every
+//! line); a short row only one screen shows (a line being typed) is written in place, where an id
+//! and a reference would cost more than they save. A row's box drawing, blocks and decorations are
+//! drawn once at its origin and placed the same way (a row of them that stays, a finished progress
+//! bar, costs a reference). Each distinct screen is a nested `<svg>` in a *strip*: the screens side
+//! by side in a grid whose pitch is the strip's `font-size`, so a screen's place is a small number
+//! of `em` (written twice: on the screen and in its keyframe), clipped to the terminal area; one
+//! CSS animation moves the strip so the screen of the moment sits under the clip (`step-end`:
+//! frames switch, never slide). Cell backgrounds and the cursor stay in each screen's own group,
+//! merged as the still renderer merges them, so the grid is exactly the still's. The strip's own
+//! `transform` shows the last screen, which is what a viewer that does not animate (or a reader who
+//! asked for reduced motion) sees. The window chrome is drawn once, from the last screen (its title
+//! included).
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
