@@ -58,6 +58,10 @@ pub struct Timing {
     pub show_keys: bool,
 }
 
+/// Seconds within which a time counts as on a frame's boundary: a nanosecond, the
+/// recordings' resolution, far above the rounding of seconds as floats.
+const BOUNDARY_TOLERANCE: f64 = 1e-9;
+
 /// Seconds a caption stays after the last key in it.
 pub const CAPTION_HOLD: f64 = 1.0;
 /// The most characters a caption shows (the newest).
@@ -133,8 +137,10 @@ pub struct Frames<I> {
     events: I,
     timing: Timing,
     term: Terminal,
-    /// The recording time of the previous event, and the animation time it was shown at.
-    clock: Option<(f64, f64)>,
+    /// The recording time of the previous event placed.
+    previous: Option<f64>,
+    /// Seconds of the recording's pauses cut by the idle limit so far.
+    cut: f64,
     /// Frame index of the events fed but not yet sampled.
     pending: Option<u64>,
     /// An event read past the pending frame, to be fed after it is sampled.
@@ -179,7 +185,8 @@ where
             events,
             timing,
             term,
-            clock: None,
+            previous: None,
+            cut: 0.0,
             // The screen at the start of the window is always the first frame.
             pending: Some(0),
             held: None,
@@ -213,12 +220,15 @@ where
             return None;
         }
         // The wait before the first event counts from the window's start.
-        let (previous, shown) = self.clock.unwrap_or((t.from, 0.0));
-        let gap = at - previous.max(t.from);
-        let gap = t.idle_time_limit.map_or(gap, |limit| gap.min(limit));
-        let shown = shown + gap / t.speed;
-        self.clock = Some((at, shown));
-        Some((shown * f64::from(t.fps)).floor() as u64)
+        let previous = self.previous.map_or(t.from, |p| p.max(t.from));
+        if let Some(limit) = t.idle_time_limit {
+            self.cut += (at - previous - limit).max(0.0);
+        }
+        self.previous = Some(at);
+        // From the window's start in one subtraction, not summed gap by gap: the sum's
+        // rounding would put an event on a frame's boundary in the frame before.
+        let shown = (at - t.from - self.cut) / t.speed;
+        Some(((shown + BOUNDARY_TOLERANCE) * f64::from(t.fps)).floor() as u64)
     }
 
     /// Feeds an event shown at frame `index` (`None` before the window).
@@ -404,6 +414,44 @@ mod tests {
             })
             .collect();
         (shown, frames.end_index())
+    }
+
+    /// A window that starts at an arbitrary moment of a recording (a tape's, whose origin is
+    /// when its shell was ready) ends on the frame its length says, wherever it starts: float
+    /// seconds summed event by event used to land 1.6 s on 79.999… frames of 50 fps.
+    #[test]
+    fn a_window_lasts_its_whole_frames_wherever_it_starts() {
+        let timing = |origin: Duration| Timing {
+            fps: 50,
+            idle_time_limit: None,
+            from: origin.as_secs_f64(),
+            sleep: 0.0,
+            ..Timing::default()
+        };
+        let mut short = Vec::new();
+        for step in 0..2_000u64 {
+            let origin = Duration::from_nanos(300_000_000 + step * 1_234_567);
+            let mut t = Timeline::new(20, 2, 1 << 20);
+            // Typing at uneven moments, then the end of the window 1.6 s in.
+            for k in 0..12u64 {
+                let at = origin + Duration::from_nanos(k * 51_234_567 + step % 7);
+                t.push(at, Event::Output(b"x".to_vec()));
+            }
+            t.push(
+                origin + Duration::from_millis(1600),
+                Event::Marker(String::new()),
+            );
+            let (_, end) = frames(&t, timing(origin));
+            if end != 80 {
+                short.push((origin, end));
+            }
+        }
+        assert!(
+            short.is_empty(),
+            "{} windows of 1.6 s at 50 fps did not end at frame 80, first {:?}",
+            short.len(),
+            &short[..short.len().min(3)]
+        );
     }
 
     #[test]
