@@ -2,14 +2,18 @@
 //! its response with a deadline.
 //!
 //! A connection is not probed before use. When the host closes it without answering, what
-//! the client does depends on how the host went, which its socket file tells:
+//! the client does depends on how the host went, which its socket file tells, and on what
+//! was asked:
 //! - removed or replaced: the host left in order (its idle exit, a shutdown, a newer host took
 //!   over), which it does only with no request half done, or after ending every session and
 //!   keeping its record; the client sends the request again, once, to a new host, which
 //!   answers from those records.
-//! - still there: the host died (SIGKILL, a crash) and may have been executing the request.
-//!   Sending it again to a new host, which knows the sessions only as ended by that death,
-//!   would answer a different question: the client fails with `host_unavailable`.
+//! - still there: the host died (SIGKILL, a crash), maybe after it took the connection and
+//!   before it read the request (a killed process's threads close its socket last). A request
+//!   that changes no session ([`changes_no_session`]) is asked again, of a new host, which
+//!   answers as of now: its sessions are those the death ended. Any other request may have
+//!   been half done; sending it again to a host that knows the sessions only as ended by that
+//!   death would answer a different question: the client fails with `host_unavailable`.
 
 use std::io::{ErrorKind, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -23,7 +27,7 @@ use serde_json::{Value, json};
 
 use super::error::{ErrorCode, SessionError};
 use super::paths;
-use super::protocol::Response;
+use super::protocol::{Response, changes_no_session};
 use crate::rpc::MAX_LINE;
 
 /// How long a client waits for an ordinary reply.
@@ -54,6 +58,10 @@ const START_TIMEOUT: Duration = Duration::from_secs(5);
 const RESTART_INTERVAL: Duration = Duration::from_millis(300);
 /// Largest reply accepted (snapshots of a 500×500 screen are well below).
 const MAX_REPLY: usize = MAX_LINE * 4;
+
+/// How long a client waits before asking a question again of a host that closed the
+/// connection unanswered.
+const ASK_AGAIN_PAUSE: Duration = Duration::from_millis(20);
 
 /// How long a client whose request could not be written looks for the host's reply that
 /// turned it away.
@@ -131,24 +139,35 @@ impl Client {
     ) -> Result<Value, SessionError> {
         let params = serde_json::to_value(params)
             .map_err(|e| SessionError::new(ErrorCode::SessionError, e.to_string()))?;
-        match self.exchange(method, &params, timeout) {
-            Ok(v) => Ok(v),
-            Err(Failure::Closed(e)) if file_id(&self.socket) == Some(self.socket_file) => {
-                Err(unavailable(format!(
-                    "the session host died while handling this request ({}); the next command \
-                     starts a new host, which ends what its sessions left running and keeps \
-                     them as stopped with the reason host-died",
-                    e.message
-                )))
+        let e = match self.exchange(method, &params, timeout) {
+            Err(Failure::Closed(e)) => e,
+            Ok(v) => return Ok(v),
+            Err(Failure::Other(e)) => return Err(e),
+        };
+        let died = file_id(&self.socket) == Some(self.socket_file);
+        if died && !changes_no_session(method) {
+            return Err(unavailable(format!(
+                "the session host died while handling this request ({}); the next command \
+                 starts a new host, which ends what its sessions left running and keeps them \
+                 as stopped with the reason host-died",
+                e.message
+            )));
+        }
+        // The host left in order, with the request not begun; or it died and the request
+        // changes nothing. A dying host can still take connections until its last thread
+        // is gone, so a question is asked until a host that lives answers it.
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            (self.stream, self.socket_file) = open_or_start(&self.socket)?;
+            self.pending.clear();
+            match self.exchange(method, &params, timeout) {
+                Err(Failure::Closed(_))
+                    if changes_no_session(method) && Instant::now() < deadline =>
+                {
+                    std::thread::sleep(ASK_AGAIN_PAUSE);
+                }
+                result => return result.map_err(|(Failure::Closed(e) | Failure::Other(e))| e),
             }
-            Err(Failure::Closed(_)) => {
-                // The host left in order: the request was not half done.
-                (self.stream, self.socket_file) = open_or_start(&self.socket)?;
-                self.pending.clear();
-                self.exchange(method, &params, timeout)
-                    .map_err(|(Failure::Closed(e) | Failure::Other(e))| e)
-            }
-            Err(Failure::Other(e)) => Err(e),
         }
     }
 

@@ -353,6 +353,64 @@ fn kill_during(request: Request, delay: Duration) {
     }
 }
 
+/// A host that dies holding a client's request, before answering (killed, its socket left
+/// behind; a killed host's socket takes connections until its last thread is gone): a
+/// question that changes no session is asked again of a new host, which answers it; any
+/// other request may have been half done and is answered `host_unavailable`, never sent again.
+#[test]
+fn a_host_dead_before_answering_has_its_questions_asked_again_and_nothing_else() {
+    use std::io::BufRead;
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::net::UnixListener;
+    for (args, asked_again) in [
+        (&["list", "--all"][..], true),
+        (&["read", "last"][..], true),
+        (&["start", "--", "true"][..], false),
+    ] {
+        let env = Env::new();
+        std::fs::create_dir_all(&env.runtime).expect("runtime dir");
+        std::fs::set_permissions(&env.runtime, std::fs::Permissions::from_mode(0o700))
+            .expect("runtime dir mode");
+        let listener = UnixListener::bind(env.socket()).expect("a host's socket");
+        std::fs::set_permissions(env.socket(), std::fs::Permissions::from_mode(0o600))
+            .expect("socket mode");
+        let client = Pending::spawn(&env, args);
+        let (connection, _) = listener.accept().expect("the client connects");
+        let mut request = String::new();
+        std::io::BufReader::new(&connection)
+            .read_line(&mut request)
+            .expect("the request");
+        assert!(request.ends_with('\n'), "{args:?}: {request:?}");
+        // Dead: the connection and the listener closed, the socket file left where it was.
+        drop((connection, listener));
+        let told = client.finish(Duration::from_secs(10));
+        let context = format!("{args:?}");
+        if !asked_again {
+            assert_unavailable(&told, &context);
+            let message = told.0["error"]["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains("died while handling"),
+                "{context}: {message}"
+            );
+            continue;
+        }
+        let (doc, code) = &told;
+        match args[0] {
+            "list" => assert_eq!(
+                ((doc["status"].as_str(), *code), &doc["sessions"]),
+                ((Some("ok"), 0), &serde_json::json!([])),
+                "{context}: {doc}"
+            ),
+            // The new host has no session: the answer is its own, not the dead host's.
+            _ => assert_eq!(
+                (doc["error"]["code"].as_str(), *code != 0),
+                (Some("session_not_found"), true),
+                "{context}: {doc}"
+            ),
+        }
+    }
+}
+
 /// A directory made unwritable for as long as this lives: immutable (`chattr +i`) for root,
 /// whom modes do not stop; mode 0500 for anyone else.
 struct Unwritable<'a> {

@@ -21,7 +21,9 @@ use super::{Entry, Host, PANIC_HOOK_ENV};
 use crate::session::error::{ErrorCode, SessionError};
 use crate::session::hangup::HangupWatch;
 use crate::session::instance::Session;
-use crate::session::protocol::{PingReply, Response, SendParams, SendStep, StartParams, params};
+use crate::session::protocol::{
+    PingReply, Response, SendParams, SendStep, StartParams, changes_no_session, params,
+};
 
 /// Work finished off the executor, whose result is the reply.
 pub(super) type Deferred = Box<dyn FnOnce() -> Result<Value, SessionError> + Send>;
@@ -82,14 +84,11 @@ impl Host {
     }
 
     /// Whether `method` is answered on its connection's thread rather than by the executor:
-    /// those that only read (a `list` of a thousand sessions, a `read` that waits for the
-    /// screen to settle) never hold up the other clients' requests. `ping` stays with the
+    /// those that change no session (a `list` of a thousand sessions, a `read` that waits for
+    /// the screen to settle) never hold up the other clients' requests. `ping` stays with the
     /// executor: its answer tells that the executor is alive.
     fn answered_on_connection(method: &str) -> bool {
-        matches!(
-            method,
-            "list" | "read" | "snapshot" | "history" | "export" | "commands" | "find" | "output"
-        )
+        method != "ping" && changes_no_session(method)
     }
 
     /// The method's outcome; `None` for an unknown method. (`wait` never comes here: it is
