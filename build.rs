@@ -24,7 +24,10 @@ fn main() {
 }
 
 fn embed_themes() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("themes");
+    // Read when the script runs, not when it was compiled: cargo reuses one compiled build
+    // script for every checkout that shares a target directory.
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest_dir).join("themes");
     println!("cargo:rerun-if-changed=src/render/scheme.rs");
     let mut code = String::from("/// Built-in themes as (id, name, colours), sorted by id.\n");
     // `read_themes` sorts by file name, that is by id.
