@@ -1207,14 +1207,20 @@ impl Handler for Screen {
         // reaching the last column, with no wrap pending. Everything else takes
         // `print_general`.
         if !self.cursor.pending_wrap && !self.modes.insert && self.charsets.is_identity() {
-            let width = cells_of(c).unwrap_or(0);
-            // The first character after an SGR interns the new pen here, not on the slow path.
-            if width > 0 {
-                self.refresh_pen();
+            let Some(width) = cells_of(c) else {
+                return;
+            };
+            // A combining mark, joiner or variation selector takes no cell of its own: it joins
+            // the cell written last, which needs none of the checks below.
+            if width == 0 {
+                self.attach_zero_width(c);
+                return;
             }
+            // The first character after an SGR interns the new pen here, not on the slow path.
+            self.refresh_pen();
             let Cursor { row, col, .. } = self.cursor;
             // Short of the right margin (the last column without margins).
-            if width > 0 && col + width <= self.margin_right {
+            if col + width <= self.margin_right {
                 let cell = Cell {
                     ch: c,
                     style: self.pen_id,
