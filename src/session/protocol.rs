@@ -18,7 +18,7 @@ use super::wait::{Until, WaitResult};
 use crate::rpc::{RpcError, code};
 
 /// Whether `method` only reports what the host holds and changes no session. Asked again,
-/// it answers as of the asking: a client may send it once more to a new host when the one it
+/// it answers as of the asking: a client may send it again to a new host when the one it
 /// asked died before answering, and the host answers it off its executor.
 pub fn changes_no_session(method: &str) -> bool {
     matches!(
