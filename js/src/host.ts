@@ -122,6 +122,26 @@ function exchange(socket: Socket, line: string, timeoutMs: number): Promise<Repl
 }
 
 /**
+ * Requests that change no session, as the binary lists them (`protocol::CHANGES_NO_SESSION`;
+ * a test in src/session/protocol.rs checks the two lists agree).
+ */
+const CHANGES_NO_SESSION = new Set([
+  "ping",
+  "list",
+  "read",
+  "snapshot",
+  "history",
+  "export",
+  "commands",
+  "find",
+  "output",
+]);
+/** How long a question is asked again of hosts that close the connection unanswered. */
+const ASK_AGAIN_FOR_MS = 5_000;
+/** How often it is asked again. */
+const ASK_AGAIN_PAUSE_MS = 20;
+
+/**
  * The per-user session host, reached through its socket.
  *
  * Each call is a connection of its own (a `wait` ends its connection anyway), so calls may
@@ -153,10 +173,20 @@ export class Host {
     const line = `${JSON.stringify(request)}\n`;
     // A host that ended in order (its idle exit, a newer host) between our connect and our
     // request closes the connection unread and removes its socket: sent again, once, to the
-    // new host, as the CLI does. A host that died mid-request is not asked twice.
+    // new host, as the CLI does. A host that died mid-request (its socket left behind) is
+    // asked again only a question, until a host that lives answers it; any other request may
+    // have been half done.
+    const question = CHANGES_NO_SESSION.has(method);
     let [inode, reply] = await this.#send(line, timeoutMs);
-    if (reply === undefined && socketInode(this.socketPath) !== inode) {
-      [inode, reply] = await this.#send(line, timeoutMs);
+    if (reply === undefined && (question || socketInode(this.socketPath) !== inode)) {
+      const deadline = Date.now() + ASK_AGAIN_FOR_MS;
+      for (;;) {
+        [inode, reply] = await this.#send(line, timeoutMs);
+        if (reply !== undefined || !question || Date.now() >= deadline) {
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, ASK_AGAIN_PAUSE_MS));
+      }
     }
     if (reply === undefined) {
       throw new ShottyError("host_unavailable", `the session host closed the connection without answering ${method}`);

@@ -8,6 +8,7 @@ import json
 import os
 import socket
 import subprocess
+import time
 from pathlib import Path
 from typing import Any, Optional
 
@@ -16,6 +17,15 @@ from .errors import ShottyError
 # The host answers every request but `wait`, `stop` and `golden` within 5 s (docs/host-protocol.md);
 # a reply that takes longer means the host is stuck.
 REPLY_TIMEOUT = 10.0
+# Requests that change no session, as the binary lists them (`protocol::CHANGES_NO_SESSION`;
+# a test in src/session/protocol.rs checks the two lists agree).
+CHANGES_NO_SESSION = frozenset(
+    {"ping", "list", "read", "snapshot", "history", "export", "commands", "find", "output"}
+)
+# How long a question is asked again of hosts that close the connection unanswered, and how
+# often.
+ASK_AGAIN_FOR = 5.0
+ASK_AGAIN_PAUSE = 0.02
 # Replies are one line each; a `read` of a 500×500 screen with styles stays far below this.
 MAX_REPLY = 64 << 20
 
@@ -58,10 +68,18 @@ class Host:
         line = json.dumps(request, ensure_ascii=False).encode() + b"\n"
         # A host that ended in order (its idle exit, a newer host) between our connect and
         # our request closes the connection unread and removes its socket: sent again, once,
-        # to the new host, as the CLI does. A host that died mid-request is not asked twice.
+        # to the new host, as the CLI does. A host that died mid-request (its socket left
+        # behind) is asked again only a question, until a host that lives answers it; any
+        # other request may have been half done.
+        question = method in CHANGES_NO_SESSION
         inode, reply = self._send(line, timeout)
-        if reply is None and self._socket_inode() != inode:
-            inode, reply = self._send(line, timeout)
+        if reply is None and (question or self._socket_inode() != inode):
+            deadline = time.monotonic() + ASK_AGAIN_FOR
+            while True:
+                inode, reply = self._send(line, timeout)
+                if reply is not None or not question or time.monotonic() >= deadline:
+                    break
+                time.sleep(ASK_AGAIN_PAUSE)
         if reply is None:
             raise ShottyError(
                 "host_unavailable",

@@ -17,22 +17,17 @@ pub use super::send::SendStep;
 use super::wait::{Until, WaitResult};
 use crate::rpc::{RpcError, code};
 
-/// Whether `method` only reports what the host holds and changes no session. Asked again,
-/// it answers as of the asking: a client may send it again to a new host when the one it
-/// asked died before answering, and the host answers it off its executor.
+/// The requests that only report what the host holds and change no session. Asked again,
+/// one answers as of the asking: a client may send it again to a new host when the one it
+/// asked died before answering, and the host answers it off its executor. (The Python and
+/// JavaScript clients keep copies of this list; a test here checks them.)
+pub const CHANGES_NO_SESSION: [&str; 9] = [
+    "ping", "list", "read", "snapshot", "history", "export", "commands", "find", "output",
+];
+
+/// Whether `method` is one of [`CHANGES_NO_SESSION`].
 pub fn changes_no_session(method: &str) -> bool {
-    matches!(
-        method,
-        "ping"
-            | "list"
-            | "read"
-            | "snapshot"
-            | "history"
-            | "export"
-            | "commands"
-            | "find"
-            | "output"
-    )
+    CHANGES_NO_SESSION.contains(&method)
 }
 
 /// A request.
@@ -1034,4 +1029,36 @@ pub struct WaitReply {
     pub version: u64,
     /// How long it waited, in milliseconds.
     pub waited_ms: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CHANGES_NO_SESSION;
+
+    /// The quoted names between `start` and the next `end` in a package's client source.
+    fn listed(file: &str, start: &str, end: &str) -> Vec<String> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let source = std::fs::read_to_string(&path).expect("the client's source");
+        let from = source.find(start).expect("the list") + start.len();
+        let list = &source[from..];
+        let list = &list[..list.find(end).expect("the list's end")];
+        list.split('"')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn the_python_and_javascript_clients_ask_again_the_same_questions() {
+        let ours: Vec<String> = CHANGES_NO_SESSION.iter().map(|m| m.to_string()).collect();
+        let python = listed(
+            "python/shotty/_host.py",
+            "CHANGES_NO_SESSION = frozenset(",
+            ")",
+        );
+        let javascript = listed("js/src/host.ts", "CHANGES_NO_SESSION = new Set([", "]");
+        assert_eq!(python, ours, "python/shotty/_host.py");
+        assert_eq!(javascript, ours, "js/src/host.ts");
+    }
 }

@@ -4,6 +4,7 @@ program that crashes, and what each failure tells."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -177,3 +178,45 @@ def test_the_binary_is_the_one_installed_beside_the_package():
         assert binary.parent == Path(sys.executable).parent
     version = os.popen(f"{binary} --version").read()
     assert version.startswith("shotty ")
+
+
+def test_a_host_dead_before_answering_is_asked_a_question_again_and_nothing_else(tmp_path, monkeypatch):
+    # A host killed with our request read and unanswered leaves its socket behind.
+    import socket
+    import threading
+
+    from shotty._host import Host
+
+    for method, params, asked_again in (
+        ("list", {"all": True}, True),
+        ("start", {"command": ["true"]}, False),
+    ):
+        run, state = tmp_path / method / "run", tmp_path / method / "state"
+        for d in (run, state):
+            d.mkdir(parents=True, mode=0o700)
+        monkeypatch.setenv("SHOTTY_RUNTIME_DIR", str(run))
+        monkeypatch.setenv("SHOTTY_STATE_DIR", str(state))
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(run / "host.sock"))
+        os.chmod(run / "host.sock", 0o600)
+        listener.listen()
+
+        def die() -> None:
+            conn, _ = listener.accept()
+            conn.makefile("rb").readline()
+            conn.close()
+            listener.close()
+
+        dying = threading.Thread(target=die)
+        dying.start()
+        host = Host(shotty.binary())
+        try:
+            if asked_again:
+                assert host.call(method, params)["sessions"] == []
+            else:
+                with pytest.raises(shotty.ShottyError) as refused:
+                    host.call(method, params)
+                assert refused.value.code == "host_unavailable"
+        finally:
+            dying.join(timeout=10)
+            subprocess.run([shotty.binary(), "session", "stop", "--all", "--yes"], capture_output=True)
