@@ -42,6 +42,7 @@ use crate::session::protocol::{
     ResizeParams, SendParams, SendStep, StartParams, StopParams, WaitParams,
 };
 use crate::session::send::MouseStep;
+use crate::session::wait::Until;
 use crate::session::{ErrorCode, SessionError, artifacts};
 
 /// How long `wait` waits when the caller gives no `timeout`.
@@ -220,7 +221,8 @@ pub struct WaitArgs {
     /// where it was not.
     #[serde(default)]
     pub fresh: Option<bool>,
-    /// "present" (default): until the text appears; "absent": until it is gone.
+    /// "present" (default): until the text appears; "absent": until it has been seen and is
+    /// gone; "gone": until it is not on the settled screen, seen or not.
     #[serde(default)]
     #[schemars(schema_with = "until_schema")]
     pub until: Option<Until>,
@@ -233,23 +235,13 @@ pub struct WaitArgs {
     pub timeout: Option<u64>,
 }
 
-/// Whether `wait` waits for its text to appear or to disappear.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Until {
-    /// Until the text is on the screen.
-    Present,
-    /// Until the text is not on the screen.
-    Absent,
-}
-
 /// The schema of `wait`'s `until`: a plain string enum (a derived one would be a reference to a
 /// `oneOf`, which some function-calling clients reject).
 fn until_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "type": ["string", "null"],
-        "enum": ["present", "absent", null],
-        "description": "\"present\" (default): until the text appears; \"absent\": until it is gone."
+        "enum": Until::ALL.map(|u| Some(u.name())).into_iter().chain([None]).collect::<Vec<_>>(),
+        "description": "\"present\" (default): until the text appears; \"absent\": until it has been on the screen and is gone; \"gone\": until it is not on the screen once the program has reacted to the input sent before, seen or not."
     })
 }
 
@@ -518,14 +510,11 @@ impl Server {
     }
 
     #[tool(
-        description = "Wait until a condition holds on a session's screen: `match` text present (or absent with until=\"absent\"), a `regex`, `idle` ms without change, `exit`, `command` (a shell command finished after the last input; with shell integration), `title`, `bell` or `changed` (any content change; `since` a read's version); `fresh` ignores what was already on screen. Returns {result: \"matched\", text, matched, waitedMs, version, state, screen, command?}; a timeout (default 30000 ms) or the session ending first is a tool error carrying the same fields plus error.code wait_timeout / session_exited."
+        description = "Wait until a condition holds on a session's screen: `match` text present (or gone with until=\"gone\", or seen and then gone with until=\"absent\"), a `regex`, `idle` ms without change, `exit`, `command` (a shell command finished after the last input; with shell integration), `title`, `bell` or `changed` (any content change; `since` a read's version); `fresh` ignores what was already on screen. Returns {result: \"matched\", text, matched, waitedMs, version, state, screen, command?}; a timeout (default 30000 ms) or the session ending first is a tool error carrying the same fields plus error.code wait_timeout / session_exited."
     )]
     async fn wait(&self, Parameters(a): Parameters<WaitArgs>) -> CallToolResult {
         run(move || {
-            let until = a.until.map(|u| match u {
-                Until::Present => "present",
-                Until::Absent => "absent",
-            });
+            let until = a.until.map(Until::name);
             let params = WaitParams {
                 session_id: a.session_id,
                 text: a.text,

@@ -74,7 +74,7 @@ use crate::render::Appearance;
 use crate::session::golden::{self, ScreenCheck, Verdict};
 use crate::session::instance::{check_size, local_session_id};
 use crate::session::send::SendStep;
-use crate::session::wait::{Target, Until, WaitCondition, until_passes, wait};
+use crate::session::wait::{Target, Until, WaitCondition, wait};
 use crate::session::{Session, SessionSpec, StopReason};
 use crate::term::Snapshot;
 
@@ -245,9 +245,14 @@ impl Tui {
 
     #[track_caller]
     fn wait_for(&mut self, target: Target) -> &mut Tui {
+        self.wait_for_until(target, Until::Present)
+    }
+
+    #[track_caller]
+    fn wait_for_until(&mut self, target: Target, until: Until) -> &mut Tui {
         let condition = WaitCondition {
             target,
-            until: Until::Present,
+            until,
             stable_for: None,
             timeout: Some(self.timeout),
             fresh: false,
@@ -265,26 +270,7 @@ impl Tui {
     /// vim has read the key.
     #[track_caller]
     pub fn wait_until_gone(&mut self, text: &str) -> &mut Tui {
-        let gone = until_passes(&self.session, self.timeout, |term| {
-            if term.contains_text(text) {
-                Err(())
-            } else {
-                Ok(())
-            }
-        });
-        if gone.is_err() {
-            let ended = self.session.lock().state.is_ended();
-            let why = if ended {
-                "the program ended with it on the screen".to_owned()
-            } else {
-                format!(
-                    "it was still there after {:.1} s",
-                    self.timeout.as_secs_f64()
-                )
-            };
-            self.fail(&format!("waiting for text {text:?} to go away: {why}"));
-        }
-        self
+        self.wait_for_until(Target::Text(text.to_owned()), Until::Gone)
     }
 
     /// Waits for the program to end and returns its exit code (`None` when a signal ended
@@ -493,7 +479,8 @@ mod tests {
         }));
         let message = panic_message(not_gone.unwrap_err());
         assert!(
-            message.contains("it was still there after 0.2 s"),
+            message.contains(": timed out after")
+                && message.contains("waiting for text \"ready\" to go away"),
             "{message}"
         );
     }

@@ -382,9 +382,13 @@ export class Tui {
     return this;
   }
 
-  /** Waits until `text` is no longer on the screen. */
+  /**
+   * Waits until `text` is not on the screen once the program has reacted to the input sent
+   * before, whether or not it was ever seen (a message that came and went in a moment does not
+   * make the wait time out).
+   */
   async waitUntilGone(text: string, options: WaitOptions = {}): Promise<this> {
-    await this.#wait({ text, until: "absent" }, options, `${JSON.stringify(text)} to go`);
+    await this.#wait({ text, until: "gone" }, options, `${JSON.stringify(text)} to go`);
     return this;
   }
 

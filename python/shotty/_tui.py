@@ -230,8 +230,10 @@ class Tui:
         return self
 
     def wait_until_gone(self, text: str, *, timeout: float = DEFAULT_TIMEOUT) -> "Tui":
-        """Waits until ``text`` is no longer on the screen."""
-        self._wait({"text": text, "until": "absent"}, timeout, f"{text!r} to go")
+        """Waits until ``text`` is not on the screen once the program has reacted to the input
+        sent before, whether or not it was ever seen (so a message that came and went in a
+        moment does not make the wait time out)."""
+        self._wait({"text": text, "until": "gone"}, timeout, f"{text!r} to go")
         return self
 
     def wait_for_idle(self, ms: int = 200, *, timeout: float = DEFAULT_TIMEOUT) -> "Tui":

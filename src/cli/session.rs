@@ -157,7 +157,9 @@ struct WaitArgs {
     /// A regular expression (Rust syntax) on the screen's text; `^` and `$` anchor lines.
     #[arg(long, allow_hyphen_values = true)]
     regex: Option<String>,
-    /// `present` (default) or `absent`: wait for the text or regex to go away.
+    /// `present` (default); `absent`: until the text or regex has been on the screen and is
+    /// gone; `gone`: until it is not on the screen once the program has reacted to the input
+    /// sent before, whether or not it was seen.
     #[arg(long)]
     until: Option<String>,
     /// The condition must hold this long before the wait succeeds.

@@ -333,7 +333,8 @@ pub struct WaitParams {
     /// Regular expression.
     #[serde(default)]
     pub regex: Option<String>,
-    /// `present` (default) or `absent`.
+    /// `present` (default), `absent` (seen, then gone) or `gone` (not on the settled screen,
+    /// seen or not): [`crate::session::wait::Until`].
     #[serde(default)]
     pub until: Option<String>,
     /// The condition must hold this many milliseconds.

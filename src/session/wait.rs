@@ -21,6 +21,15 @@ const REST_RECHECK: Duration = Duration::from_millis(100);
 /// How long a program [`until_passes`] found at rest must stay so, the screen unchanged.
 const REST_CONFIRM: Duration = Duration::from_millis(40);
 
+/// The longest a check waits for the program to settle (see [`Session::settle`]) before it
+/// judges the screen: a program that keeps running is judged as it is after this.
+const SETTLE_AT_MOST: Duration = Duration::from_secs(1);
+
+/// How long to let the program settle before judging a screen, within `timeout`.
+fn settle_bound(timeout: Option<Duration>) -> Duration {
+    timeout.map_or(SETTLE_AT_MOST, |t| t.min(SETTLE_AT_MOST))
+}
+
 /// The longest regex source accepted.
 pub const MAX_PATTERN_LEN: usize = 4096;
 
@@ -59,8 +68,31 @@ pub enum Until {
     /// Wait until it is on screen.
     #[default]
     Present,
-    /// Wait until it has been on screen and is gone.
+    /// Wait until it has been on screen and is gone: text that has not appeared yet (a
+    /// "Working…" the program is about to print) is waited for first.
     Absent,
+    /// Wait until it is not on the screen once the program has reacted to the input sent
+    /// before the wait, whether or not it was ever seen (a test's "the dialog is closed").
+    Gone,
+}
+
+impl Until {
+    /// Every value, in the order documentation lists them.
+    pub const ALL: [Until; 3] = [Until::Present, Until::Absent, Until::Gone];
+
+    /// Its name in requests and scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Until::Present => "present",
+            Until::Absent => "absent",
+            Until::Gone => "gone",
+        }
+    }
+
+    /// The value named `name`, if any.
+    pub fn from_name(name: &str) -> Option<Until> {
+        Until::ALL.into_iter().find(|u| u.name() == name)
+    }
 }
 
 /// A complete wait request.
@@ -106,8 +138,8 @@ impl WaitCondition {
                 return None;
             }
         }
-        if self.until == Until::Absent {
-            args.insert("until".into(), json!("absent"));
+        if self.until != Until::Present {
+            args.insert("until".into(), json!(self.until.name()));
         }
         if let Some(s) = self.stable_for {
             args.insert("stableFor".into(), json!(format!("{}ms", s.as_millis())));
@@ -155,7 +187,7 @@ impl WaitCondition {
         };
         match self.until {
             Until::Present => format!("{what} to appear"),
-            Until::Absent => format!("{what} to go away"),
+            Until::Absent | Until::Gone => format!("{what} to go away"),
         }
     }
 }
@@ -304,7 +336,7 @@ pub fn until_passes<E>(
     mut check: impl FnMut(&Terminal) -> Result<(), E>,
 ) -> Result<(), E> {
     let deadline = Instant::now() + timeout;
-    let mut live = session.settle(timeout.min(Duration::from_secs(1)));
+    let mut live = session.settle(settle_bound(Some(timeout)));
     loop {
         let version = live.version;
         let result = check(&live.term);
@@ -345,9 +377,12 @@ pub fn until_passes<E>(
 pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -> WaitOutcome {
     let start = Instant::now();
     let deadline = condition.timeout.map(|t| start + t);
-    let mut seen = false;
     let mut holding_since: Option<Instant> = None;
-    let mut live = session.lock();
+    let (mut live, mut seen) = match condition.until {
+        // The settled screen stands for "seen": what is not on it is gone.
+        Until::Gone => (session.settle(settle_bound(condition.timeout)), true),
+        Until::Present | Until::Absent => (session.lock(), false),
+    };
     let at_start = Fresh::of(&live, &condition.target);
     let changed_since = match condition.target {
         Target::Changed(Some(version)) => version,
@@ -358,7 +393,7 @@ pub fn wait(session: &Session, condition: &WaitCondition, cancel: &AtomicBool) -
         let ended = live.state.is_ended();
         let visible = |present: bool, seen: &mut bool| match condition.until {
             Until::Present => present,
-            Until::Absent => {
+            Until::Absent | Until::Gone => {
                 *seen |= present;
                 *seen && !present
             }

@@ -221,7 +221,9 @@ fn write_wait(tape: &mut String, args: &Value) {
         (None, Some(regex)) => Some(format!("(?m){regex}")),
         _ => None,
     };
-    if let Some(pattern) = pattern.filter(|_| args["until"] != "absent") {
+    // A tape waits only for a pattern to appear.
+    let appear = args.get("until").is_none_or(|until| until == "present");
+    if let Some(pattern) = pattern.filter(|_| appear) {
         let delimited = pattern.replace('/', "\\/");
         if !delimited.contains(['\n', '\r']) {
             let _ = writeln!(tape, "Wait+Screen{timeout} /{delimited}/");

@@ -2177,7 +2177,8 @@ fn read_trim_leaves_out_blank_rows_at_the_end() {
 }
 
 /// `wait --until absent` matches once the text has been on the screen and is gone — not for
-/// text that never appeared, and not while the text stays.
+/// text that never appeared, and not while the text stays; `--until gone` matches text that
+/// never appeared.
 #[test]
 fn wait_until_absent_needs_the_text_seen_then_gone() {
     let env = Env::new();
@@ -2231,6 +2232,26 @@ fn wait_until_absent_needs_the_text_seen_then_gone() {
             "{text}: {doc}"
         );
     }
+    // `gone` asks only that the text be off the settled screen.
+    let never = env.ok(&[
+        "wait",
+        &steady,
+        "--text",
+        "never-shown",
+        "--until",
+        "gone",
+        "--timeout",
+        "5s",
+    ]);
+    assert_eq!(
+        (never["result"].as_str(), never["until"].as_str()),
+        (Some("matched"), Some("gone")),
+        "{never}"
+    );
+    env.error(
+        &["wait", &steady, "--text", "x", "--until", "later"],
+        "invalid_condition",
+    );
 }
 
 /// `wait --idle DUR` matches once the screen has not changed for DUR, and never while a

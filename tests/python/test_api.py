@@ -52,6 +52,21 @@ def test_vim_edits_and_writes_a_file(tmp_path):
     assert target.read_text() == "hello from shotty\n"
 
 
+def test_wait_until_gone_is_met_by_text_never_shown_and_waits_for_text_shown():
+    # "Loading" never appears (or came and went before the wait): nothing to wait for.
+    script = "echo ready; read x; printf '\\033[2J\\033[Hdone'; exec sleep 30"
+    with shotty.spawn(["sh", "-c", script], size=(30, 4)) as p:
+        p.wait_for_text("ready")
+        started = time.monotonic()
+        p.wait_until_gone("Loading", timeout=3)
+        assert time.monotonic() - started < 2
+        # The key that clears "ready" is given its moment before the screen is judged.
+        p.keys("Enter").wait_until_gone("ready", timeout=5)
+        assert p.text().startswith("done")
+        with pytest.raises(shotty.WaitTimeout):
+            p.wait_until_gone("done", timeout=0.3)
+
+
 def test_bash_commands_report_their_exit_codes():
     bash = require("bash")
     with shotty.spawn([bash, "--norc", "--noprofile"], shell_integration=True, wait_ready=10) as sh:

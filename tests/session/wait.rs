@@ -1,4 +1,4 @@
-//! Wait conditions on real programs: present, absent, stable-for, regex, idle, exit,
+//! Wait conditions on real programs: present, absent, gone, stable-for, regex, idle, exit,
 //! timeout, session end and cancellation. Every wait is bounded.
 
 use std::sync::Arc;
@@ -73,6 +73,30 @@ fn absent_needs_the_text_to_have_been_seen_first() {
     assert_eq!(run(&s2, &c).0, WaitResult::Timeout);
     s.stop(StopReason::User, Duration::from_secs(1)).unwrap();
     s2.stop(StopReason::User, Duration::from_secs(1)).unwrap();
+}
+
+#[test]
+fn gone_is_met_by_text_never_seen_once_the_input_was_answered() {
+    let s = start("echo ready; read x; sleep 0.2; printf '\\033[2J\\033[Hdone'; exec sleep 5");
+    assert_eq!(run(&s, &cond(text("ready"))).0, WaitResult::Matched);
+    let gone = |t: &str, timeout_ms: u64| WaitCondition {
+        until: Until::Gone,
+        timeout: Some(Duration::from_millis(timeout_ms)),
+        ..cond(text(t))
+    };
+    // Never on the screen: met at once, where `absent` would wait to see it first.
+    let (result, waited) = run(&s, &gone("Loading", 5000));
+    assert_eq!(result, WaitResult::Matched);
+    assert!(waited < Duration::from_secs(2), "{waited:?}");
+    // On the screen: met once the program has cleared it, 0.2 s after the line it read.
+    s.write(b"\n").expect("the line is written");
+    let (result, waited) = run(&s, &gone("ready", 5000));
+    assert_eq!(result, WaitResult::Matched);
+    assert!(waited >= Duration::from_millis(150), "{waited:?}");
+    assert!(s.lock().term.contains_text("done"));
+    // Staying: times out.
+    assert_eq!(run(&s, &gone("done", 300)).0, WaitResult::Timeout);
+    s.stop(StopReason::User, Duration::from_secs(1)).unwrap();
 }
 
 #[test]

@@ -1138,14 +1138,13 @@ impl Host {
         on_session: impl FnOnce(Arc<Session>),
     ) -> Result<WaitReply, SessionError> {
         let until = match p.until.as_deref() {
-            None | Some("present") => Until::Present,
-            Some("absent") => Until::Absent,
-            Some(other) => {
-                return Err(SessionError::new(
+            None => Until::Present,
+            Some(name) => Until::from_name(name).ok_or_else(|| {
+                SessionError::new(
                     ErrorCode::InvalidCondition,
-                    format!("--until must be present or absent, not {other:?}"),
-                ));
-            }
+                    format!("until must be present, absent or gone, not {name:?}"),
+                )
+            })?,
         };
         let targets = [
             p.text.is_some(),

@@ -112,6 +112,22 @@ describe("driving programs", () => {
     ]);
   });
 
+  test("waitUntilGone is met by text never shown and waits for text shown", async () => {
+    const script = "echo ready; read x; printf '\\033[2J\\033[Hdone'; exec sleep 30";
+    await using p = await spawn(["sh", "-c", script], { size: [30, 4] });
+    await p.waitForText("ready");
+    // "Loading" never appears (or came and went before the wait): nothing to wait for.
+    const started = Date.now();
+    await p.waitUntilGone("Loading", { timeout: 3000 });
+    expect(Date.now() - started).toBeLessThan(2000);
+    // The key that clears "ready" is given its moment before the screen is judged.
+    await p.keys("Enter");
+    await p.waitUntilGone("ready", { timeout: 5000 });
+    expect(await p.text()).toMatch(/^done/);
+    const error = await rejection(p.waitUntilGone("done", { timeout: 300 }));
+    expect(error).toBeInstanceOf(WaitTimeout);
+  });
+
   test("a RegExp's flags reach the host's pattern", async () => {
     await using p = await spawn(["sh", "-c", "echo 'Ready: 42'; exec sleep 30"], { size: [30, 3] });
     await p.waitForRegex(/ready: \d+$/im);
