@@ -39,9 +39,10 @@ export interface TestHooks {
   afterAll(fn: () => Promise<void>): void;
 }
 
+/** Whether `name` is on: set, and not empty, `0` or `false` (the rule of shotty's `session::golden::env_flag`). */
 function flag(name: string): boolean {
   const value = process.env[name] ?? "";
-  return value !== "" && value !== "0" && value !== "false";
+  return value !== "" && value !== "0" && value.toLowerCase() !== "false";
 }
 
 function fileSafe(name: string): string {

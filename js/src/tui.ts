@@ -274,7 +274,7 @@ export class Tui {
   /**
    * Starts `argv` (run directly, no shell unless it is one) in a terminal.
    *
-   * @throws ShottyError the program cannot be started (`invalid_request` for one that does not exist).
+   * @throws ShottyError the program cannot be started (`session_not_started` for one that does not exist).
    */
   static async spawn(argv: readonly string[], options: SpawnOptions = {}): Promise<Tui> {
     if (!Array.isArray(argv) || argv.length === 0 || argv.some((arg) => typeof arg !== "string")) {
@@ -289,6 +289,9 @@ export class Tui {
       baseEnv: clientEnvironment(),
       env: Object.entries(options.env ?? {}),
       shellIntegration: options.shellIntegration ?? false,
+      // The program ends with this process, however it ends (a signal, a crash): the exit
+      // hook below cannot run on a signal.
+      ownerPid: process.pid,
     };
     if (options.name !== undefined) params.name = options.name;
     if (options.group !== undefined) params.group = options.group;

@@ -142,9 +142,13 @@ class Tui:
                 integration), waiting at most this many seconds.
 
         Raises:
-            ShottyError: the program cannot be started (``invalid_request`` for one that does
-                not exist).
+            ShottyError: the program cannot be started (``session_not_started`` for one that
+                does not exist).
+            TypeError: ``argv`` is a string rather than a sequence of words.
         """
+        if isinstance(argv, (str, bytes)):
+            # A string would be run as one character a word.
+            raise TypeError(f"argv is a sequence of words, not a string: [{argv!r}] or shlex.split({argv!r})")
         argv = [os.fspath(a) for a in argv]
         params: dict[str, Any] = {
             "command": argv,
@@ -154,6 +158,8 @@ class Tui:
             "baseEnv": client_environment(),
             "env": [[k, v] for k, v in (env or {}).items()],
             "shellIntegration": shell_integration,
+            # The program ends with this process, however it ends (Ctrl+C, a crash, SIGKILL).
+            "ownerPid": os.getpid(),
         }
         if name is not None:
             params["name"] = name
@@ -172,7 +178,7 @@ class Tui:
     def __repr__(self) -> str:
         return f"<shotty.Tui {self.session_id} {self.argv!r}>"
 
-    def __enter__(self) -> "Tui":
+    def __enter__(self: T) -> T:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -180,36 +186,36 @@ class Tui:
 
     # -- input ------------------------------------------------------------------------
 
-    def send(self, *steps: Mapping[str, Any]) -> "Tui":
+    def send(self: T, *steps: Mapping[str, Any]) -> T:
         """Sends steps of the host protocol in one operation, in order:
         ``{"text": …}``, ``{"paste": …}``, ``{"keys": …}``, ``{"rawHex": …}``,
         ``{"mouse": {…}}``, ``{"delay": ms}`` (``docs/host-protocol.md``)."""
         self._call("send", {"steps": list(steps)})
         return self
 
-    def keys(self, *names: str) -> "Tui":
+    def keys(self: T, *names: str) -> T:
         """Presses keys by name, in order: ``Enter``, ``Tab``, ``Escape``, ``Up``, ``F5``,
         ``Ctrl+C``, ``Alt+x``, ``Shift+Tab``… (``shotty session send --help``)."""
         return self.send(*({"keys": name} for name in names))
 
-    def type(self, text: str) -> "Tui":
+    def type(self: T, text: str) -> T:
         """Types text as keystrokes."""
         return self.send({"text": text})
 
-    def paste(self, text: str) -> "Tui":
+    def paste(self: T, text: str) -> T:
         """Pastes text (bracketed when the program asked for bracketed paste)."""
         return self.send({"paste": text})
 
-    def click(self, row: int, col: int, *, button: str = "left") -> "Tui":
+    def click(self: T, row: int, col: int, *, button: str = "left") -> T:
         """Clicks the cell at ``row``, ``col`` (0-based), encoded for the program's mouse mode.
         Fails when the program has not turned mouse tracking on."""
         return self.send({"mouse": {"action": "click", "row": row, "col": col, "button": button}})
 
-    def click_text(self, text: str, *, nth: int = 1, button: str = "left") -> "Tui":
+    def click_text(self: T, text: str, *, nth: int = 1, button: str = "left") -> T:
         """Clicks the first cell of the ``nth`` (from 1) occurrence of ``text`` on the screen."""
         return self.send({"mouse": {"action": "click", "text": text, "nth": nth, "button": button}})
 
-    def resize(self, cols: int, rows: int) -> "Tui":
+    def resize(self: T, cols: int, rows: int) -> T:
         """Resizes the terminal; the program gets SIGWINCH."""
         reply = self._call("resize", {"width": cols, "height": rows})
         self.size = (reply["width"], reply["height"])
@@ -217,26 +223,26 @@ class Tui:
 
     # -- waiting ----------------------------------------------------------------------
 
-    def wait_for_text(self, text: str, *, timeout: float = DEFAULT_TIMEOUT) -> "Tui":
+    def wait_for_text(self: T, text: str, *, timeout: float = DEFAULT_TIMEOUT) -> T:
         """Waits until ``text`` is on the screen (blanks match spaces, a line break the end of
         a row). Raises `WaitTimeout` or `ProgramExited`, whose message shows the screen."""
         self._wait({"text": text}, timeout, f"text {text!r}")
         return self
 
-    def wait_for_regex(self, pattern: str, *, timeout: float = DEFAULT_TIMEOUT) -> "Tui":
+    def wait_for_regex(self: T, pattern: str, *, timeout: float = DEFAULT_TIMEOUT) -> T:
         """Waits until the regular expression matches the screen (one line per row, ``^``
         and ``$`` anchor lines; Rust's regex syntax)."""
         self._wait({"regex": pattern}, timeout, f"a match of /{pattern}/")
         return self
 
-    def wait_until_gone(self, text: str, *, timeout: float = DEFAULT_TIMEOUT) -> "Tui":
+    def wait_until_gone(self: T, text: str, *, timeout: float = DEFAULT_TIMEOUT) -> T:
         """Waits until ``text`` is not on the screen once the program has reacted to the input
         sent before, whether or not it was ever seen (so a message that came and went in a
         moment does not make the wait time out)."""
         self._wait({"text": text, "until": "gone"}, timeout, f"{text!r} to go")
         return self
 
-    def wait_for_idle(self, ms: int = 200, *, timeout: float = DEFAULT_TIMEOUT) -> "Tui":
+    def wait_for_idle(self: T, ms: int = 200, *, timeout: float = DEFAULT_TIMEOUT) -> T:
         """Waits until the screen has not changed for ``ms`` milliseconds."""
         self._wait({"idleMs": ms}, timeout, f"the screen to be idle for {ms} ms")
         return self

@@ -31,8 +31,10 @@ class GoldenWritten(UserWarning):
 
 
 def _flag(name: str) -> bool:
+    """Whether ``name`` is on: set, and not empty, ``0`` or ``false`` (the rule of shotty's
+    ``session::golden::env_flag``)."""
     value = os.environ.get(name, "")
-    return value not in ("", "0")
+    return value not in ("", "0") and value.lower() != "false"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

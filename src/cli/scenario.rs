@@ -217,7 +217,7 @@ pub fn run_options(
         },
         update: flags.update,
         exit_timeout: flags.exit_timeout,
-        ci: std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false"),
+        ci: shotty::session::golden::env_flag("CI"),
         report: None,
     }
 }

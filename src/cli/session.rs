@@ -94,6 +94,10 @@ struct StartArgs {
     /// waiting at most DURATION (default 10s); the reply's `ready` says whether it did.
     #[arg(long, value_name = "DURATION", num_args = 0..=1, default_missing_value = "10s", value_parser = parse_duration)]
     wait_ready: Option<Duration>,
+    /// Stop the session (as `stop` does) within a second of process PID ending: a script's
+    /// `--owner-pid $$` ends the programs it started with it, however it ends.
+    #[arg(long, value_name = "PID")]
+    owner_pid: Option<u32>,
     /// The program and its arguments, after `--` (run directly, no shell).
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -973,6 +977,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             name,
             shell_integration,
             wait_ready,
+            owner_pid,
             command,
         }) => {
             let cwd = match cwd {
@@ -1002,6 +1007,7 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                     name,
                     shell_integration,
                     wait_ready_ms: wait_ready.map(ms),
+                    owner_pid,
                 },
                 reply_wait,
             )

@@ -60,10 +60,12 @@ pub fn update_requested() -> bool {
     env_flag(UPDATE_VAR)
 }
 
-/// Whether the environment variable `var` is on: set, and neither empty nor `0` (so
-/// `UPDATE_GOLDEN=0` compares, as it reads).
+/// Whether the environment variable `var` is on: set, and not empty, `0` or `false` in any
+/// case (so `UPDATE_GOLDEN=0` and a CI template's `UPDATE_GOLDEN=false` compare, as they
+/// read). The Python and JavaScript packages read `CI` and `UPDATE_GOLDEN` by the same rule.
 pub fn env_flag(var: &str) -> bool {
-    std::env::var_os(var).is_some_and(|v| !v.is_empty() && v != "0")
+    std::env::var_os(var)
+        .is_some_and(|v| !(v.is_empty() || v == "0" || v.eq_ignore_ascii_case("false")))
 }
 
 /// How a comparison ended when it did not fail.
@@ -83,8 +85,9 @@ pub struct ScreenCheck<'a> {
     /// Rewrite the golden from the screen instead of comparing (`--update`, `UPDATE_GOLDEN`).
     pub update: bool,
     /// A missing golden fails, the screen written to `NAME.actual.svg` instead of the golden
-    /// (a scenario run with `CI` set: a golden nobody has reviewed passes nothing). Off: the
-    /// golden is written and the verdict is [`Verdict::New`].
+    /// (a scenario run with `CI` set: a golden nobody has reviewed passes nothing), unless
+    /// `update` asks for goldens to be written. Off: the golden is written and the verdict
+    /// is [`Verdict::New`].
     pub missing_fails: bool,
     /// How long the screen has to come to match.
     pub timeout: Duration,
@@ -206,14 +209,14 @@ pub fn compare_screen(
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let screen = screen.settled();
-            if check.missing_fails {
+            if check.missing_fails && !check.update {
                 let actual = sibling(golden, "actual");
                 write_screen(&actual, &screen, Format::Svg, check.appearance)
                     .map_err(Failure::new)?;
                 return Err(Failure {
                     actual_svg: Some(actual.clone()),
                     ..Failure::new(format!(
-                        "the golden {} does not exist, and CI is set: run with --update and commit it (the screen is in {})",
+                        "the golden {} does not exist, and missing goldens fail (CI is set): write it by updating the goldens (shotty --update, pytest --shotty-update, vitest or jest -u, UPDATE_GOLDEN=1 for the test APIs), review it and commit it (the screen is in {})",
                         golden.display(),
                         actual.display()
                     ))

@@ -206,6 +206,10 @@ pub struct StartParams {
     /// waiting at most this many milliseconds.
     #[serde(default)]
     pub wait_ready_ms: Option<u64>,
+    /// Stop the session, as `stop` does, within a second of the process with this id ending
+    /// (a client's own: the programs a test run started end with it, however it ends).
+    #[serde(default)]
+    pub owner_pid: Option<u32>,
 }
 
 /// Methods that address one session (also the arguments of the MCP tools that do).

@@ -2254,6 +2254,66 @@ fn wait_until_absent_needs_the_text_seen_then_gone() {
     );
 }
 
+/// `start --owner-pid PID` ties a session to a process: it lives while that process does, and
+/// within about a second of its end is stopped as `stop` stops one (its program ended, the
+/// session gone from `list --all`). A process that is not there is refused.
+#[test]
+fn a_session_ends_with_its_owner_process() {
+    let env = Env::new();
+    let mut owner = std::process::Command::new("sleep")
+        .arg("300")
+        .spawn()
+        .expect("sleep starts");
+    let owner_pid = owner.id().to_string();
+    let id = env.start(&[
+        "--owner-pid",
+        &owner_pid,
+        "--",
+        "sh",
+        "-c",
+        "echo up; exec sleep 300",
+    ]);
+    env.ok(&["wait", &id, "--text", "up", "--timeout", "10s"]);
+    let listed = |all: &Value| {
+        all["sessions"]
+            .as_array()
+            .expect("sessions")
+            .iter()
+            .find(|s| s["sessionId"] == id.as_str())
+            .cloned()
+    };
+    let program = listed(&env.ok(&["list"])).expect("listed")["processId"]
+        .as_u64()
+        .expect("pid");
+    let program = procs::Seen::now(u32::try_from(program).expect("a pid"));
+    // Past two housekeeping rounds with the owner alive: still running.
+    std::thread::sleep(Duration::from_millis(2200));
+    assert!(program.is_alive());
+    assert_eq!(
+        listed(&env.ok(&["list"])).expect("listed")["state"],
+        "running"
+    );
+
+    owner.kill().expect("the owner is killed");
+    owner.wait().expect("the owner is reaped");
+    procs::assert_all_gone(std::slice::from_ref(&program));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while listed(&env.ok(&["list", "--all"])).is_some() {
+        assert!(Instant::now() < deadline, "the session is still listed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let refused = env.error(
+        &["start", "--owner-pid", &owner_pid, "--", "true"],
+        "invalid_request",
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("no such process")),
+        "{refused}"
+    );
+}
+
 /// `wait --idle DUR` matches once the screen has not changed for DUR, and never while a
 /// counter keeps changing it.
 #[test]

@@ -4,6 +4,7 @@ program that crashes, and what each failure tells."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -65,6 +66,30 @@ def test_wait_until_gone_is_met_by_text_never_shown_and_waits_for_text_shown():
         assert p.text().startswith("done")
         with pytest.raises(shotty.WaitTimeout):
             p.wait_until_gone("done", timeout=0.3)
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+def test_a_program_left_open_ends_when_the_python_process_is_killed(tmp_path, how):
+    script = tmp_path / "killed.py"
+    script.write_text(
+        "import sys, time, shotty\n"
+        "p = shotty.spawn(['sleep', '300'], size=(20, 2))\n"
+        "print(p.pid, flush=True)\n"
+        "time.sleep(300)\n"
+    )
+    child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        pid = int(child.stdout.readline())
+        assert alive(pid)
+        child.send_signal(getattr(signal, how))
+        child.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(pid)
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_bash_commands_report_their_exit_codes():

@@ -89,9 +89,27 @@ def test_in_ci_a_missing_golden_fails(pytester):
     prompt_test(pytester, "ann")
     result = run(pytester, ci=True)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*the golden *test_prompt.svg does not exist, and CI is set*"])
+    result.stdout.fnmatch_lines(
+        ["*the golden *test_prompt.svg does not exist, and missing goldens fail (CI is set)*pytest --shotty-update*"]
+    )
     assert not (pytester.path / GOLDEN).exists()
     assert (pytester.path / GOLDEN.with_name("test_prompt.actual.svg")).exists()
+    # Asked to update, it is written, CI or not.
+    run(pytester, "--shotty-update", ci=True).assert_outcomes(passed=1)
+    assert "ann" in (pytester.path / GOLDEN).read_text()
+
+
+def test_update_golden_set_to_false_or_0_compares(pytester, monkeypatch):
+    prompt_test(pytester, "ann")
+    run(pytester).assert_outcomes(passed=1, warnings=1)
+    prompt_test(pytester, "bob")
+    for off in ("false", "False", "0", ""):
+        monkeypatch.setenv("UPDATE_GOLDEN", off)
+        run(pytester).assert_outcomes(failed=1)
+        assert "ann" in (pytester.path / GOLDEN).read_text(), off
+    monkeypatch.setenv("UPDATE_GOLDEN", "1")
+    run(pytester).assert_outcomes(passed=1)
+    assert "bob" in (pytester.path / GOLDEN).read_text()
 
 
 def test_names_and_several_goldens_in_one_test(pytester):

@@ -518,8 +518,8 @@ const OPEN_FILES_WANTED: u64 = 16_384;
 
 /// Ends the host process once it has been idle long enough (through the executor, see
 /// [`Job::ExitIfIdle`]), or when its socket was removed (a newer host took over); drops
-/// expired sessions, writes records that could not be written before, and gives the memory
-/// of ended sessions back. Once a second: this is housekeeping, not a reaction to anything a
+/// expired sessions, stops those whose owner process has ended, writes records that could
+/// not be written before, and gives the memory of ended sessions back. Once a second: this is housekeeping, not a reaction to anything a
 /// client waits for.
 fn housekeeper(host: &Host, socket: &Path, jobs: &SyncSender<Job>) {
     let mut live_before = 0;
@@ -544,6 +544,19 @@ fn housekeeper(host: &Host, socket: &Path, jobs: &SyncSender<Job>) {
         if std::fs::symlink_metadata(socket).is_err() {
             host.shutdown();
             std::process::exit(0);
+        }
+        let orphans = host.orphans();
+        if !orphans.is_empty() {
+            // Stopped as a client's `stop` would be, on the executor; nobody reads the reply.
+            let (reply, _) = std::sync::mpsc::sync_channel(1);
+            let mut params = serde_json::Map::new();
+            params.insert("sessionIds".into(), orphans.into());
+            let stop = rpc::Request {
+                id: serde_json::Value::Null,
+                method: "stop".into(),
+                params,
+            };
+            let _ = jobs.try_send(Job::Request(stop, reply));
         }
         if host.is_idle() {
             let _ = jobs.try_send(Job::ExitIfIdle);

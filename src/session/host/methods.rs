@@ -43,6 +43,7 @@ use crate::session::wait::{Target, Until, WaitCondition, WaitResult, wait};
 use super::connection::Deferred;
 use super::history::{self, LineQuery};
 use super::leftovers::{LiveMark, remove_mark};
+use super::owner::Owner;
 use super::{
     DEFAULT_RETAIN, Derived, Entry, Host, LiveEntry, MAX_SCREEN_CHARS, Meta, READ_SETTLE_MAX,
     Record, RecordSlot, Start, cast_of, new_session_id, recording_file, remove_session_files,
@@ -205,6 +206,7 @@ impl Host {
         let width = p.width.unwrap_or(100);
         let height = p.height.unwrap_or(24);
         check_size(width, height)?;
+        let owner = p.owner_pid.map(Owner::watch).transpose()?;
         let scrollback = p.scrollback.unwrap_or(5000);
         if !(100..=200_000).contains(&scrollback) {
             return Err(SessionError::invalid_request(format!(
@@ -299,6 +301,7 @@ impl Host {
         let meta = mark.meta;
         let entry = Arc::new(LiveEntry {
             session: Arc::clone(&session),
+            owner,
             meta,
             record: Mutex::new(RecordSlot::Pending),
             derived: Mutex::new(None),

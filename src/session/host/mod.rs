@@ -34,6 +34,7 @@ mod history;
 mod leftovers;
 mod memory;
 mod methods;
+mod owner;
 
 pub use connection::{ConnectionLimits, run};
 
@@ -139,6 +140,8 @@ enum RecordSlot {
 
 struct LiveEntry {
     session: Arc<Session>,
+    /// The process it ends with (`start`'s `ownerPid`), if any.
+    owner: Option<owner::Owner>,
     meta: Meta,
     record: Mutex<RecordSlot>,
     /// What `list` derives from the screen (`urls`, `outputLines`) for a screen version: an
@@ -580,6 +583,16 @@ impl Host {
                 Entry::Live(l) => Some(Arc::clone(l)),
                 Entry::Ended(_) => None,
             })
+            .collect()
+    }
+
+    /// Live sessions whose `ownerPid` process has ended and that nobody is stopping yet.
+    fn orphans(&self) -> Vec<String> {
+        self.live_entries()
+            .iter()
+            .filter(|l| l.owner.as_ref().is_some_and(|o| o.has_ended()))
+            .filter(|l| l.session.lock().state != State::Stopping)
+            .map(|l| l.session.id().to_owned())
             .collect()
     }
 

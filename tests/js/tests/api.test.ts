@@ -1,6 +1,6 @@
 // The JavaScript API on real programs: the python REPL, vim, bash with shell integration, a
 // program that crashes, and what each failure tells.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn as nodeSpawn } from "node:child_process";
 import { accessSync, constants, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -229,6 +229,26 @@ describe("ending programs", () => {
     expect(pid).toBeGreaterThan(0);
     expect(alive(pid)).toBe(false);
   });
+
+  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+    test(`a program left open ends when the Node process is killed by ${signal}`, async () => {
+      const dir = scratch();
+      const script = join(dir, "killed.mjs");
+      writeFileSync(
+        script,
+        `import { spawn } from "shotty";\nconst p = await spawn(["sleep", "300"], { size: [20, 2] });\nconsole.log(p.pid);\nsetInterval(() => {}, 1000);\n`,
+      );
+      const node = nodeSpawn("node", [script], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] });
+      const pid = await new Promise<number>((resolve) => node.stdout.once("data", (line) => resolve(Number(String(line).trim()))));
+      expect(alive(pid)).toBe(true);
+      node.kill(signal);
+      const deadline = Date.now() + 5000;
+      while (alive(pid) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(alive(pid)).toBe(false);
+    });
+  }
 });
 
 describe("reading and pictures", () => {

@@ -76,9 +76,13 @@ describe("toMatchScreenSnapshot under vitest", () => {
     write(dir, { "prompt.test.ts": promptTest("ann") });
     const run = await vitest(dir, [], { CI: "true" });
     expect(run.code).toBe(1);
-    expect(failures(run)).toMatch(/the golden .*prompt\.svg does not exist, and CI is set/);
+    expect(failures(run)).toMatch(/the golden .*prompt\.svg does not exist, and missing goldens fail \(CI is set\)/);
     expect(existsSync(join(dir, "__screenshots__", "prompt.test.ts", "prompt.actual.svg"))).toBe(true);
     expect(existsSync(join(dir, GOLDEN))).toBe(false);
+    // Asked to update, it is written, CI or not.
+    const updated = await vitest(dir, ["-u"], { CI: "true" });
+    expect(updated.code, updated.output).toBe(0);
+    expect(svgText(join(dir, GOLDEN)).split("\n")[1]).toBe("hi ann");
   });
 
   test("goldens are named after the test, a name, and a count", async () => {
