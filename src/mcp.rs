@@ -561,13 +561,13 @@ impl Server {
             let reply = call(
                 "list",
                 &ListParams {
-                    all: true,
+                    session_id: Some(a.session_id.clone()),
                     ..ListParams::default()
                 },
             )?;
             reply["sessions"]
                 .as_array()
-                .and_then(|s| s.iter().find(|s| s["sessionId"] == a.session_id.as_str()))
+                .and_then(|s| s.first())
                 .cloned()
                 .ok_or_else(|| {
                     SessionError::new(
@@ -715,7 +715,7 @@ impl Server {
             let look = appearance(fetched.title.clone()).map_err(SessionError::invalid_request)?;
             // Both from the same snapshot, so they show the same screen.
             let svg = artifacts::render(&fetched, Format::Svg, &look)?;
-            let path = artifacts::inspect_file(&svg, Format::Svg)?;
+            let path = artifacts::inspect_file(&fetched.reply, &svg, Format::Svg)?;
             let png = artifacts::render(&fetched, Format::Png, &look)?;
             Ok::<_, SessionError>((png, path, id))
         })

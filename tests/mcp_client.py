@@ -7,6 +7,7 @@ Prints "ok" and exits 0 when every check passes; any failure raises.
 
 import asyncio
 import base64
+import glob
 import json
 import os
 import struct
@@ -65,6 +66,10 @@ async def agent_tools(session):
     places = [(m["row"], m["col"]) for m in found["matches"]]
     assert places == [(r, rows[r].index("FIND-ME")) for r in range(len(rows))
                       if "FIND-ME" in rows[r]], (places, rows)
+    # A name and `last` stand for the id in every tool, status too.
+    for reference in ("agent-shell", "last"):
+        status = payload(await call(session, "status", {"sessionId": reference}))
+        assert status["sessionId"] == restarted["sessionId"], (reference, status)
     await call(session, "kill", named)
 
     echo = payload(await call(session, "spawn", {"command": "python3", "args": [INPUT_ECHO]}))
@@ -169,8 +174,8 @@ async def inspect(session, sid):
     svg_path = described["svg"]
     assert svg_path.endswith(".svg") and os.path.isfile(svg_path), svg_path
     assert os.stat(svg_path).st_mode & 0o777 == 0o600, oct(os.stat(svg_path).st_mode)
-    # In this test's own temporary directory.
-    assert svg_path.startswith(os.environ["TMPDIR"] + "/"), svg_path
+    # Kept with the session's own files (in this test's state directory), deleted with them.
+    assert svg_path.startswith(os.path.join(os.environ["SHOTTY_STATE_DIR"], "inspect", sid) + "/"), svg_path
     png = png_decode(base64.b64decode(images[0].data))
     return (png, *svg_screen(svg_path))
 
@@ -391,8 +396,11 @@ async def main(binary, workdir, home):
 
             await agent_tools(session)
 
+            inspected = glob.glob(os.path.join(os.environ["SHOTTY_STATE_DIR"], "inspect", sid, "*.svg"))
+            assert inspected, "inspect left no SVG"
             killed = payload(await call(session, "kill", {"sessionId": sid}))
             assert killed["stopped"] == [sid], killed
+            assert not [p for p in inspected if os.path.exists(p)], "an inspect SVG outlived its session"
             # `kill` removes the session at once: its id is unknown afterwards.
             gone = payload(await call(session, "status", {"sessionId": sid}, expect_error=True))
             assert gone["error"]["code"] == "session_not_found", gone

@@ -7,7 +7,7 @@
 import { basename, dirname, join } from "node:path";
 
 import { ScreenMismatch } from "./errors";
-import { closeStarted, DEFAULT_TIMEOUT_MS, nextSerial, Tui } from "./tui";
+import { closeStarted, defaultTimeout, nextSerial, Tui } from "./tui";
 
 /** Options of `toMatchScreenSnapshot`. */
 export interface ScreenSnapshotOptions {
@@ -99,7 +99,7 @@ export async function toMatchScreenSnapshot(
     const verdict = await received.assertScreen(golden, {
       update: mode === "all" || flag("UPDATE_GOLDEN"),
       missingFails: flag("CI") || mode === "none",
-      timeout: options.timeout ?? DEFAULT_TIMEOUT_MS,
+      timeout: options.timeout ?? defaultTimeout(),
     });
     if (verdict === "new") {
       console.warn(`shotty: wrote the new golden ${golden}: review it and commit it`);

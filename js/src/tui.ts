@@ -10,6 +10,26 @@ import type { Snapshot } from "./snapshot";
 
 /** Milliseconds a wait gives its condition unless told otherwise. */
 export const DEFAULT_TIMEOUT_MS = 5_000;
+/** How long before the running test's own timeout a wait without one gives up. */
+const TEST_DEADLINE_MARGIN_MS = 500;
+
+/**
+ * Tells waits when the running test will be timed out by its runner (`undefined`: unknown),
+ * so a wait given no timeout ends first and the test fails with the wait's message and the
+ * screen rather than the runner's bare "test timed out". The vitest setup sets it per test.
+ */
+export function setTestDeadline(at: number | undefined): void {
+  shared.testDeadline = at;
+}
+
+/** The timeout of a wait given none: {@link DEFAULT_TIMEOUT_MS}, ending before the test's deadline. */
+export function defaultTimeout(): number {
+  const deadline = shared.testDeadline;
+  if (deadline === undefined) {
+    return DEFAULT_TIMEOUT_MS;
+  }
+  return Math.max(0, Math.min(DEFAULT_TIMEOUT_MS, deadline - TEST_DEADLINE_MARGIN_MS - Date.now()));
+}
 /** Milliseconds a reply may take beyond the time the request itself asks the host to spend. */
 const REPLY_MARGIN_MS = 10_000;
 /** `stop` ends process trees with a 3 s grace and answers within 60 s. */
@@ -199,13 +219,34 @@ function hostPattern(pattern: string | RegExp): string {
   return flags ? `(?${flags})${pattern.source}` : pattern.source;
 }
 
-/** Every program started and not closed yet, in order: what the test-runner integrations end. */
-const live = new Set<Tui>();
-let serial = 0;
+/** What every copy of this module in the process shares (see {@link shared}). */
+interface Shared {
+  /** Every program started and not closed yet, in order: what the test-runner integrations end. */
+  live: Set<Tui>;
+  /** The serial number of the program started last. */
+  serial: number;
+  /** When the running test times out, where its runner says (see {@link setTestDeadline}). */
+  testDeadline: number | undefined;
+  /** Whether the exit hook is in place. */
+  exitHookInstalled: boolean;
+}
+
+/**
+ * The process's one {@link Shared}: a test runner may load this package twice — vitest runs
+ * a linked package's ESM setup file through its own module runner while the tests `require`
+ * it — and the programs started and the test's deadline must be the same for both copies.
+ */
+const shared: Shared = ((globalThis as Record<symbol, unknown>)[Symbol.for("shotty.tui")] ??= {
+  live: new Set<Tui>(),
+  serial: 0,
+  testDeadline: undefined,
+  exitHookInstalled: false,
+}) as Shared;
+const live = shared.live;
 
 /** The serial number the next program will get: programs started later have a larger one. */
 export function nextSerial(): number {
-  return serial + 1;
+  return shared.serial + 1;
 }
 
 /**
@@ -221,18 +262,16 @@ export async function closeStarted(fromSerial = 0): Promise<void> {
   }
 }
 
-let exitHookInstalled = false;
-
 /**
  * Programs still open when this process exits are ended with it: sessions must not outlive
  * a test run that forgot them (or crashed). `exit` handlers cannot wait for a socket, so the
  * binary's own `session stop` does it.
  */
 function installExitHook(host: Host): void {
-  if (exitHookInstalled) {
+  if (shared.exitHookInstalled) {
     return;
   }
-  exitHookInstalled = true;
+  shared.exitHookInstalled = true;
   process.once("exit", () => {
     const ids = [...live].map((tui) => tui.sessionId);
     if (ids.length > 0) {
@@ -268,7 +307,7 @@ export class Tui {
     this.pid = typeof started.processId === "number" ? started.processId : undefined;
     this.argv = argv;
     this.size = [Number(started.width), Number(started.height)];
-    this.serial = ++serial;
+    this.serial = ++shared.serial;
   }
 
   /**
@@ -420,7 +459,7 @@ export class Tui {
   }
 
   async #wait(condition: Record<string, unknown>, options: WaitOptions, what: string): Promise<WaitReply> {
-    const timeout = Math.max(0, Math.round(options.timeout ?? DEFAULT_TIMEOUT_MS));
+    const timeout = Math.max(0, Math.round(options.timeout ?? defaultTimeout()));
     const reply = (await this.#call("wait", { ...condition, timeoutMs: timeout }, timeout + REPLY_MARGIN_MS)) as WaitReply;
     if (reply.matched) {
       return reply;
@@ -467,7 +506,7 @@ export class Tui {
    *   and the differing cells marked in `NAME.diff.svg`.
    */
   async assertScreen(golden: string, options: AssertScreenOptions = {}): Promise<GoldenVerdict> {
-    const timeout = Math.max(0, Math.round(options.timeout ?? DEFAULT_TIMEOUT_MS));
+    const timeout = Math.max(0, Math.round(options.timeout ?? defaultTimeout()));
     const reply = (await this.#call(
       "golden",
       { path: resolvePath(golden), update: options.update ?? false, missingFails: options.missingFails ?? false, timeoutMs: timeout },

@@ -1012,9 +1012,15 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
                 reply_wait,
             )
         }
-        SessionCommand::List(ListArgs { all, group, state }) => {
-            call("list", &ListParams { all, group, state })
-        }
+        SessionCommand::List(ListArgs { all, group, state }) => call(
+            "list",
+            &ListParams {
+                all,
+                group,
+                state,
+                session_id: None,
+            },
+        ),
         SessionCommand::Read(ReadArgs {
             id,
             structured,
@@ -1123,9 +1129,9 @@ fn run(command: SessionCommand) -> Result<Value, SessionError> {
             if !matches!(format, Format::Svg | Format::Png) {
                 return Err(SessionError::invalid_request("inspect renders svg or png"));
             }
-            let (bytes, _) =
+            let (bytes, reply) =
                 artifacts::render_to(connect()?, &id, format, |t| appearance.to_appearance(t))?;
-            let path = artifacts::inspect_file(&bytes, format)?;
+            let path = artifacts::inspect_file(&reply, &bytes, format)?;
             Ok(json!({ "sessionId": id, "path": path, "format": format.name() }))
         }
         SessionCommand::History(HistoryArgs {

@@ -2,9 +2,8 @@
 //! `shotty session capture|inspect` and the MCP server.
 
 use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::Value;
 
@@ -186,39 +185,46 @@ pub fn write_file_creating_dir(path: &Path, bytes: &[u8]) -> Result<(), String> 
     write_file(path, bytes)
 }
 
-/// Writes an inspect image to `<tmp>/shotty-inspect-<uid>/inspect-<random>/inspect.<ext>`
-/// (directories 0700, file 0600), removing inspect directories older than 24 h first.
-pub fn inspect_file(bytes: &[u8], format: Format) -> Result<PathBuf, SessionError> {
-    let uid = rustix::process::getuid().as_raw();
-    let root = std::env::temp_dir().join(format!("shotty-inspect-{uid}"));
-    paths::ensure_private_dir(&root)?;
-    if let Ok(entries) = std::fs::read_dir(&root) {
-        for e in entries.flatten() {
-            let old = e
-                .metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|m| m.elapsed().ok())
-                .is_some_and(|age| age > Duration::from_secs(24 * 3600));
-            if old && e.file_name().to_string_lossy().starts_with("inspect-") {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
-        }
-    }
-    let dir = tempfile::Builder::new()
+/// Where the inspect images of session `id` are kept, in the state directory `state_dir`:
+/// deleted with the session's other files (by `stop`, or when its retention runs out).
+pub fn inspect_dir(state_dir: &Path, id: &str) -> PathBuf {
+    state_dir.join("inspect").join(id)
+}
+
+/// Writes an inspect image of the session a host's `snapshot` reply (`fetched`) is from, to
+/// `<state dir>/inspect/<session id>/inspect-<random>.<ext>` (directories 0700, file 0600):
+/// private, and gone with the session, as everything else of it.
+pub fn inspect_file(
+    fetched: &Value,
+    bytes: &[u8],
+    format: Format,
+) -> Result<PathBuf, SessionError> {
+    // The host's id, not what the caller named the session by: it becomes a directory name.
+    let id = fetched["sessionId"]
+        .as_str()
+        .filter(|id| {
+            id.strip_prefix("s_")
+                .is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+        })
+        .ok_or_else(|| {
+            SessionError::new(
+                ErrorCode::SessionError,
+                "the host's reply names no session id",
+            )
+        })?;
+    let state_dir = paths::state_dir();
+    paths::ensure_private_dir(&state_dir.join("inspect"))?;
+    let dir = inspect_dir(&state_dir, id);
+    paths::ensure_private_dir(&dir)?;
+    let file = tempfile::Builder::new()
         .prefix("inspect-")
-        .tempdir_in(&root)
-        .map_err(|e| SessionError::io("cannot create the inspect directory", e))?
-        .keep();
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
-        .map_err(|e| SessionError::io("cannot protect the inspect directory", e))?;
-    let path = dir.join(format!("inspect.{}", format.name()));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)
-        .map_err(|e| SessionError::io("cannot write the inspect image", e))?;
+        .suffix(&format!(".{}", format.name()))
+        .permissions(std::fs::Permissions::from_mode(0o600))
+        .tempfile_in(&dir)
+        .map_err(|e| SessionError::io("cannot create the inspect image", e))?;
+    let (mut file, path) = file
+        .keep()
+        .map_err(|e| SessionError::io("cannot keep the inspect image", e.error))?;
     file.write_all(bytes)
         .map_err(|e| SessionError::io("cannot write the inspect image", e))?;
     Ok(path)

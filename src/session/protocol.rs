@@ -236,6 +236,10 @@ pub struct ListParams {
     /// Only this state.
     #[serde(default)]
     pub state: Option<String>,
+    /// Only this session (an id, a name, an id prefix or `last`), ended or not:
+    /// `session_not_found` when there is none.
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 /// One session in a `list` reply. The keys are in alphabetical order, like those of every

@@ -291,10 +291,17 @@ fn an_agent_workflow_on_bash() {
     // The row's text runs on in spaces to the grid's right edge.
     assert!(std::fs::read_to_string(&path).unwrap().contains(">one-42 "));
 
+    // Kept with the session's own files, and deleted with them.
+    assert!(
+        path.starts_with(env.state.join("inspect").join(&id)),
+        "{path:?}"
+    );
+
     let stopped = env.ok(&["stop", &id]);
     assert_eq!(stopped["stopped"], json!([id]));
-    // stop deletes at once.
+    // stop deletes at once, the inspect image too.
     env.error(&["read", &id], "session_not_found");
+    assert!(!path.exists(), "{path:?} outlived its session");
 }
 
 /// Kills the environment's host outright (SIGKILL) and waits until it is dead: a command

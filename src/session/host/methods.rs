@@ -417,6 +417,8 @@ impl Host {
         let entries: Vec<(String, Entry)> = self
             .entries()
             .iter()
+            // Already resolved to an id (`resolve_params`).
+            .filter(|(id, _)| p.session_id.as_ref().is_none_or(|only| only == *id))
             .map(|(id, e)| {
                 (
                     id.clone(),
@@ -445,7 +447,7 @@ impl Host {
             let shown = match (&p.group, state) {
                 (Some(group), _) if summary.group.as_ref() != Some(group) => false,
                 (_, Some(state)) => summary.state == state,
-                _ => !ended || p.all,
+                _ => !ended || p.all || p.session_id.is_some(),
             };
             if shown {
                 sessions.push(summary);

@@ -211,6 +211,9 @@ fn remove_session_files(dir: &Path, id: &str) -> std::io::Result<()> {
         _ => Ok(()),
     };
     leftovers::remove_mark(dir, id)?;
+    gone(std::fs::remove_dir_all(super::artifacts::inspect_dir(
+        dir, id,
+    )))?;
     gone(std::fs::remove_file(recording_file(dir, id)))?;
     gone(std::fs::remove_file(session_file(dir, id)))
 }

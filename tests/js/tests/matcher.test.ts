@@ -41,6 +41,29 @@ describe("toMatchScreenSnapshot under vitest", () => {
     expect(readFileSync(join(dir, GOLDEN), "utf8")).toBe(golden);
   });
 
+  test("a wait given no timeout fails before the test's own timeout, with its message and the screen", async () => {
+    const dir = scratch();
+    write(dir, {
+      "slow.test.ts": `
+import { spawn } from "shotty";
+import { test } from "vitest";
+
+test("slow", async () => {
+  const p = await spawn(["sh", "-c", "echo ready; exec sleep 60"], { size: [20, 3] });
+  await p.waitForText("ready");
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await p.waitForText("never shown");
+}, 4000);
+`,
+    });
+    const run = await vitest(dir);
+    expect(run.code).toBe(1);
+    const message = failures(run);
+    expect(message).toMatch(/WaitTimeout: timed out after [\d.]+ s waiting for text "never shown"/);
+    expect(message).toContain("  |ready");
+    expect(message).not.toContain("Test timed out");
+  });
+
   test("a differing screen fails with the cells that differ, and leaves the pictures", async () => {
     const dir = scratch();
     write(dir, { "prompt.test.ts": promptTest("ann") });
