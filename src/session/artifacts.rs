@@ -144,35 +144,61 @@ pub fn export_format(path: &Path) -> Result<Option<AnimationFormat>, String> {
     })
 }
 
-/// Writes `bytes` to `path` whole or not at all ([`whole_file`](super::whole_file)), so a
-/// failure, even a killed writer, never leaves half a file. A new file gets mode 0644; a
-/// replaced one keeps its mode.
-/// A symlink is followed (the file it points to is replaced, the link stays), and anything
-/// that is not a regular file — `/dev/null`, `/dev/stdout`, a FIFO — is written to in place,
-/// never replaced.
-pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+/// How a file the user names is written (see [`write_file`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Destination {
+    /// Not a regular file (`/dev/null`, `/dev/stdout`, a FIFO): written to in place, never
+    /// replaced ([`write_in_place`]).
+    InPlace,
+    /// Replaced whole by a file of `mode` renamed over `target`: the path itself, or the file
+    /// its symlink points to (the link stays). A new file gets 0644; a replaced one keeps its
+    /// mode.
+    Replace {
+        /// The file renamed over.
+        target: PathBuf,
+        /// The new file's mode.
+        mode: u32,
+    },
+}
+
+/// How writing `path` goes; an error (`cannot write PATH: …`) for a directory, or a symlink
+/// that cannot be followed.
+pub fn destination(path: &Path) -> Result<Destination, String> {
     let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => return Err(fail(&"it is a directory")),
-        Ok(meta) if !meta.is_file() => {
-            return std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
-                .map_err(|e| fail(&e));
-        }
+        Ok(meta) if !meta.is_file() => return Ok(Destination::InPlace),
         _ => {}
     }
-    let resolved;
-    let path = if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        resolved = std::fs::canonicalize(path).map_err(|e| fail(&e))?;
-        resolved.as_path()
+    let target = if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        std::fs::canonicalize(path).map_err(|e| fail(&e))?
     } else {
-        path
+        path.to_owned()
     };
-    // A new file is an ordinary one; a replaced one keeps its mode.
-    let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o777);
-    super::whole_file::replace(path, bytes, mode, false).map_err(|e| fail(&e))
+    let mode = std::fs::metadata(&target).map_or(0o644, |m| m.permissions().mode() & 0o777);
+    Ok(Destination::Replace { target, mode })
+}
+
+/// Writes `bytes` into `path`, a file that is not a regular one ([`Destination::InPlace`]).
+pub fn write_in_place(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Writes `bytes` to `path` whole or not at all ([`whole_file`](super::whole_file)), so a
+/// failure, even a killed writer, never leaves half a file; where it lands and with which
+/// mode is [`destination`]'s.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    match destination(path)? {
+        Destination::InPlace => write_in_place(path, bytes),
+        Destination::Replace { target, mode } => {
+            super::whole_file::replace(&target, bytes, mode, false)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+    }
 }
 
 /// [`write_file`], creating the file's directory first if it does not exist: for files whose

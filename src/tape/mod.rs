@@ -5,8 +5,8 @@
 //! file and line; [`load`] checks all of it before anything runs — settings and their
 //! values ([`settings`]), outputs, `Require`d programs — and splits it into what is set up
 //! front and the steps to run; [`runner`] runs the steps in a session of the tape's own,
-//! timing the animation by the tape's script ([`clock`]); [`output`] writes every output
-//! from that one recording.
+//! timing the animation by the tape's script ([`clock`]); [`output`] makes every output
+//! from that one recording and puts them in place together (`staging`).
 //!
 //! ```no_run
 //! let tape = shotty::tape::load("demo.tape".as_ref()).map_err(|e| e.errors[0].clone())?;
@@ -23,6 +23,7 @@ pub mod output;
 pub mod parser;
 pub mod runner;
 pub mod settings;
+mod staging;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -175,6 +176,7 @@ fn check(path: &Path, commands: Vec<Command>) -> Result<Tape, LoadError> {
         warnings: Vec::new(),
     };
     let mut size_at: Option<Location> = None;
+    let mut shell_at: Option<Location> = None;
     let mut started = false;
     for command in commands {
         match &command.kind {
@@ -183,13 +185,20 @@ fn check(path: &Path, commands: Vec<Command>) -> Result<Tape, LoadError> {
                 // changes anything (at its place in the run).
                 let mut applied = settings.clone();
                 let target = if started { &mut applied } else { &mut settings };
-                if let Err(e) = target.apply(setting, &command.at) {
-                    errors.push(e);
-                    continue;
+                match target.apply(setting, &command.at) {
+                    Ok(warning) => tape.warnings.extend(warning),
+                    Err(e) => {
+                        errors.push(e);
+                        continue;
+                    }
                 }
                 if !started {
-                    if matches!(setting, Setting::Width(_) | Setting::Height(_)) {
-                        size_at = Some(command.at.clone());
+                    match setting {
+                        Setting::Width(_) | Setting::Height(_) => {
+                            size_at = Some(command.at.clone());
+                        }
+                        Setting::Shell(_) => shell_at = Some(command.at.clone()),
+                        _ => {}
                     }
                     continue;
                 }
@@ -228,19 +237,15 @@ fn check(path: &Path, commands: Vec<Command>) -> Result<Tape, LoadError> {
     }
     let program = settings.shell_start().command[0];
     if crate::pty::find_program(program).is_none() {
-        errors.push(TapeError {
-            path: path.to_owned(),
-            line: 0,
-            column: 0,
-            message: format!("the shell {program} is not installed (not on PATH)"),
-        });
+        // At the `Set Shell` that chose it; VHS's default shell has no line.
+        let at = shell_at.unwrap_or_else(|| Location::whole(path));
+        errors.push(at.error(format!(
+            "the shell {program} is not installed (not on PATH)"
+        )));
     }
     let (min_w, min_h) = settings.minimum_size();
     if settings.size.0 < min_w || settings.size.1 < min_h {
-        let at = size_at.unwrap_or(Location {
-            path: path.to_owned(),
-            line: 0,
-        });
+        let at = size_at.unwrap_or_else(|| Location::whole(path));
         errors.push(at.error(format!(
             "the picture is {}×{} px; the padding, margin and window bar need at least \
              {min_w}×{min_h}",
@@ -319,4 +324,23 @@ Wait
 Sleep 2s
 "
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_shell_is_reported_at_the_set_shell_that_chose_it() {
+        if crate::pty::find_program("cmd.exe").is_some() {
+            return;
+        }
+        let tape = "Output a.txt\nSet Shell \"cmd\"\nType \"x\"\n";
+        let err = load_str(Path::new("t.tape"), tape).expect_err("cmd.exe is not installed");
+        let messages: Vec<String> = err.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            messages,
+            ["t.tape:2: the shell cmd.exe is not installed (not on PATH)"]
+        );
+    }
 }

@@ -1,81 +1,85 @@
 //! Every output of a tape from its one run: the session's recording, on the tape's clock,
 //! played into frames for the animations, the last frame and the frame directory; written as
 //! a cast; and the screens kept for the text output and the screenshots. Everything is made
-//! before anything is written, and each file is replaced whole, so a run that fails leaves
-//! no output half-made.
+//! before anything is written, and the files are put in place together (`staging`), so a
+//! run that fails leaves no output, neither half-made nor some of its outputs.
 
 use std::convert::Infallible;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use super::runner::{TapeRun, TextScreen};
-use super::{OutputKind, Tape, TapeError};
+use super::staging::Staging;
+use super::{Location, Output, OutputKind, Tape, TapeError};
 use crate::recording::frames::{Frames, Timing};
 use crate::recording::{Event, Start, TimedEvent, Timeline, asciicast};
 use crate::render::animation::{AnimationFormat, animate_parts};
 use crate::render::{Appearance, Format, encode};
-use crate::session::artifacts::write_file_creating_dir;
 
 /// The rule VHS's text output writes after each screen: 80 `─`.
 pub const TEXT_RULE_WIDTH: usize = 80;
 
-/// Makes every output of `tape` from `run`, then writes them; returns the files written.
+/// Makes every output of `tape` from `run`, then puts them all in place — none if one cannot
+/// be written (`staging`); returns the files written. A problem names the `Output` or
+/// `Screenshot` it is about.
 pub fn write_all(tape: &Tape, run: &TapeRun) -> Result<Vec<PathBuf>, TapeError> {
     let appearance = tape.settings.appearance();
-    let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    let mut files: Vec<(PathBuf, Vec<u8>, &Location)> = Vec::new();
     for output in &tape.outputs {
-        let fail = |e: String| output.at.error(format!("{}: {e}", output.path.display()));
-        match output.kind {
-            OutputKind::Animation(format) => {
-                let bytes = animation(tape, run, format, &appearance).map_err(fail)?;
-                files.push((output.path.clone(), bytes));
-            }
-            OutputKind::Png => {
-                let last = frames(tape, run, 0.0, None).last();
-                let snapshot = match last {
-                    Some(Ok(frame)) => frame.snapshot,
-                    _ => return Err(fail("the run showed nothing".into())),
-                };
-                let bytes =
-                    encode(&snapshot, Format::Png, &appearance).map_err(|e| fail(e.to_string()))?;
-                files.push((output.path.clone(), bytes));
-            }
-            OutputKind::Frames => {
-                for frame in frames(tape, run, 0.0, None) {
-                    let Ok(frame) = frame;
-                    let bytes = encode(&frame.snapshot, Format::Png, &appearance)
-                        .map_err(|e| fail(e.to_string()))?;
-                    let name = format!("frame-{:05}.png", frame.index + 1);
-                    files.push((output.path.join(name), bytes));
-                }
-            }
-            OutputKind::Cast => {
-                let mut bytes = Vec::new();
-                asciicast::write_v2(&shown_timeline(run), &Default::default(), &mut bytes)
-                    .map_err(|e| fail(e.to_string()))?;
-                files.push((output.path.clone(), bytes));
-            }
-            OutputKind::Text => files.push((output.path.clone(), text(&run.text).into_bytes())),
+        let made = made(tape, run, output, &appearance)
+            .map_err(|e| output.at.error(format!("{}: {e}", output.path.display())))?;
+        files.extend(
+            made.into_iter()
+                .map(|(path, bytes)| (path, bytes, &output.at)),
+        );
+    }
+    for shot in &run.screenshots {
+        let bytes = encode(&shot.snapshot, Format::Png, &appearance)
+            .map_err(|e| shot.at.error(format!("{}: {e}", shot.path.display())))?;
+        files.push((shot.path.clone(), bytes, &shot.at));
+    }
+    // Everything is made before anything is written, so a run killed while it encodes
+    // leaves no temporary file behind.
+    let mut staging = Staging::default();
+    for (path, bytes, at) in files {
+        staging.add(&path, &bytes, at)?;
+    }
+    staging.commit()
+}
+
+/// The files `output` is made of (one, or a directory's frames), with their bytes.
+fn made(
+    tape: &Tape,
+    run: &TapeRun,
+    output: &Output,
+    appearance: &Appearance,
+) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
+    let one = |bytes: Vec<u8>| Ok(vec![(output.path.clone(), bytes)]);
+    match output.kind {
+        OutputKind::Animation(format) => one(animation(tape, run, format, appearance)?),
+        OutputKind::Png => {
+            let Some(Ok(last)) = frames(tape, run, 0.0, None).last() else {
+                return Err("the run showed nothing".into());
+            };
+            one(encode(&last.snapshot, Format::Png, appearance).map_err(|e| e.to_string())?)
         }
+        OutputKind::Frames => frames(tape, run, 0.0, None)
+            .map(|frame| {
+                let Ok(frame) = frame;
+                let bytes =
+                    encode(&frame.snapshot, Format::Png, appearance).map_err(|e| e.to_string())?;
+                let name = format!("frame-{:05}.png", frame.index + 1);
+                Ok((output.path.join(name), bytes))
+            })
+            .collect(),
+        OutputKind::Cast => {
+            let mut bytes = Vec::new();
+            asciicast::write_v2(&shown_timeline(run), &Default::default(), &mut bytes)
+                .map_err(|e| e.to_string())?;
+            one(bytes)
+        }
+        OutputKind::Text => one(text(&run.text).into_bytes()),
     }
-    for (path, snapshot) in &run.screenshots {
-        let bytes = encode(snapshot, Format::Png, &appearance).map_err(|e| TapeError {
-            path: path.clone(),
-            line: 0,
-            column: 0,
-            message: e.to_string(),
-        })?;
-        files.push((path.clone(), bytes));
-    }
-    for (path, bytes) in &files {
-        write_file_creating_dir(path, bytes).map_err(|message| TapeError {
-            path: path.clone(),
-            line: 0,
-            column: 0,
-            message,
-        })?;
-    }
-    Ok(files.into_iter().map(|(path, _)| path).collect())
 }
 
 /// VHS's text format: every row of each kept screen, then a rule.

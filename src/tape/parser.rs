@@ -11,6 +11,10 @@ use super::lexer::{Token, TokenKind, tokenize};
 /// The largest tape file read (VHS tapes are a few kilobytes).
 pub const MAX_TAPE_BYTES: u64 = 1 << 20;
 
+/// The longest duration a tape may give (`Sleep`, `@TIME`, `TypingSpeed`, `WaitTimeout`): a
+/// day, in seconds. VHS takes any Go duration; a longer one would record for more than a day.
+pub const MAX_DURATION_SECS: f64 = 86_400.0;
+
 /// A problem in a tape, where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TapeError {
@@ -53,6 +57,14 @@ pub struct Location {
 }
 
 impl Location {
+    /// The file as a whole (line 0), for what no line of it asks for.
+    pub fn whole(path: &Path) -> Location {
+        Location {
+            path: path.to_owned(),
+            line: 0,
+        }
+    }
+
     /// A problem at this command.
     pub fn error(&self, message: impl Into<String>) -> TapeError {
         TapeError {
@@ -422,9 +434,7 @@ impl<'a> Parser<'a> {
     fn command(&mut self) -> Parsed {
         let token = self.cur().clone();
         if token.kind != TokenKind::Keyword {
-            self.error_at(&token, format!("not a command: {}", shown(&token)));
-            self.skip_line();
-            return Parsed::Nothing;
+            return self.not_a_command(&token);
         }
         if let Some(key) = NamedKey::from_keyword(&token.text) {
             let speed = self.speed();
@@ -502,13 +512,25 @@ impl<'a> Parser<'a> {
                     value: self.cur().text.clone(),
                 }
             }
-            _ => {
-                self.error_at(&token, format!("not a command: {}", shown(&token)));
-                self.skip_line();
-                return Parsed::Nothing;
-            }
+            _ => return self.not_a_command(&token),
         };
         Parsed::One(kind)
+    }
+
+    /// `token` starts a line but is no command: said, and the rest of the line skipped (so
+    /// its arguments are not taken for commands too). A byte-order mark that starts the file
+    /// (an editor's, on Windows) is named, as it shows as nothing.
+    fn not_a_command(&mut self, token: &Token) -> Parsed {
+        let message = if token.text == "\u{feff}" && (token.line, token.column) == (1, 1) {
+            "a byte-order mark (U+FEFF) starts the file: save it as UTF-8 without one (VHS \
+             refuses it too)"
+                .to_owned()
+        } else {
+            format!("not a command: {}", shown(token))
+        };
+        self.error_at(token, message);
+        self.skip_line();
+        Parsed::Nothing
     }
 
     /// `@TIME` after a command, if there.
@@ -549,20 +571,32 @@ impl<'a> Parser<'a> {
         }
         self.advance();
         let number = self.cur().clone();
-        let unit = match self.peek() {
-            t if t.is_keyword("ms") => 0.001,
-            t if t.is_keyword("s") => 1.0,
-            t if t.is_keyword("m") => 60.0,
-            _ => 1.0,
-        };
-        if matches!(self.peek().text.as_str(), "ms" | "s" | "m")
-            && self.peek().kind == TokenKind::Keyword
-        {
+        let unit = ["ms", "s", "m"]
+            .into_iter()
+            .find(|u| self.peek().is_keyword(u));
+        if unit.is_some() {
             self.advance();
         }
+        // Seconds without a unit.
+        let factor = match unit {
+            Some("ms") => 0.001,
+            Some("m") => 60.0,
+            _ => 1.0,
+        };
         match number.text.parse::<f64>() {
-            Ok(n) if n.is_finite() && (0.0..=86_400.0).contains(&(n * unit)) => {
-                Some(Duration::from_secs_f64(n * unit))
+            Ok(n) if n.is_finite() && (0.0..=MAX_DURATION_SECS).contains(&(n * factor)) => {
+                Some(Duration::from_secs_f64(n * factor))
+            }
+            Ok(n) if n * factor > MAX_DURATION_SECS => {
+                let written = format!("{}{}", number.text, unit.unwrap_or(" s"));
+                self.error_at(
+                    &number,
+                    format!(
+                        "{written} is longer than the 24 h ({MAX_DURATION_SECS} s) a duration \
+                         may be"
+                    ),
+                );
+                None
             }
             _ => {
                 self.error_at(&number, format!("{} is not a time", number.text));
@@ -710,7 +744,11 @@ impl<'a> Parser<'a> {
                 Ok(_) => pattern = Some(token.text),
                 Err(e) => self.error_at(
                     &token,
-                    format!("bad regular expression /{}/: {e}", token.text),
+                    format!(
+                        "bad regular expression {}: {}",
+                        shown(&token),
+                        visible(&e.to_string())
+                    ),
                 ),
             }
         }
@@ -959,14 +997,40 @@ pub const SETTINGS: [&str; 21] = [
     "CursorBlink",
 ];
 
-/// A token as an error message shows it.
+/// A token as an error message shows it: quoted or delimited as written, what a terminal
+/// would show as nothing or act on escaped (a stray byte-order mark, ESC, NUL), so the
+/// message says what is wrong and cannot change the user's terminal.
 fn shown(token: &Token) -> String {
     match token.kind {
         TokenKind::Eof => "the end of the file".into(),
         TokenKind::String => format!("{:?}", token.text),
-        TokenKind::Regex => format!("/{}/", token.text),
-        _ => token.text.clone(),
+        TokenKind::Regex => format!("/{}/", visible(&token.text)),
+        _ => visible(&token.text),
     }
+}
+
+/// `text` with its invisible characters ([`invisible`]) escaped as Rust escapes them
+/// (`\u{feff}`, `\u{1b}`, `\0`, `\t`); line breaks are kept (no token holds one, and a
+/// message quoting a pattern's error keeps its lines).
+fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c != '\n' && invisible(c) {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Whether `c` shows as nothing, or acts on the terminal, when printed: a control or format
+/// character (U+FEFF, U+200B …), a space other than ' ', an unassigned or private-use one —
+/// what Rust's `escape_debug` escapes, its own quotes and backslash aside. It is asked after
+/// a letter, so that combining marks, which show on the character before them, are kept.
+fn invisible(c: char) -> bool {
+    let after_letter: String = ['a', c].into_iter().collect();
+    !matches!(c, '"' | '\'' | '\\') && after_letter.escape_debug().count() > 2
 }
 
 #[cfg(test)]
@@ -1073,6 +1137,47 @@ mod tests {
                 "t.tape:8:8: Output takes a file path (quote a path that starts with /: \
                  \"/tmp/demo.gif\")",
             ]
+        );
+    }
+
+    #[test]
+    fn invisible_characters_are_escaped_and_a_leading_byte_order_mark_is_named() {
+        assert_eq!(
+            errors(
+                "\u{feff}Output a.gif\n\u{feff}Hide\n\u{1b}[31mRed\n\0\n\u{a0}Hide\n\
+                 Ctrl+\u{200b}\nWait /\u{7}(/\n"
+            ),
+            vec![
+                "t.tape:1:1: a byte-order mark (U+FEFF) starts the file: save it as UTF-8 \
+                 without one (VHS refuses it too)",
+                "t.tape:2:1: not a command: \\u{feff}",
+                "t.tape:3:1: not a command: \\u{1b}",
+                "t.tape:4:1: not a command: \\0",
+                "t.tape:5:1: not a command: \\u{a0}",
+                "t.tape:6:6: \\u{200b} is not a key for Ctrl+ (one character or a key name)",
+                "t.tape:7:6: bad regular expression /\\u{7}(/: regex parse error:\n    \\u{7}(\n     \
+                 ^\nerror: unclosed group",
+            ]
+        );
+        // What shows as itself is kept: a combining mark on its letter, quotes, backslashes.
+        assert_eq!(visible("e\u{301} \"'\\ 世"), "e\u{301} \"'\\ 世");
+    }
+
+    #[test]
+    fn durations_longer_than_a_day_are_refused_saying_so() {
+        assert_eq!(
+            errors("Sleep 100000s\nSleep 86401\nType@1667m \"x\"\nSleep 1.2.3\n"),
+            vec![
+                "t.tape:1:7: 100000s is longer than the 24 h (86400 s) a duration may be",
+                "t.tape:2:7: 86401 s is longer than the 24 h (86400 s) a duration may be",
+                "t.tape:3:6: 1667m is longer than the 24 h (86400 s) a duration may be",
+                "t.tape:4:7: 1.2.3 is not a time",
+            ]
+        );
+        let day = Duration::from_secs(86_400);
+        assert_eq!(
+            parse("Sleep 86400\nSleep 1440m\n"),
+            vec![CommandKind::Sleep(day), CommandKind::Sleep(day)]
         );
     }
 

@@ -9,8 +9,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use super::clock::TimeMap;
-use super::parser::{CommandKind, Setting, WaitScope};
-use super::{OutputKind, Tape, TapeError};
+use super::parser::{CommandKind, Location, Setting, WaitScope};
+use super::{OutputKind, Step, Tape, TapeError};
 use crate::pty::DEFAULT_GRACE;
 use crate::recording::{Event, TimedEvent, Timeline};
 use crate::session::instance::local_session_id;
@@ -37,18 +37,28 @@ pub struct TapeRun {
     pub clock: TimeMap,
     /// The screen after each shown step, for text outputs.
     pub text: Vec<TextScreen>,
-    /// The screens of `Screenshot` steps, with their files.
-    pub screenshots: Vec<(PathBuf, Snapshot)>,
+    /// The screens of `Screenshot` steps.
+    pub screenshots: Vec<Screenshot>,
     /// Where the view moved through the scrollback (`ScrollUp`, `ScrollDown`, and back to the
     /// screen at the next input), on the recording's clock.
     pub views: Vec<TimedEvent>,
+}
+
+/// The screen a `Screenshot` step took.
+pub struct Screenshot {
+    /// The file it goes to.
+    pub path: PathBuf,
+    /// The step (a file that cannot be written is reported at it).
+    pub at: Location,
+    /// The screen.
+    pub snapshot: Snapshot,
 }
 
 /// The screen after a shown step, as VHS's text output has it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextScreen {
     /// The step.
-    pub after: super::Location,
+    pub after: Location,
     /// VHS's rows ([`buffer_rows`]).
     pub rows: Vec<String>,
 }
@@ -130,7 +140,7 @@ struct Run<'a> {
     hidden: bool,
     clipboard: String,
     text: Vec<TextScreen>,
-    screenshots: Vec<(PathBuf, Snapshot)>,
+    screenshots: Vec<Screenshot>,
     clock: TimeMap,
     /// The history line the view starts at while scrolled back.
     view: Option<u64>,
@@ -161,8 +171,7 @@ impl Run<'_> {
         self.clock = TimeMap::new(self.session.clock());
         for step in &self.tape.steps {
             let start = self.session.clock();
-            self.step(&step.kind)
-                .map_err(|message| step.at.error(message))?;
+            self.step(step).map_err(|message| step.at.error(message))?;
             let length = match scripted_length(&step.kind, self.typing) {
                 _ if self.hidden || matches!(step.kind, CommandKind::Show) => Duration::ZERO,
                 Some(length) => length,
@@ -237,8 +246,8 @@ impl Run<'_> {
         Ok(())
     }
 
-    fn step(&mut self, kind: &CommandKind) -> Result<(), String> {
-        match kind {
+    fn step(&mut self, step: &Step) -> Result<(), String> {
+        match &step.kind {
             CommandKind::Type { text, speed } => {
                 let speed = speed.unwrap_or(self.typing);
                 for c in text.chars() {
@@ -273,7 +282,11 @@ impl Run<'_> {
             } => self.wait(*scope, *timeout, pattern.as_deref())?,
             CommandKind::Screenshot(path) => {
                 let snapshot = self.settled().term.snapshot();
-                self.screenshots.push((path.clone(), snapshot));
+                self.screenshots.push(Screenshot {
+                    path: path.clone(),
+                    at: step.at.clone(),
+                    snapshot,
+                });
             }
             CommandKind::Copy(text) => self.clipboard = text.clone(),
             CommandKind::Paste => {

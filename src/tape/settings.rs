@@ -206,8 +206,9 @@ pub const SHELLS: &[ShellStart] = &[
 ];
 
 impl Settings {
-    /// Applies one `Set`, checking its value's range; `at` names it in the error.
-    pub fn apply(&mut self, setting: &Setting, at: &Location) -> Result<(), TapeError> {
+    /// Applies one `Set`, checking its value's range; `at` names it in the error, and in the
+    /// warning returned when part of the value is ignored (an inline theme's unknown keys).
+    pub fn apply(&mut self, setting: &Setting, at: &Location) -> Result<Option<String>, TapeError> {
         let range = |name: &str, value: f64, min: f64, max: f64| {
             if value.is_finite() && (min..=max).contains(&value) {
                 Ok(())
@@ -240,7 +241,11 @@ impl Settings {
                 range("LineHeight", *height, 0.5, 5.0)?;
                 self.line_height = *height;
             }
-            Setting::Theme(value) => self.theme = theme(value).map_err(|m| at.error(m))?,
+            Setting::Theme(value) => {
+                let (theme, ignored) = theme(value).map_err(|m| at.error(m))?;
+                self.theme = theme;
+                return Ok(ignored_keys(&ignored).map(|w| at.error(w).to_string()));
+            }
             Setting::Width(width) => {
                 range("Width", f64::from(*width), 1.0, f64::from(MAX_SIDE))?;
                 self.size.0 = *width;
@@ -300,7 +305,7 @@ impl Settings {
             }
             Setting::WaitPattern(pattern) => self.wait_pattern = pattern.clone(),
         }
-        Ok(())
+        Ok(None)
     }
 
     /// How VHS starts the shell.
@@ -447,16 +452,19 @@ fn image_backdrop(path: &str) -> Option<Backdrop> {
 }
 
 /// A `Theme` value: a name from VHS's list, or inline JSON whose missing colours are
-/// xterm.js's defaults.
-pub fn theme(value: &str) -> Result<Theme, String> {
+/// xterm.js's defaults; with the inline theme's keys that were ignored (none for a name).
+pub fn theme(value: &str) -> Result<(Theme, Vec<String>), String> {
     let value = value.trim();
     if value.is_empty() {
-        return Theme::builtin(DEFAULT_THEME).ok_or_else(|| "no default theme".into());
+        return Theme::builtin(DEFAULT_THEME)
+            .map(|t| (t, Vec::new()))
+            .ok_or_else(|| "no default theme".into());
     }
     if value.starts_with('{') {
         return json_theme(value);
     }
-    Theme::vhs(value).ok_or_else(|| {
+    let named = Theme::vhs(value).map(|t| (t, Vec::new()));
+    named.ok_or_else(|| {
         let suggestions = Theme::vhs_suggestions(value);
         if suggestions.is_empty() {
             format!("unknown theme {value:?} (VHS's theme names; see `vhs themes`)")
@@ -516,22 +524,43 @@ const IGNORED_THEME_KEYS: [&str; 7] = [
     "meta",
 ];
 
-/// An inline `Theme {…}` in VHS's (xterm.js's) keys, or Windows Terminal's.
-fn json_theme(json: &str) -> Result<Theme, String> {
-    let map: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(json).map_err(|e| format!("the theme is not a JSON object: {e}"))?;
-    let known: Vec<&str> = XTERM_JS_DEFAULTS
+/// Every key an inline theme is read for, or may have without a warning.
+fn known_theme_keys() -> Vec<&'static str> {
+    XTERM_JS_DEFAULTS
         .iter()
         .map(|(k, _)| *k)
         .chain(THEME_KEY_ALIASES.iter().map(|(alias, _)| *alias))
         .chain(IGNORED_THEME_KEYS)
+        .collect()
+}
+
+/// The warning for an inline theme's unknown keys, if any: they are ignored, as VHS's JSON
+/// decoding ignores them (so tapes VHS runs run here too), but a misspelt colour is named.
+fn ignored_keys(keys: &[String]) -> Option<String> {
+    let (noun, verb) = match keys.len() {
+        0 => return None,
+        1 => ("key", "is"),
+        _ => ("keys", "are"),
+    };
+    let names: Vec<String> = keys.iter().map(|k| format!("{k:?}")).collect();
+    Some(format!(
+        "the theme's {noun} {} {verb} ignored, as VHS ignores unknown keys (its keys: {})",
+        names.join(", "),
+        known_theme_keys().join(", ")
+    ))
+}
+
+/// An inline `Theme {…}` in VHS's (xterm.js's) keys, or Windows Terminal's; with the keys
+/// that are neither, which are ignored.
+fn json_theme(json: &str) -> Result<(Theme, Vec<String>), String> {
+    let map: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(json).map_err(|e| format!("the theme is not a JSON object: {e}"))?;
+    let known = known_theme_keys();
+    let ignored: Vec<String> = map
+        .keys()
+        .filter(|k| !known.contains(&k.as_str()))
+        .cloned()
         .collect();
-    if let Some(unknown) = map.keys().find(|k| !known.contains(&k.as_str())) {
-        return Err(format!(
-            "the theme has an unknown key {unknown:?} (keys: {})",
-            known.join(", ")
-        ));
-    }
     let colour = |key: &str| -> Result<(u8, u8, u8), String> {
         let default = XTERM_JS_DEFAULTS
             .iter()
@@ -558,7 +587,7 @@ fn json_theme(json: &str) -> Result<Theme, String> {
         *slot = colour(key)?;
     }
     let background = colour("background")?;
-    Ok(Theme {
+    let theme = Theme {
         name: map
             .get("name")
             .and_then(|n| n.as_str())
@@ -569,7 +598,8 @@ fn json_theme(json: &str) -> Result<Theme, String> {
         cursor: colour("cursor")?,
         selection_background: background,
         ansi,
-    })
+    };
+    Ok((theme, ignored))
 }
 
 #[cfg(test)]
@@ -578,22 +608,48 @@ mod tests {
 
     #[test]
     fn inline_themes_take_xterm_js_defaults_for_what_they_leave_out() {
-        let t = theme(r##"{"background": "#171717", "red": "#ff0000"}"##).expect("a theme");
+        let (t, ignored) =
+            theme(r##"{"background": "#171717", "red": "#ff0000"}"##).expect("a theme");
+        assert!(ignored.is_empty());
         assert_eq!(t.background, (0x17, 0x17, 0x17));
         assert_eq!(t.ansi[1], (0xff, 0, 0));
         assert_eq!(t.foreground, (0xff, 0xff, 0xff));
         assert_eq!(t.ansi[4], (0x34, 0x65, 0xa4));
-        assert!(
-            theme(r##"{"bakground": "#000000"}"##)
-                .unwrap_err()
-                .contains("bakground")
-        );
         assert!(theme(r#"{"red": "crimson"}"#).unwrap_err().contains("red"));
-        let wt = theme(r##"{"purple": "#aa7ff0", "cursorColor": "#b3b0d6"}"##).expect("a theme");
+        let (wt, _) =
+            theme(r##"{"purple": "#aa7ff0", "cursorColor": "#b3b0d6"}"##).expect("a theme");
         assert_eq!(
             (wt.ansi[5], wt.cursor),
             ((0xaa, 0x7f, 0xf0), (0xb3, 0xb0, 0xd6))
         );
+    }
+
+    /// VHS decodes an inline theme with Go's `json.Unmarshal`, which drops unknown keys, so a
+    /// tape with one runs there: it runs here too, the keys named in a warning.
+    #[test]
+    fn an_inline_themes_unknown_keys_are_ignored_with_a_warning() {
+        let at = Location {
+            path: "t.tape".into(),
+            line: 2,
+        };
+        let json =
+            r##"{"bakground": "#000000", "scrollbarSliderBackground": "#1", "red": "#ff0000"}"##;
+        let mut settings = Settings::default();
+        let warning = settings
+            .apply(&Setting::Theme(json.into()), &at)
+            .expect("the theme is taken")
+            .expect("a warning");
+        assert!(
+            warning.starts_with(
+                "t.tape:2: the theme's keys \"bakground\", \"scrollbarSliderBackground\" are \
+                 ignored, as VHS ignores unknown keys (its keys: foreground, background,"
+            ),
+            "{warning}"
+        );
+        assert_eq!(settings.theme.ansi[1], (0xff, 0, 0));
+        assert_eq!(settings.theme.background, (0, 0, 0), "xterm.js's default");
+        let known = Setting::Theme(r##"{"name": "x", "red": "#ff0000"}"##.into());
+        assert_eq!(settings.apply(&known, &at), Ok(None));
     }
 }
 

@@ -404,6 +404,81 @@ Enter
     assert!(!dir.join("ran").exists() && !dir.join("a.gif").exists());
 }
 
+/// Every name under `dir`, hidden ones too, relative and sorted.
+fn tree(dir: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut todo = vec![dir.to_owned()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).expect("a directory").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                todo.push(path.clone());
+            }
+            let name = path.strip_prefix(dir).expect("under dir");
+            names.push(name.to_string_lossy().into_owned());
+        }
+    }
+    names.sort();
+    names
+}
+
+#[test]
+fn an_output_that_cannot_be_written_leaves_none_written_and_names_its_line() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    std::fs::create_dir(dir.join("isdir.txt")).expect("a directory in the way");
+    std::fs::create_dir(dir.join("isdir.png")).expect("a directory in the way");
+    std::fs::write(dir.join("old.txt"), "old").expect("an older output");
+    let tape = "Output old.txt\nOutput new/ok.cast\nOutput isdir.txt\nType \"x\"\n";
+    let out = run_tape(dir, "output.tape", tape);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let expected = "output.tape:3: cannot write isdir.txt: it is a directory";
+    assert!(
+        stderr(&out).contains(expected),
+        "{expected:?} in {}",
+        stderr(&out)
+    );
+    // A Screenshot's file is reported at its line.
+    let tape = "Output old.txt\nType \"x\"\nScreenshot isdir.png\n";
+    let out = run_tape(dir, "shot.tape", tape);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let expected = "shot.tape:3: cannot write isdir.png: it is a directory";
+    assert!(
+        stderr(&out).contains(expected),
+        "{expected:?} in {}",
+        stderr(&out)
+    );
+    // Nothing written, replaced or left half-made: no temporary file, no new directory.
+    assert_eq!(
+        tree(dir),
+        [
+            "isdir.png",
+            "isdir.txt",
+            "old.txt",
+            "output.tape",
+            "shot.tape"
+        ]
+    );
+    assert_eq!(std::fs::read(dir.join("old.txt")).expect("kept"), b"old");
+}
+
+#[test]
+fn an_inline_themes_unknown_keys_are_ignored_with_a_warning_as_vhs_ignores_them() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let tape = "Output a.txt\nSet Theme {\"foo\": \"#ffffff\", \"red\": \"#ff0000\"}\nType \"x\"\n";
+    std::fs::write(dir.join("theme.tape"), tape).expect("tape written");
+    let out = shotty(dir, &["tape", "--check", "theme.tape"], false);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let expected = "shotty: warning: theme.tape:2: the theme's key \"foo\" is ignored, as VHS ignores \
+         unknown keys";
+    assert!(
+        stderr(&out).contains(expected),
+        "{expected:?} in {}",
+        stderr(&out)
+    );
+}
+
 fn shotty(dir: &Path, args: &[&str], ci: bool) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_shotty"));
     command
