@@ -472,7 +472,8 @@ fn emit(result: Result<Value, SessionError>, to_stderr: bool) -> i32 {
                     .and_then(Value::as_array)
                     .is_some_and(|f| !f.is_empty());
             if let Some(obj) = v.as_object_mut() {
-                obj.entry("status").or_insert(json!("ok"));
+                obj.entry("status")
+                    .or_insert(json!(if failed { "error" } else { "ok" }));
             }
             let mut doc = json!({ "schemaVersion": 1 });
             if let (Some(d), Some(o)) = (doc.as_object_mut(), v.as_object()) {

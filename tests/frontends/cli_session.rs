@@ -383,6 +383,17 @@ fn errors_have_stable_codes() {
         "session_not_found",
     );
     env.error(&["read", "nonsense"], "session_not_found");
+    // A stop that could not stop them all keeps its result, says so and exits 1.
+    let (stopped, code) = env.run(&["stop", "s_0123456789abcdef0123456789abcdef"]);
+    assert_eq!(
+        (
+            stopped["status"].as_str(),
+            code,
+            stopped["failed"][0]["code"].as_str()
+        ),
+        (Some("error"), 1, Some("session_not_found")),
+        "{stopped}"
+    );
     env.error(&["send", &id, "--keys", "Ctrl+Nope"], "unsupported_key");
     env.error(&["send", &id, "--raw-hex", "zz"], "invalid_request");
     env.error(
@@ -390,6 +401,22 @@ fn errors_have_stable_codes() {
         "invalid_condition",
     );
     env.error(&["wait", &id, "--text", "a", "--exit"], "invalid_condition");
+    // Environment a program could not be given as asked (the CLI's --env refuses these
+    // itself; MCP and the packages pass them through).
+    for (key, value) in [
+        ("A=B", "c"),
+        ("", "x"),
+        ("NUL\u{0}", "x"),
+        ("OK", "a\u{0}b"),
+    ] {
+        let request = json!({"jsonrpc": "2.0", "id": 1, "method": "start",
+            "params": {"command": ["true"], "env": [[key, value]]}});
+        let reply = env.raw(format!("{request}\n").as_bytes());
+        assert_eq!(
+            reply["error"]["data"]["code"], "invalid_request",
+            "{key:?}: {reply}"
+        );
+    }
     let timed_out = env.error(
         &["wait", &id, "--text", "never-shown", "--timeout", "200ms"],
         "wait_timeout",

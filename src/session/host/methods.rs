@@ -156,6 +156,24 @@ impl ScreenSource<'_> {
 const DEFAULT_GOLDEN_TIMEOUT_MS: u64 = 5000;
 const MAX_GOLDEN_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Refuses an environment variable a program could not be given as asked: a key that is
+/// empty or holds `=` (the program would see another variable) or a NUL (in a value too: it
+/// would cut it short).
+fn check_env_var(key: &str, value: &str) -> Result<(), SessionError> {
+    let problem = if key.is_empty() {
+        "an empty name"
+    } else if key.contains('=') {
+        "a name with '=' in it"
+    } else if key.contains('\0') || value.contains('\0') {
+        "a NUL character"
+    } else {
+        return Ok(());
+    };
+    Err(SessionError::invalid_request(format!(
+        "environment variable {key:?}: {problem}"
+    )))
+}
+
 fn millis(ms: Option<u64>) -> Option<Duration> {
     ms.map(Duration::from_millis)
 }
@@ -207,6 +225,9 @@ impl Host {
         let height = p.height.unwrap_or(24);
         check_size(width, height)?;
         let owner = p.owner_pid.map(Owner::watch).transpose()?;
+        for (key, value) in p.env.iter().chain(p.base_env.iter().flatten()) {
+            check_env_var(key, value)?;
+        }
         let scrollback = p.scrollback.unwrap_or(5000);
         if !(100..=200_000).contains(&scrollback) {
             return Err(SessionError::invalid_request(format!(
