@@ -38,6 +38,9 @@ type Body = BoxBody<Bytes, Infallible>;
 /// The largest request body accepted (a `send` of pasted text, an MCP call): 1 MiB, the host
 /// protocol's line limit.
 pub const MAX_BODY: usize = crate::rpc::MAX_LINE;
+/// MCP transport sessions open at once (an agent holds one or two; each costs memory until
+/// it is ended with `DELETE /mcp` or expires idle).
+pub const MAX_MCP_SESSIONS: usize = 256;
 
 /// How `shotty web` serves.
 #[derive(Clone, Debug)]
@@ -96,9 +99,10 @@ impl WebServer {
         let listener = tokio::net::TcpListener::from_std(self.listener)
             .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let guard = Guard::new(self.options.token.clone(), addr);
+        let mcp_sessions = Arc::new(LocalSessionManager::default());
         let mcp = StreamableHttpService::new(
             || Ok(crate::mcp::Server::new()),
-            Arc::new(LocalSessionManager::default()),
+            Arc::clone(&mcp_sessions),
             StreamableHttpServerConfig::default()
                 // This server checks Host and Origin itself, for every route alike.
                 .disable_allowed_hosts()
@@ -107,6 +111,7 @@ impl WebServer {
         let app = Arc::new(routes::App {
             guard,
             mcp,
+            mcp_sessions,
             live: live::Live::new(),
             reports: self.options.reports.clone(),
         });

@@ -17,7 +17,7 @@ use tower_service::Service;
 use super::guard::{Guard, Refusal};
 use super::live::Live;
 use super::reports;
-use super::{Body, MAX_BODY};
+use super::{Body, MAX_BODY, MAX_MCP_SESSIONS};
 use crate::render::{Appearance, Format};
 use crate::session::client::{Client, reply_timeout};
 use crate::session::{ErrorCode, SessionError, artifacts};
@@ -43,6 +43,8 @@ const REPORT_CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'un
 pub struct App {
     pub guard: Guard,
     pub mcp: StreamableHttpService<crate::mcp::Server, LocalSessionManager>,
+    /// The MCP transport's sessions, counted against [`MAX_MCP_SESSIONS`].
+    pub mcp_sessions: Arc<LocalSessionManager>,
     pub live: Arc<Live>,
     /// Where scenario failure reports are (`--reports`).
     pub reports: Option<PathBuf>,
@@ -173,6 +175,29 @@ impl App {
     }
 
     async fn mcp(&self, request: Request<Incoming>) -> Response<Body> {
+        let declared = request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|length| length > MAX_BODY as u64) {
+            return problem(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!("an MCP message is at most {MAX_BODY} bytes"),
+            );
+        }
+        // A POST without a session id opens one (`initialize`).
+        let opens = request.method() == hyper::Method::POST
+            && !request.headers().contains_key("mcp-session-id");
+        if opens && self.mcp_sessions.sessions.read().await.len() >= MAX_MCP_SESSIONS {
+            return problem(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!(
+                    "{MAX_MCP_SESSIONS} MCP sessions are open: end one (DELETE /mcp) or wait \
+                     for an idle one to expire"
+                ),
+            );
+        }
         let (parts, body) = request.into_parts();
         let request = Request::from_parts(parts, Limited::new(body, MAX_BODY));
         match self.mcp.clone().call(request).await {

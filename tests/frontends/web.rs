@@ -284,6 +284,54 @@ fn every_request_needs_the_token_and_the_servers_own_names() {
     env.ok(&["wait", &id, "--text", "still here", "--timeout", "10s"]);
 }
 
+/// The MCP transport's sessions are bounded: past the limit an `initialize` is refused with
+/// 503 while the sessions open keep working, and ending one makes room; a message longer than
+/// the limit is refused as too large (413), not failed as a server error.
+#[test]
+fn mcp_sessions_and_messages_are_bounded() {
+    let env = Env::new();
+    let web = Web::start(&env);
+    let auth = web.bearer();
+    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                   "clientInfo": {"name": "bounds", "version": "1"}}})
+    .to_string();
+    let headers = [
+        ("Authorization", auth.as_str()),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    let open = || web.request("POST", "/mcp", &headers, initialize.as_bytes());
+    let mut first_id = None;
+    for n in 0..256 {
+        let reply = open();
+        assert_eq!(reply.status, 200, "session {n}: {}", reply.text());
+        first_id.get_or_insert_with(|| {
+            reply
+                .header("mcp-session-id")
+                .expect("a session id")
+                .to_owned()
+        });
+    }
+    let refused = open();
+    assert_eq!(refused.status, 503, "{}", refused.text());
+    assert!(
+        refused.text().contains("MCP sessions are open"),
+        "{}",
+        refused.text()
+    );
+    let first_id = first_id.expect("a session");
+    let mut with_id = headers.to_vec();
+    with_id.push(("Mcp-Session-Id", first_id.as_str()));
+    let ended = web.request("DELETE", "/mcp", &with_id, b"");
+    assert!(ended.status < 300, "{}: {}", ended.status, ended.text());
+    assert_eq!(open().status, 200, "room again after a DELETE");
+
+    let huge = vec![b' '; 2 << 20];
+    let too_large = web.request("POST", "/mcp", &headers, &huge);
+    assert_eq!(too_large.status, 413, "{}", too_large.text());
+}
+
 #[test]
 fn a_network_listen_needs_a_private_token_file() {
     let env = Env::new();
