@@ -282,7 +282,8 @@ pub(super) fn wait_any_exit(children: &[&Shared], timeout: Duration) {
     let _ = poll(&mut fds, Some(&timespec(timeout)));
 }
 
-fn timespec(d: Duration) -> Timespec {
+/// `d` as a poll timeout; one too long for a `Timespec` is as good as for ever.
+pub fn timespec(d: Duration) -> Timespec {
     Timespec::try_from(d).unwrap_or(Timespec {
         tv_sec: i64::MAX,
         tv_nsec: 0,

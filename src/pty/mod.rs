@@ -38,7 +38,7 @@ mod tree;
 pub use command::{COLOR_ENV, ColorEnvFlags, DELETED_ENVS, PtyCommand, SIZE_ENVS, find_program};
 pub use error::PtyError;
 use error::{os_message, pty_error};
-pub use fdio::{Events, INPUT_QUEUE_BYTES, PtyInput, Wake};
+pub use fdio::{Events, INPUT_QUEUE_BYTES, PtyInput, Wake, timespec};
 pub use status::{ExitStatus, signal_name};
 
 use procfs::ProcStat;

@@ -7,7 +7,10 @@
 //! own thread and answers its requests one at a time, in order, so a long `pty/wait` holds
 //! only the connection it came on; clients that want to do something else meanwhile open
 //! another connection. A client hanging up never affects the session, and a `pty/wait` it
-//! left behind is abandoned ([`HangupWatch`](crate::session::hangup::HangupWatch)).
+//! left behind is abandoned ([`HangupWatch`](crate::session::hangup::HangupWatch)). A
+//! connection must send each request line whole in time, as the session host's must
+//! ([`DeadlineReader`](crate::session::hangup::DeadlineReader)): the connections are bounded,
+//! and clients that stall must not keep them all.
 //!
 //! Methods (params → result):
 //!
@@ -33,7 +36,7 @@ use serde_json::Value;
 use crate::pty::ColorEnvFlags;
 pub use crate::rpc::{RpcError, code};
 use crate::session::error::SessionError;
-use crate::session::host::PANIC_HOOK_ENV;
+use crate::session::host::{ConnectionLimits, PANIC_HOOK_ENV};
 use crate::session::instance::{DEFAULT_RECORD_LIMIT, Session, SessionSpec, check_size};
 
 mod catch_panic;
@@ -63,8 +66,24 @@ pub const DEFAULT_WAIT_TIMEOUT_MS: u64 = 10_000;
 pub const MAX_WAIT_TIMEOUT_MS: u64 = 24 * 3600 * 1000;
 /// Connections served at once; more are answered with -32000 and closed.
 pub const MAX_CONNECTIONS: usize = 256;
+/// Shortens the request deadline, in milliseconds: the tests' way to see it pass without
+/// waiting a minute.
+const REQUEST_DEADLINE_ENV: &str = "SHOTTY_SERVE_REQUEST_MS";
 /// Scrollback kept by the emulator (the protocol only ever shows the screen).
 const SCROLLBACK: usize = 1000;
+
+/// How long a connection has to send a whole request line — its first from its opening, each
+/// later one from its first byte: the session host's rule, with the host's deadline (60 s).
+fn request_deadline() -> Duration {
+    std::env::var(REQUEST_DEADLINE_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&ms| ms > 0)
+        .map_or(
+            ConnectionLimits::default().request_deadline,
+            Duration::from_millis,
+        )
+}
 
 /// Where the endpoint listens.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -214,6 +233,7 @@ impl Server {
                 ended: Mutex::new(false),
                 conns: Mutex::new(Some(HashMap::new())),
                 next_conn: AtomicU64::new(0),
+                request_deadline: request_deadline(),
                 wake,
                 panic_in: std::env::var(PANIC_HOOK_ENV).ok().filter(|m| !m.is_empty()),
             }),

@@ -6,6 +6,7 @@ use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use crate::session::instance::{STOP_GRACE, Session, StopReason};
 
@@ -22,6 +23,9 @@ pub(super) struct Shared {
     /// Open connections (clones, for shutting them down); `None` once the endpoint closed.
     pub(super) conns: Mutex<Option<HashMap<u64, Stream>>>,
     pub(super) next_conn: AtomicU64,
+    /// How long a connection has to send a whole request line (see
+    /// [`DeadlineReader`](crate::session::hangup::DeadlineReader)).
+    pub(super) request_deadline: Duration,
     /// Writing to it wakes the accept loop.
     pub(super) wake: UnixStream,
     /// The method [`PANIC_HOOK_ENV`](crate::session::host::PANIC_HOOK_ENV) names (a test-only

@@ -986,6 +986,144 @@ fn tcp_listens_on_loopback_only() {
     assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
 }
 
+/// Over TCP a client's close looks like a half-close until something is sent to it. Waits left
+/// behind by more clients than the endpoint serves at once (256), each gone in the middle of a
+/// day-long `pty/wait`, must still let go of their connections at once, so new clients are
+/// served; a client that only shut down its sending side still gets its wait's reply, and
+/// nothing but the reply (the endpoint's probes never reach it).
+#[test]
+fn tcp_waits_of_closed_clients_free_their_connections_and_half_closed_ones_are_answered() {
+    let port = free_port();
+    let _server = Server::tcp("sh -c 'stty -echo; exec cat'", port);
+    let wait = |id: &str, timeout: u64| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"pty/wait","params":{{"match":"NEVER","timeout":{timeout}}},"id":{id}}}"#
+        ) + "\n"
+    };
+    for i in 0..260 {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to the port");
+        s.write_all(wait(&i.to_string(), 86_400_000).as_bytes())
+            .expect("send");
+    }
+    let served = || {
+        let Ok(s) = TcpStream::connect(("127.0.0.1", port)) else {
+            return false;
+        };
+        s.set_read_timeout(Some(PATIENCE)).unwrap();
+        let mut line = String::new();
+        (&s).write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"pty/status\",\"id\":1}\n")
+            .is_ok()
+            && BufReader::new(&s).read_line(&mut line).is_ok()
+            && line.contains("\"running\":true")
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !served() {
+        assert!(
+            Instant::now() < deadline,
+            "the waits of clients that left still hold the connections"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // Shut down for sending only: probed at once and each second after, answered all the same.
+    let s = TcpStream::connect(("127.0.0.1", port)).expect("connect to the port");
+    s.set_read_timeout(Some(PATIENCE)).unwrap();
+    (&s).write_all(wait("\"half\"", 2500).as_bytes()).unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut got = String::new();
+    (&s).read_to_string(&mut got)
+        .expect("the reply, then the end");
+    assert!(got.starts_with('{') && got.ends_with("}\n"), "{got:?}");
+    let reply: Value = serde_json::from_str(&got).expect("one JSON line");
+    assert_eq!(reply["id"], "half", "{reply}");
+    assert_eq!(reply["result"]["matched"], false, "{reply}");
+    assert!(
+        reply["result"]["waitedMs"].as_u64().unwrap() >= 2500,
+        "{reply}"
+    );
+}
+
+/// A connection must send each request line whole within the request deadline (the first from
+/// connecting, each later one from its first byte), or it is told so and closed: 256
+/// connections that stall lock the endpoint only until then. One that waits between requests
+/// keeps its connection.
+#[test]
+fn a_request_must_come_whole_in_time_or_the_connection_is_closed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let socket = dir.path().join("pty.sock");
+    let args = [
+        "--cmd",
+        "sh -c 'exec cat'",
+        "--socket",
+        socket.to_str().unwrap(),
+    ];
+    let server = Server::spawn_with_env(
+        dir,
+        &args,
+        Some(socket.clone()),
+        None,
+        &[("SHOTTY_SERVE_REQUEST_MS", "3000")],
+    );
+    let started = Instant::now();
+    let status = b"{\"jsonrpc\":\"2.0\",\"method\":\"pty/status\",\"id\":1}\n";
+    let open = || UnixStream::connect(&socket).expect("connect to the socket");
+    let mut between = server.connect();
+    between.ok("pty/status", json!({}));
+    let silent = open();
+    let halfway = open();
+    (&halfway).write_all(b"{\"jsonrpc\":").unwrap();
+    // A whole request and the start of the next in one write: the second is due at once.
+    let pipelined = open();
+    let mut both = status.to_vec();
+    both.extend_from_slice(b"{\"jsonrpc\":");
+    (&pipelined).write_all(&both).unwrap();
+    pipelined.set_read_timeout(Some(PATIENCE)).unwrap();
+    let mut line = String::new();
+    BufReader::new(&pipelined).read_line(&mut line).unwrap();
+    assert!(line.contains("\"running\":true"), "{line}");
+    // The other slots, each stalled half-way through a request: the endpoint is full.
+    let stalled: Vec<UnixStream> = (0..252)
+        .map(|_| {
+            let s = open();
+            (&s).write_all(b"{\"jsonrpc\":").unwrap();
+            s
+        })
+        .collect();
+    let refused =
+        Client::unix(&socket).raw(std::str::from_utf8(&status[..status.len() - 1]).unwrap());
+    assert_eq!(
+        refused["error"]["message"], "too many connections",
+        "{refused}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_millis(2500),
+        "the deadline must not have passed yet: {:?}",
+        started.elapsed()
+    );
+
+    std::thread::sleep(Duration::from_millis(3500).saturating_sub(started.elapsed()));
+    // Told why, then closed.
+    let told_and_closed = |s: &UnixStream| {
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut got = String::new();
+        (&*s).read_to_string(&mut got).is_ok()
+            && got.contains("-32600")
+            && got.contains("no whole request line within 3 s")
+    };
+    assert!(told_and_closed(&silent), "a connection that never asked");
+    assert!(told_and_closed(&halfway), "a request that stopped half-way");
+    assert!(
+        told_and_closed(&pipelined),
+        "a request that stopped half-way after a whole one"
+    );
+    assert!(stalled.iter().all(told_and_closed));
+    assert_eq!(between.ok("pty/status", json!({}))["running"], true);
+    assert_eq!(
+        server.connect().ok("pty/status", json!({}))["running"],
+        true
+    );
+}
+
 // ----- the command line -----------------------------------------------------------------------
 
 /// Runs `shotty serve ARGS` expecting a usage error: non-zero exit, one line on stderr,

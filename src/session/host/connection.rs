@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -19,7 +19,7 @@ use crate::rpc::{self, MAX_LINE, code};
 use super::{Entry, Host, PANIC_HOOK_ENV};
 
 use crate::session::error::{ErrorCode, SessionError};
-use crate::session::hangup::HangupWatch;
+use crate::session::hangup::{DeadlineReader, HangupWatch};
 use crate::session::instance::Session;
 use crate::session::protocol::{
     PingReply, Response, SendParams, SendStep, StartParams, changes_no_session, params,
@@ -253,49 +253,6 @@ fn refuse(mut stream: UnixStream, max: usize) {
     let _ = write_response(&mut stream, &Response::err(Value::Null, &e));
 }
 
-/// A connection's reading side, which gives up once the request being read is due: a
-/// deadline for the whole line, not for each read (a client sending a byte a minute would
-/// otherwise hold the connection for ever). A new connection's first request is due from its
-/// opening; later ones from their first byte, so a client between requests (`session attach`
-/// waiting for keys) may stay as long as it likes.
-struct DeadlineReader {
-    stream: UnixStream,
-    due: Option<Instant>,
-    deadline: Duration,
-}
-
-impl DeadlineReader {
-    /// After a reply: the next request is due from its first byte, which may be here already
-    /// (`started`: read with the last one and still buffered).
-    fn answered(&mut self, started: bool) {
-        self.due = started.then(|| Instant::now() + self.deadline);
-    }
-}
-
-impl std::io::Read for DeadlineReader {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let timeout = match self.due {
-            Some(due) => {
-                let left = due.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    return Err(std::io::Error::new(
-                        std::io::ErrorKind::TimedOut,
-                        "no whole request in time",
-                    ));
-                }
-                Some(left)
-            }
-            None => None,
-        };
-        self.stream.set_read_timeout(timeout)?;
-        let n = self.stream.read(buf)?;
-        if n > 0 && self.due.is_none() {
-            self.due = Some(Instant::now() + self.deadline);
-        }
-        Ok(n)
-    }
-}
-
 fn serve_connection(
     host: Arc<Host>,
     stream: UnixStream,
@@ -306,11 +263,7 @@ fn serve_connection(
         return;
     };
     let mut writer = stream;
-    let mut reader = BufReader::new(DeadlineReader {
-        stream: reader_stream,
-        due: Some(Instant::now() + request_deadline),
-        deadline: request_deadline,
-    });
+    let mut reader = BufReader::new(DeadlineReader::new(reader_stream, request_deadline));
     let mut buf = Vec::new();
     loop {
         let line = match read_line(&mut reader, &mut buf, MAX_LINE) {
