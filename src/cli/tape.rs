@@ -78,7 +78,12 @@ pub fn run(args: TapeArgs) -> Result<i32, String> {
             );
             continue;
         }
-        let written = tape::runner::run(&tape).and_then(|run| tape::output::write_all(&tape, &run));
+        let written = tape::runner::run(&tape).and_then(|run| {
+            for warning in &run.warnings {
+                eprintln!("shotty: warning: {warning}");
+            }
+            tape::output::write_all(&tape, &run)
+        });
         match written {
             Ok(files) => {
                 for path in files {

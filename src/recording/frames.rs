@@ -281,10 +281,7 @@ where
 
     /// The pending frame, unless it shows what the previous frame showed.
     fn sample(&mut self, index: u64) -> Option<Frame> {
-        let mut snapshot = match self.view {
-            Some(top) => self.term.view_snapshot(top),
-            None => self.term.snapshot(),
-        };
+        let mut snapshot = self.term.view_snapshot(self.view);
         snapshot.scrollback_lines = 0;
         let caption = self.caption();
         if self

@@ -42,6 +42,8 @@ pub struct TapeRun {
     /// Where the view moved through the scrollback (`ScrollUp`, `ScrollDown`, and back to the
     /// screen at the next input), on the recording's clock.
     pub views: Vec<TimedEvent>,
+    /// What the run went on past (input after the shell ended), at the step.
+    pub warnings: Vec<TapeError>,
 }
 
 /// The screen a `Screenshot` step took.
@@ -117,6 +119,8 @@ pub fn run(tape: &Tape) -> Result<TapeRun, TapeError> {
         clock: TimeMap::default(),
         view: None,
         views: Vec::new(),
+        typed_after_end: false,
+        warnings: Vec::new(),
     };
     let result = run.all();
     // Taken before the shell is stopped: what it writes as it goes is not the tape's.
@@ -129,6 +133,7 @@ pub fn run(tape: &Tape) -> Result<TapeRun, TapeError> {
         text: run.text,
         screenshots: run.screenshots,
         views: run.views,
+        warnings: run.warnings,
     })
 }
 
@@ -145,6 +150,9 @@ struct Run<'a> {
     /// The history line the view starts at while scrolled back.
     view: Option<u64>,
     views: Vec<TimedEvent>,
+    /// Input was sent after the shell ended (and went nowhere).
+    typed_after_end: bool,
+    warnings: Vec<TapeError>,
 }
 
 impl Run<'_> {
@@ -171,7 +179,14 @@ impl Run<'_> {
         self.clock = TimeMap::new(self.session.clock());
         for step in &self.tape.steps {
             let start = self.session.clock();
+            let ended_before = self.typed_after_end;
             self.step(step).map_err(|message| step.at.error(message))?;
+            if self.typed_after_end && !ended_before {
+                self.warnings.push(step.at.error(
+                    "the shell has ended: this input and what follows go nowhere (VHS goes on \
+                     too)",
+                ));
+            }
             let length = match scripted_length(&step.kind, self.typing) {
                 _ if self.hidden || matches!(step.kind, CommandKind::Show) => Duration::ZERO,
                 Some(length) => length,
@@ -200,7 +215,16 @@ impl Run<'_> {
     /// Sends input; like a browser terminal, the view returns to the screen first.
     fn send(&mut self, steps: &[SendStep]) -> Result<(), String> {
         self.move_view(None);
-        self.session.send(steps).map(|_| ()).map_err(|e| e.message)
+        match self.session.send(steps) {
+            Ok(_) => Ok(()),
+            // An `exit` typed earlier: VHS types on into the closed terminal, and the tape goes
+            // on to its outputs.
+            Err(_) if self.session.lock().state.is_ended() => {
+                self.typed_after_end = true;
+                Ok(())
+            }
+            Err(e) => Err(e.message),
+        }
     }
 
     /// Moves the view to start at history line `top` (`None`: the screen), noting when.
@@ -281,7 +305,8 @@ impl Run<'_> {
                 pattern,
             } => self.wait(*scope, *timeout, pattern.as_deref())?,
             CommandKind::Screenshot(path) => {
-                let snapshot = self.settled().term.snapshot();
+                // What is shown: scrolled back by `ScrollUp`, as the animation shows it.
+                let snapshot = self.settled().term.view_snapshot(self.view);
                 self.screenshots.push(Screenshot {
                     path: path.clone(),
                     at: step.at.clone(),

@@ -497,10 +497,13 @@ impl Terminal {
 
     /// The screen as a viewer scrolled back sees it: as many rows as the screen has, from
     /// line `top` of the [`history`](Self::history) on (the oldest line held if `top` is
-    /// older; the screen itself from [`screen_top`](Self::screen_top) on, or on the alternate
-    /// screen, which has no scrollback). The cursor shows if its row is in view.
-    pub fn view_snapshot(&self, top: u64) -> Snapshot {
-        if self.screen.is_alternate_screen() || top >= self.screen_top() {
+    /// older; the screen itself for `None`, from [`screen_top`](Self::screen_top) on, or on
+    /// the alternate screen, which has no scrollback). The cursor shows if its row is in view.
+    pub fn view_snapshot(&self, top: Option<u64>) -> Snapshot {
+        let Some(top) = top.filter(|&top| top < self.screen_top()) else {
+            return self.snapshot();
+        };
+        if self.screen.is_alternate_screen() {
             return self.snapshot();
         }
         let first = top.saturating_sub(self.screen.scrollback().dropped()) as usize;

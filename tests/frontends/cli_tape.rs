@@ -645,10 +645,15 @@ fn scrolling_moves_the_view_through_the_scrollback_and_back() {
         std::fs::read(dir.join(format!("{name}.png"))).expect("the last frame")
     };
     let screen = picture("screen", "Sleep 100ms\n");
-    let up = picture("up", "ScrollUp 10\nSleep 100ms\n");
+    let up = picture("up", "ScrollUp 10\nSleep 100ms\nScreenshot up-shot.png\n");
     let back = picture("back", "ScrollUp 10\nScrollDown@10ms 10\nSleep 100ms\n");
     let typed = picture("typed", "ScrollUp 10\nType \" \"\nBackspace\nSleep 100ms\n");
     assert_ne!(up, screen, "ScrollUp shows older lines");
+    assert_eq!(
+        std::fs::read(dir.join("up-shot.png")).expect("the screenshot"),
+        up,
+        "a Screenshot shows what is shown, scrolled back"
+    );
     assert_eq!(back, screen, "ScrollDown returns to the screen");
     assert_eq!(
         typed, screen,
@@ -721,4 +726,24 @@ fn webm_is_av1_of_each_screen_at_the_tapes_length() {
     // Each screen once: the typing's and the output's, not 80.
     assert!((2..80).contains(&frames), "{frames} frames");
     assert!(psnr >= 38, "the last frame is the still's: {psnr} dB");
+}
+
+/// Input after the shell has ended (an `exit` typed) goes nowhere and the tape goes on to its
+/// outputs, as VHS goes on; a warning names the first such step's line.
+#[test]
+fn input_after_the_shell_ended_goes_nowhere_and_the_tape_goes_on() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let out = run_tape(
+        dir,
+        "exit.tape",
+        "Output exit.txt\nType \"exit\"\nEnter\nSleep 500ms\nType \"echo after\"\nEnter\n",
+    );
+    assert_ran(&out);
+    let err = stderr(&out);
+    assert!(
+        err.contains("exit.tape:5: the shell has ended: this input and what follows go nowhere"),
+        "{err}"
+    );
+    assert!(dir.join("exit.txt").exists(), "{err}");
 }
