@@ -7,14 +7,19 @@ use std::io::{self, BufRead};
 pub enum Line {
     /// A line (without its newline) is in the buffer.
     Complete,
-    /// The line was longer than the bound; it was consumed and discarded up to its newline.
+    /// The line was longer than the bound; it was consumed up to its newline, and only its
+    /// first [`KEPT_OF_LONG_LINE`] bytes are in the buffer (where a JSON-RPC request names
+    /// its id, to answer it with: [`crate::rpc::id_in_head`]).
     TooLong,
     /// End of input, nothing read.
     Eof,
 }
 
+/// How much of a line longer than the bound is kept.
+pub const KEPT_OF_LONG_LINE: usize = 4096;
+
 /// Reads one line of at most `max` bytes into `buf` (cleared first). A longer line is skipped
-/// entirely, so the stream stays usable after it.
+/// (all but its head, see [`Line::TooLong`]), so the stream stays usable after it.
 pub fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Line> {
     let mut line = LineReader::new(buf, max);
     loop {
@@ -66,7 +71,9 @@ impl<'a> LineReader<'a> {
         if !self.too_long {
             if self.buf.len() + chunk.len() > self.max {
                 self.too_long = true;
-                self.buf.clear();
+                let room = KEPT_OF_LONG_LINE.saturating_sub(self.buf.len());
+                self.buf.extend_from_slice(&chunk[..room.min(chunk.len())]);
+                self.buf.truncate(KEPT_OF_LONG_LINE);
             } else {
                 self.buf.extend_from_slice(chunk);
             }
@@ -123,6 +130,7 @@ mod tests {
         );
         assert_eq!(buf, b"short");
         assert_eq!(read_line(&mut reader, &mut buf, 10).unwrap(), Line::TooLong);
+        assert_eq!(buf, b"this line is far too long", "its head is kept");
         assert_eq!(
             read_line(&mut reader, &mut buf, 10).unwrap(),
             Line::Complete

@@ -991,7 +991,7 @@ async fn screen_requests(
         let verdict = match read_line(&mut reader, &mut buf, MAX_LINE).await {
             Ok(Line::Eof) | Err(_) => return,
             Ok(Line::TooLong) => Verdict::Reply(error_line(
-                &Value::Null,
+                &crate::rpc::id_in_head(&buf),
                 code::INVALID_REQUEST,
                 format!("Invalid Request: the line is longer than {MAX_LINE} bytes"),
             )),

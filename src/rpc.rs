@@ -69,6 +69,48 @@ pub struct Request {
     pub params: Map<String, Value>,
 }
 
+/// The id of a request too long to read, from the head of its line that was kept
+/// ([`crate::lines::Line::TooLong`]): the id of a top-level `"id"` member that comes before
+/// the first value cut short — clients write `jsonrpc`, `id` and `method` before `params` —
+/// else `null`. So the client learns which of its requests failed instead of waiting for it.
+pub fn id_in_head(head: &[u8]) -> Value {
+    let mut rest = head.trim_ascii_start();
+    let Some(after) = rest.strip_prefix(b"{") else {
+        return Value::Null;
+    };
+    rest = after;
+    loop {
+        // A member: a key, a colon, a value; each parsed whole or not at all.
+        let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
+        let Some(Ok(Value::String(key))) = values.next() else {
+            return Value::Null;
+        };
+        let Some(after) = rest[values.byte_offset()..]
+            .trim_ascii_start()
+            .strip_prefix(b":")
+        else {
+            return Value::Null;
+        };
+        let mut values = serde_json::Deserializer::from_slice(after).into_iter::<Value>();
+        let Some(Ok(value)) = values.next() else {
+            return Value::Null;
+        };
+        let next = after[values.byte_offset()..].trim_ascii_start();
+        // A number at the very end of the head may be the start of a longer one.
+        let whole = matches!(next.first(), Some(b',' | b'}'));
+        if key == "id" {
+            return match value {
+                Value::String(_) | Value::Number(_) if whole => value,
+                _ => Value::Null,
+            };
+        }
+        let Some(after) = next.strip_prefix(b",") else {
+            return Value::Null;
+        };
+        rest = after;
+    }
+}
+
 /// Reads one request line and checks its envelope; an error carries the id to answer with
 /// (`null` when there is none).
 pub fn parse_request(line: &[u8]) -> Result<Request, (Value, RpcError)> {
@@ -133,6 +175,26 @@ pub fn parse_request(line: &[u8]) -> Result<Request, (Value, RpcError)> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_id_of_a_request_too_long_to_read_is_found_in_its_head() {
+        use super::id_in_head;
+        use serde_json::json;
+        let cut = |line: &str| id_in_head(&line.as_bytes()[..line.len().min(60)]);
+        let long = "x".repeat(100);
+        let head =
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"m","params":{{"text":"{long}"}}}}"#);
+        assert_eq!(cut(&head), json!(7));
+        let spaced = format!(r#" {{ "id" : "a-1" , "params": "{long}" }}"#);
+        assert_eq!(cut(&spaced), json!("a-1"));
+        // After the value cut short, or cut itself: not known.
+        let late = format!(r#"{{"params":"{long}","id":7}}"#);
+        assert_eq!(cut(&late), json!(null));
+        assert_eq!(id_in_head(br#"{"jsonrpc":"2.0","id":12"#), json!(null));
+        assert_eq!(id_in_head(br#"{"id":{"a":1},"x":1}"#), json!(null));
+        assert_eq!(id_in_head(b"not json"), json!(null));
+        assert_eq!(id_in_head("{\"\u{e9}\":1,\"id\":2}".as_bytes()), json!(2));
+    }
+
     use super::*;
     use serde_json::json;
 

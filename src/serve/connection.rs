@@ -35,7 +35,7 @@ pub(super) fn serve_connection(shared: &Shared, stream: Stream) {
                 let e = RpcError::invalid_request(format!(
                     "the request line is longer than {MAX_LINE} bytes"
                 ));
-                (response_line(&Value::Null, Err(e)), false)
+                (response_line(&crate::rpc::id_in_head(&buf), Err(e)), false)
             }
             Ok(Line::Complete) if buf.trim_ascii().is_empty() => {
                 next_line_due(&mut reader);

@@ -621,11 +621,13 @@ fn the_host_socket_is_private_and_rejects_bad_input() {
     assert_eq!(extra["error"]["code"], -32602, "{extra}");
     assert_eq!(extra["error"]["data"]["code"], "invalid_request");
 
-    // A 1 MB line gets a clean error and the connection stays usable.
+    // A request line over 1 MiB gets a clean error, answered with the id its head names,
+    // and the connection stays usable.
     let mut s = UnixStream::connect(env.socket()).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    let mut huge = vec![b'x'; 1024 * 1024 + 10];
-    huge.push(b'\n');
+    let mut huge = br#"{"jsonrpc":"2.0","id":"big-1","method":"send","params":{"text":""#.to_vec();
+    huge.extend(std::iter::repeat_n(b'x', 1024 * 1024));
+    huge.extend(b"\"}}\n");
     s.write_all(&huge).unwrap();
     s.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"list\",\"params\":{}}\n")
         .unwrap();
@@ -633,6 +635,7 @@ fn the_host_socket_is_private_and_rejects_bad_input() {
     let mut line = String::new();
     reader.read_line(&mut line).unwrap();
     let first: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(first["id"], "big-1", "{first}");
     assert!(
         first["error"]["message"]
             .as_str()

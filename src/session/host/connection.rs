@@ -272,7 +272,8 @@ fn serve_connection(
                 let e = SessionError::invalid_request(format!(
                     "request line longer than {MAX_LINE} bytes"
                 ));
-                let reply = Response::rpc_err(Value::Null, code::INVALID_REQUEST, &e);
+                let id = crate::rpc::id_in_head(&buf);
+                let reply = Response::rpc_err(id, code::INVALID_REQUEST, &e);
                 if !write_response(&mut writer, &reply) {
                     return;
                 }
