@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::lines::{Line, read_line};
 use crate::rpc::{MAX_LINE, RpcError};
-use crate::session::hangup::DeadlineReader;
+use crate::session::hangup::{DeadlineReader, bound_writes};
 
 use super::results::response_line;
 use super::shared::Shared;
@@ -22,6 +22,7 @@ pub(super) fn serve_connection(shared: &Shared, stream: Stream) {
     };
     let mut reader = BufReader::new(DeadlineReader::new(read_half, shared.request_deadline));
     let mut writer = stream;
+    let _ = bound_writes(&writer, shared.request_deadline);
     let mut buf = Vec::new();
     loop {
         let (reply, close) = match read_line(&mut reader, &mut buf, MAX_LINE) {

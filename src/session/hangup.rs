@@ -11,7 +11,8 @@
 //! TCP peer seen half-closed is probed with a byte of urgent data (`probe`).
 //!
 //! [`DeadlineReader`]: a client that stops half-way through a request line, or connects and
-//! never asks anything, is given up once the line is due.
+//! never asks anything, is given up once the line is due; [`bound_writes`]: one that stops
+//! reading its replies, once a reply has waited as long.
 
 use std::io::{self, Read};
 use std::os::fd::{AsFd, OwnedFd};
@@ -126,6 +127,14 @@ impl Drop for HangupWatch {
             let _ = thread.join();
         }
     }
+}
+
+/// Bounds how long one write to the connection `socket` may block: a client that stops
+/// reading its replies loses its connection after `deadline`, as one that stops sending its
+/// request does ([`DeadlineReader`]), instead of holding a connection and its thread for ever.
+pub fn bound_writes(socket: &impl AsFd, deadline: Duration) -> io::Result<()> {
+    use rustix::net::sockopt::{Timeout, set_socket_timeout};
+    set_socket_timeout(socket, Timeout::Send, Some(deadline)).map_err(Into::into)
 }
 
 /// A connection's reading side, which gives up once the request being read is due: a

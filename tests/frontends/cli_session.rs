@@ -981,6 +981,36 @@ fn a_request_must_come_whole_in_time() {
     asks(&between);
 }
 
+/// A client that sends requests but never reads the replies loses its connection once a
+/// reply has waited the request deadline to be written, rather than holding it for ever.
+#[test]
+fn a_client_that_never_reads_its_replies_is_let_go() {
+    let mut env = Env::new();
+    env.extra_env
+        .push(("SHOTTY_HOST_REQUEST_MS".into(), "1000".into()));
+    // A session keeps the host from ending as idle, which would close the connection too.
+    let _busy = env.start(&["--", "sleep", "300"]);
+    let greedy = UnixStream::connect(env.socket()).expect("host socket");
+    let mut sender = greedy.try_clone().expect("clone");
+    // Requests until the host, its replies unread, stops reading them and the socket's
+    // buffers fill: the sending stops only when the host closes the connection.
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let list = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list\",\"params\":{}}\n";
+        let sent = (0..1_000_000)
+            .take_while(|_| sender.write_all(list).is_ok())
+            .count();
+        let _ = done.send(sent);
+    });
+    let sent = finished.recv_timeout(Duration::from_secs(20));
+    assert!(
+        sent.is_ok_and(|n| n < 1_000_000),
+        "the host still takes requests from a client that reads no replies: {sent:?}"
+    );
+    drop(greedy);
+    env.ok(&["list"]);
+}
+
 #[test]
 fn vim_less_and_python_are_drivable() {
     if ["vim", "less", "python3"]

@@ -19,7 +19,7 @@ use crate::rpc::{self, MAX_LINE, code};
 use super::{Entry, Host, PANIC_HOOK_ENV};
 
 use crate::session::error::{ErrorCode, SessionError};
-use crate::session::hangup::{DeadlineReader, HangupWatch};
+use crate::session::hangup::{DeadlineReader, HangupWatch, bound_writes};
 use crate::session::instance::Session;
 use crate::session::protocol::{
     PingReply, Response, SendParams, SendStep, StartParams, changes_no_session, params,
@@ -263,6 +263,7 @@ fn serve_connection(
         return;
     };
     let mut writer = stream;
+    let _ = bound_writes(&writer, request_deadline);
     let mut reader = BufReader::new(DeadlineReader::new(reader_stream, request_deadline));
     let mut buf = Vec::new();
     loop {
