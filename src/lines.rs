@@ -9,7 +9,7 @@ pub enum Line {
     Complete,
     /// The line was longer than the bound; it was consumed up to its newline, and only its
     /// first [`KEPT_OF_LONG_LINE`] bytes are in the buffer (where a JSON-RPC request names
-    /// its id, to answer it with: [`crate::rpc::id_in_head`]).
+    /// its id, to answer it with).
     TooLong,
     /// End of input, nothing read.
     Eof,
