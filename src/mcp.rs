@@ -697,7 +697,7 @@ impl Server {
             let (bytes, mut reply) =
                 artifacts::export(Client::connect()?, &a.session_id, animation)?;
             let path = std::path::absolute(&out).map_err(|e| SessionError::io("bad path", e))?;
-            artifacts::write_file(&path, &bytes)
+            artifacts::write_recording(&path, &bytes)
                 .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
             reply["path"] = json!(path);
             Ok(reply)

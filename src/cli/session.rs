@@ -680,7 +680,7 @@ fn export(args: &ExportArgs) -> Result<Value, SessionError> {
         json!("-")
     } else {
         let path = std::path::absolute(&args.out).map_err(|e| SessionError::io("bad path", e))?;
-        artifacts::write_file(&path, &bytes)
+        artifacts::write_recording(&path, &bytes)
             .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
         json!(path)
     };

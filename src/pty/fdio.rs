@@ -327,6 +327,11 @@ impl PtyInput {
             .map(|input| input.is_some())
     }
 
+    /// Bytes queued that the program has not read yet.
+    pub fn queued(&self) -> usize {
+        self.shared.input().queue.len()
+    }
+
     /// Writes `bytes` unless the queue is full; `Ok(false)` means they were dropped.
     pub fn try_write(&self, bytes: Vec<u8>) -> Result<bool, PtyError> {
         self.shared.queue_input(&bytes, Some(Duration::ZERO))

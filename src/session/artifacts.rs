@@ -144,6 +144,12 @@ pub fn export_format(path: &Path) -> Result<Option<AnimationFormat>, String> {
     })
 }
 
+/// The mode of a new file the user names: an ordinary one.
+pub const NEW_FILE_MODE: u32 = 0o644;
+/// The mode of a new file holding a session's recording: what was typed is in it, passwords
+/// too, so it is the user's alone.
+pub const NEW_RECORDING_MODE: u32 = 0o600;
+
 /// How a file the user names is written (see [`write_file`]).
 #[derive(Debug, PartialEq, Eq)]
 pub enum Destination {
@@ -151,8 +157,8 @@ pub enum Destination {
     /// replaced ([`write_in_place`]).
     InPlace,
     /// Replaced whole by a file of `mode` renamed over `target`: the path itself, or the file
-    /// its symlink points to (the link stays). A new file gets 0644; a replaced one keeps its
-    /// mode.
+    /// its symlink points to (the link stays). A new file gets the mode asked for; a replaced
+    /// one keeps its own.
     Replace {
         /// The file renamed over.
         target: PathBuf,
@@ -161,9 +167,9 @@ pub enum Destination {
     },
 }
 
-/// How writing `path` goes; an error (`cannot write PATH: …`) for a directory, or a symlink
-/// that cannot be followed.
-pub fn destination(path: &Path) -> Result<Destination, String> {
+/// How writing `path` goes, a new file getting `new_mode`; an error (`cannot write PATH: …`)
+/// for a directory, or a symlink that cannot be followed.
+pub fn destination(path: &Path, new_mode: u32) -> Result<Destination, String> {
     let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => return Err(fail(&"it is a directory")),
@@ -175,7 +181,7 @@ pub fn destination(path: &Path) -> Result<Destination, String> {
     } else {
         path.to_owned()
     };
-    let mode = std::fs::metadata(&target).map_or(0o644, |m| m.permissions().mode() & 0o777);
+    let mode = std::fs::metadata(&target).map_or(new_mode, |m| m.permissions().mode() & 0o777);
     Ok(Destination::Replace { target, mode })
 }
 
@@ -190,9 +196,19 @@ pub fn write_in_place(path: &Path, bytes: &[u8]) -> Result<(), String> {
 
 /// Writes `bytes` to `path` whole or not at all ([`whole_file`](super::whole_file)), so a
 /// failure, even a killed writer, never leaves half a file; where it lands and with which
-/// mode is [`destination`]'s.
+/// mode is [`destination`]'s, a new file an ordinary one ([`NEW_FILE_MODE`]).
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    match destination(path)? {
+    write_file_new_as(path, bytes, NEW_FILE_MODE)
+}
+
+/// [`write_file`] for a session's recording (a cast, or an animation of it): a new file is
+/// the user's alone ([`NEW_RECORDING_MODE`]).
+pub fn write_recording(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    write_file_new_as(path, bytes, NEW_RECORDING_MODE)
+}
+
+fn write_file_new_as(path: &Path, bytes: &[u8], new_mode: u32) -> Result<(), String> {
+    match destination(path, new_mode)? {
         Destination::InPlace => write_in_place(path, bytes),
         Destination::Replace { target, mode } => {
             super::whole_file::replace(&target, bytes, mode, false)

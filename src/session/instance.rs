@@ -712,6 +712,12 @@ impl Session {
         Ok(written)
     }
 
+    /// Whether the program has input it has not read yet: a send may then have to wait for
+    /// room ([`SEND_ROOM_WAIT`]).
+    pub fn input_backlogged(&self) -> bool {
+        self.process.input().queued() > 0
+    }
+
     /// Writes input to the program. Fails with `session_exited` once it has ended, and with
     /// `invalid_operation` when the program has not read what it was sent before: past
     /// [`INPUT_QUEUE_BYTES`] waiting for it, room is awaited [`SEND_ROOM_WAIT`] at most, and

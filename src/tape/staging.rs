@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use tempfile::TempPath;
 
 use super::parser::{Location, TapeError};
-use crate::session::artifacts::{Destination, destination, write_in_place};
+use crate::session::artifacts::{Destination, NEW_FILE_MODE, destination, write_in_place};
 
 /// Files written but not yet in place.
 #[derive(Default)]
@@ -45,7 +45,7 @@ impl Staging {
     /// Writes `bytes` for `path` to a temporary file beside where it lands, making its
     /// directory if needed; the error names `at`.
     pub fn add(&mut self, path: &Path, bytes: &[u8], at: &Location) -> Result<(), TapeError> {
-        let how = match destination(path).map_err(|e| at.error(e))? {
+        let how = match destination(path, NEW_FILE_MODE).map_err(|e| at.error(e))? {
             Destination::InPlace => Placing::InPlace {
                 bytes: bytes.to_vec(),
             },

@@ -1011,6 +1011,71 @@ fn a_client_that_never_reads_its_replies_is_let_go() {
     env.ok(&["list"]);
 }
 
+/// Sends to a program that reads no input wait for room off the executor: many clients doing
+/// that at once do not hold up another client's `resize` (each such send waits 100 ms).
+#[test]
+fn sends_to_a_program_that_reads_nothing_hold_up_no_one() {
+    let env = Env::new();
+    // Raw mode: the terminal keeps what it is sent (a line-editing one drops a long line's
+    // excess), so the unread input piles up.
+    let deaf = env.start(&[
+        "--",
+        "sh",
+        "-c",
+        "stty raw -echo; echo ready; exec sleep 300",
+    ]);
+    env.ok(&["wait", &deaf, "--text", "ready", "--timeout", "10s"]);
+    let other = env.start(&["--", "sleep", "300"]);
+    // Fill the deaf program's input: the terminal's buffer, then the session's 1 MiB.
+    let chunk = "x".repeat(64 * 1024);
+    let mut conn = env.connection();
+    for _ in 0..32 {
+        let request = json!({"jsonrpc": "2.0", "id": 1, "method": "send",
+            "params": {"sessionId": deaf, "steps": [{"text": chunk}]}});
+        conn.stream
+            .write_all(format!("{request}\n").as_bytes())
+            .expect("request");
+        let mut reply = String::new();
+        conn.reader.read_line(&mut reply).expect("reply");
+    }
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flooders: Vec<_> = (0..20)
+        .map(|_| {
+            let mut conn = env.connection();
+            let (stop, deaf) = (std::sync::Arc::clone(&stop), deaf.clone());
+            std::thread::spawn(move || {
+                let request = json!({"jsonrpc": "2.0", "id": 1, "method": "send",
+                    "params": {"sessionId": deaf, "steps": [{"text": "y".repeat(1024)}]}});
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = conn.stream.write_all(format!("{request}\n").as_bytes());
+                    let mut reply = String::new();
+                    if conn.reader.read_line(&mut reply).is_err() {
+                        return;
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut slowest = Duration::ZERO;
+    for width in 50..55 {
+        let started = Instant::now();
+        conn.call(
+            "resize",
+            json!({"sessionId": other, "width": width, "height": 10}),
+        );
+        slowest = slowest.max(started.elapsed());
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for flooder in flooders {
+        let _ = flooder.join();
+    }
+    assert!(
+        slowest < Duration::from_millis(500),
+        "a resize waited {slowest:?} behind sends to a program that reads nothing"
+    );
+}
+
 #[test]
 fn vim_less_and_python_are_drivable() {
     if ["vim", "less", "python3"]
@@ -2647,6 +2712,15 @@ fn a_session_is_recorded_marked_and_exported_as_asciicast() {
     let exported = env.ok(&["export", &id, "-o", cast.to_str().expect("UTF-8 path")]);
     assert_eq!(exported["truncated"], false);
     assert_eq!(exported["path"], cast.to_str().expect("path"));
+    // What was typed is in it: the file is the user's alone.
+    assert_eq!(
+        std::fs::metadata(&cast)
+            .expect("cast written")
+            .permissions()
+            .mode()
+            & 0o777,
+        0o600
+    );
     let text = std::fs::read_to_string(&cast).expect("cast written");
     let lines: Vec<Value> = text
         .lines()

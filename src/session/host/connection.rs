@@ -128,9 +128,13 @@ impl Host {
             }),
             "read" => now(p.and_then(params).and_then(|p| self.read(p))),
             "snapshot" => now(p.and_then(params).and_then(|p| self.snapshot(p))),
-            // A send that pauses (`delay` steps) does so off the executor.
+            // A send that pauses (`delay` steps), or may wait for a program that has not read
+            // its earlier input, does so off the executor, which the other clients' requests
+            // need meanwhile. A client's own requests stay in order: its connection sends the
+            // next one after this one's reply.
             "send" => p.and_then(params::<SendParams>).and_then(|p| {
-                if p.steps.iter().any(|s| matches!(s, SendStep::Delay(_))) {
+                let pauses = p.steps.iter().any(|s| matches!(s, SendStep::Delay(_)));
+                if pauses || self.input_backlogged(&p.session_id) {
                     let host = Arc::clone(self);
                     Ok(later(move || host.send(p)))
                 } else {

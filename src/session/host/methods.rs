@@ -822,6 +822,12 @@ impl Host {
         }
     }
 
+    /// Whether session `id` is live and its program has input it has not read yet.
+    pub(super) fn input_backlogged(&self, id: &str) -> bool {
+        self.live_session(id)
+            .is_ok_and(|session| session.input_backlogged())
+    }
+
     pub(super) fn send(&self, p: SendParams) -> Result<SendReply, SessionError> {
         let session = self.live_session(&p.session_id)?;
         if p.steps.is_empty() {
@@ -976,7 +982,7 @@ impl Host {
                 (cast, summary)
             }
         };
-        crate::session::artifacts::write_file(&p.path, &cast)
+        crate::session::artifacts::write_recording(&p.path, &cast)
             .map_err(|e| SessionError::new(ErrorCode::IoError, e))?;
         Ok(ExportReply {
             events: summary.events,
