@@ -108,6 +108,8 @@ pub fn run(args: ServeArgs) -> i32 {
         }
     }
 
+    // Its 256 connections need more descriptors than the usual soft limit allows.
+    shotty::session::host::raise_open_file_limit();
     let server = match Server::bind(&endpoint, &options) {
         Ok(s) => s,
         Err(e) => {

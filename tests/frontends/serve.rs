@@ -1410,3 +1410,44 @@ fn mouse_actions_are_encoded_for_the_programs_mode() {
         assert_eq!(err["error"]["code"], -32602, "{bad}: {err}");
     }
 }
+
+/// `shotty serve` raises its soft limit on open files (as the session host does), so its 256
+/// connections, three or four descriptors each, fit where the usual soft limit is 1024.
+#[test]
+fn serve_raises_its_open_file_limit() {
+    let hard = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .maximum
+        .unwrap_or(u64::MAX);
+    if hard < 4096 {
+        // Nothing to raise to (said, not failed: the machine's hard limit is the cause).
+        eprintln!("serve_raises_its_open_file_limit: the hard limit is {hard}");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let socket = dir.path().join("pty.sock");
+    let script = format!(
+        "ulimit -Sn 1024; exec '{}' serve --cmd 'sleep 30' --socket '{}'",
+        env!("CARGO_BIN_EXE_shotty"),
+        socket.display()
+    );
+    let mut child = Command::new("sh")
+        .args(["-c", &script])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("sh runs");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !socket.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", child.id())).expect("limits");
+    let _ = child.kill();
+    let _ = child.wait();
+    let soft: u64 = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|n| n.parse().ok())
+        .expect("the soft limit");
+    assert!(soft >= 4096, "shotty serve kept a soft limit of {soft}");
+}

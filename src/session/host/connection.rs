@@ -456,11 +456,12 @@ pub fn run(
     Ok(())
 }
 
-/// Raises the soft limit on open files towards the hard one, to at most
-/// [`OPEN_FILES_WANTED`]: each session holds three descriptors, and the usual soft limit of
-/// 1024 would stop a host at about 300 sessions. (Sessions inherit the raised limit; it stays
-/// moderate because some programs walk every possible descriptor at start.)
-fn raise_open_file_limit() {
+/// Raises this process's soft limit on open files towards the hard one, to at most
+/// [`OPEN_FILES_WANTED`]: each session holds three descriptors and each connection two or
+/// three, and the usual soft limit of 1024 would stop a host at about 300 sessions and
+/// `shotty serve` at about 250 waiting clients. (Programs started inherit the raised limit;
+/// it stays moderate because some programs walk every possible descriptor at start.)
+pub fn raise_open_file_limit() {
     use rustix::process::{Resource, getrlimit, setrlimit};
     let mut limit = getrlimit(Resource::Nofile);
     let wanted = limit

@@ -36,7 +36,7 @@ mod memory;
 mod methods;
 mod owner;
 
-pub use connection::{ConnectionLimits, run};
+pub use connection::{ConnectionLimits, raise_open_file_limit, run};
 
 /// Default retention of ended sessions.
 pub const DEFAULT_RETAIN: Duration = Duration::from_secs(24 * 3600);
