@@ -457,7 +457,7 @@ pub fn run(
 }
 
 /// Raises this process's soft limit on open files towards the hard one, to at most
-/// [`OPEN_FILES_WANTED`]: each session holds three descriptors and each connection two or
+/// 16,384: each session holds three descriptors and each connection two or
 /// three, and the usual soft limit of 1024 would stop a host at about 300 sessions and
 /// `shotty serve` at about 250 waiting clients. (Programs started inherit the raised limit;
 /// it stays moderate because some programs walk every possible descriptor at start.)
