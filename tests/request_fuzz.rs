@@ -1097,7 +1097,10 @@ enum Expect {
 /// The reply a line calls for, and whether the connection ends after it (the host's `wait`).
 fn expect(proto: Proto, line: &[u8]) -> (Expect, bool) {
     if line.len() > MAX_LINE {
-        return (Expect::Error(Value::Null, -32600), false);
+        // Answered with the id the line's head names (its rule, and its own tests, are
+        // `rpc::id_in_head`'s), the same in every endpoint.
+        let head = &line[..shotty::lines::KEPT_OF_LONG_LINE];
+        return (Expect::Error(shotty::rpc::id_in_head(head), -32600), false);
     }
     // RFC 8259 lets a parser skip a byte order mark; the MCP server does.
     let line = match proto {
