@@ -244,10 +244,7 @@ pub fn inspect_file(
     // The host's id, not what the caller named the session by: it becomes a directory name.
     let id = fetched["sessionId"]
         .as_str()
-        .filter(|id| {
-            id.strip_prefix("s_")
-                .is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
-        })
+        .filter(|id| super::protocol::is_session_id(id))
         .ok_or_else(|| {
             SessionError::new(
                 ErrorCode::SessionError,

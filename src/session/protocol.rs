@@ -17,6 +17,12 @@ pub use super::send::SendStep;
 use super::wait::{Until, WaitResult};
 use crate::rpc::{RpcError, code};
 
+/// Whether `id` is a session id as the host makes them: `s_` and 32 hex digits.
+pub fn is_session_id(id: &str) -> bool {
+    id.strip_prefix("s_")
+        .is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// The requests that only report what the host holds and change no session. Asked again,
 /// one answers as of the asking: a client may send it again to a new host when the one it
 /// asked died before answering, and the host answers it off its executor. (The Python and

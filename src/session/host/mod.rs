@@ -11,7 +11,7 @@
 //! and the executor.
 
 use crate::session::commands::{CommandRecord, MAX_COMMANDS};
-use crate::session::protocol::StartParams;
+use crate::session::protocol::{StartParams, is_session_id};
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -245,11 +245,6 @@ fn new_session_id() -> Result<String, SessionError> {
     ))
 }
 
-fn is_valid_id(id: &str) -> bool {
-    id.strip_prefix("s_")
-        .is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
 /// The longest session name.
 pub const MAX_NAME_LEN: usize = 64;
 
@@ -378,7 +373,7 @@ impl Host {
     /// The id a session reference names: an id; a name given at start; a unique prefix of an
     /// id (with or without `s_`); or `last`, the newest session the host holds.
     pub(super) fn resolve(&self, reference: &str) -> Result<String, SessionError> {
-        if is_valid_id(reference) {
+        if is_session_id(reference) {
             return Ok(reference.to_owned());
         }
         self.sweep();
@@ -464,7 +459,7 @@ impl Host {
     }
 
     fn lookup(&self, id: &str) -> Result<Entry, SessionError> {
-        if !is_valid_id(id) {
+        if !is_session_id(id) {
             return Err(SessionError::new(
                 ErrorCode::SessionNotFound,
                 format!("{id:?} is not a session id (s_ and 32 hex digits)"),
@@ -626,8 +621,8 @@ mod tests {
     #[test]
     fn ids_are_validated() {
         let id = new_session_id().unwrap();
-        assert!(is_valid_id(&id), "{id}");
-        assert!(!is_valid_id("s_123"));
-        assert!(!is_valid_id("x_00000000000000000000000000000000"));
+        assert!(is_session_id(&id), "{id}");
+        assert!(!is_session_id("s_123"));
+        assert!(!is_session_id("x_00000000000000000000000000000000"));
     }
 }

@@ -4,10 +4,11 @@
 
 use std::os::fd::OwnedFd;
 
-use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use rustix::event::{PollFd, PollFlags, poll};
 use rustix::io::Errno;
 use rustix::process::{Pid, PidfdFlags, pidfd_open};
 
+use crate::pty::timespec;
 use crate::session::error::SessionError;
 
 /// A process whose end is watched through a pidfd, which, unlike its pid, never comes to name
@@ -37,10 +38,7 @@ impl Owner {
     /// Whether the process has ended: its pidfd is readable from then on.
     pub fn has_ended(&self) -> bool {
         let mut fds = [PollFd::new(&self.pidfd, PollFlags::IN)];
-        let now = Timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
+        let now = timespec(std::time::Duration::ZERO);
         matches!(poll(&mut fds, Some(&now)), Ok(ready) if ready > 0)
     }
 }
